@@ -1,0 +1,26 @@
+{
+  "targets": [
+    {
+      "target_name": "maso",
+      "sources": [
+        "native/addon.cc",
+        "native/threads.cc",
+        "native/matmul.cc",
+        "native/kernels.cc",
+        "native/attention.cc",
+        "native/logits.cc",
+        "native/optim.cc"
+      ],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")", "native"],
+      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "<!(node scripts/detect-blas.cjs defines)"],
+      "cflags!": ["-fno-exceptions", "-O2"],
+      "cflags_cc!": ["-fno-exceptions", "-fno-rtti", "-O2"],
+      "cflags_cc": ["-std=c++17", "-O3", "-march=native", "-fopenmp", "<!@(node scripts/detect-blas.cjs cflags)"],
+      "libraries": ["-fopenmp", "<!@(node scripts/detect-blas.cjs libs)"],
+      "xcode_settings": {
+        "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
+        "OTHER_CPLUSPLUSFLAGS": ["-std=c++17", "-O3", "<!@(node scripts/detect-blas.cjs cflags)"]
+      }
+    }
+  ]
+}

@@ -1,0 +1,353 @@
+// N-API surface of the native engine. Every binding checks argument types, integer ranges, index
+// contents and buffer lengths before calling a kernel, and throws a JavaScript error naming the
+// function, argument and expectation. Nothing here may exit or abort: we live inside the user's
+// Node process.
+#include <napi.h>
+
+#include <cmath>
+#include <string>
+
+#include "kernels.h"
+
+using namespace maso;
+
+namespace {
+
+struct Call {
+  const Napi::CallbackInfo& info;
+  const char* fn;
+
+  [[noreturn]] void fail(int i, const std::string& name, const std::string& what) const {
+    throw Napi::TypeError::New(info.Env(), std::string("maso native ") + fn + "(): argument " +
+                                               std::to_string(i) + " '" + name + "' " + what +
+                                               " [" + __FILE__ + "]");
+  }
+
+  double number(int i, const char* name) const {
+    if (!info[i].IsNumber()) fail(i, name, "must be a number");
+    double x = info[i].As<Napi::Number>().DoubleValue();
+    if (!std::isfinite(x)) fail(i, name, "must be finite");
+    return x;
+  }
+
+  int64_t count(int i, const char* name) const {
+    double x = number(i, name);
+    if (x < 0 || x != std::floor(x) || x > 9.0e15) fail(i, name, "must be a non-negative integer");
+    return (int64_t)x;
+  }
+
+  int dim(int i, const char* name) const {
+    int64_t x = count(i, name);
+    if (x > 2147483647) fail(i, name, "exceeds int32 range");
+    return (int)x;
+  }
+
+  bool flag(int i, const char* name) const {
+    if (!info[i].IsBoolean()) fail(i, name, "must be a boolean");
+    return info[i].As<Napi::Boolean>().Value();
+  }
+
+  bool isNull(int i) const { return info[i].IsNull() || info[i].IsUndefined(); }
+
+  float* f32(int i, const char* name, int64_t need, bool optional = false) const {
+    if (optional && isNull(i)) return nullptr;
+    if (!info[i].IsTypedArray() ||
+        info[i].As<Napi::TypedArray>().TypedArrayType() != napi_float32_array)
+      fail(i, name, optional ? "must be a Float32Array or null" : "must be a Float32Array");
+    auto a = info[i].As<Napi::Float32Array>();
+    if ((int64_t)a.ElementLength() < need)
+      fail(i, name, "has " + std::to_string(a.ElementLength()) + " elements, needs " + std::to_string(need));
+    return a.Data();
+  }
+
+  // Int32Array of at least `need` values, each in [lo, hi)
+  int32_t* i32(int i, const char* name, int64_t need, int64_t lo, int64_t hi) const {
+    if (!info[i].IsTypedArray() ||
+        info[i].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array)
+      fail(i, name, "must be an Int32Array");
+    auto a = info[i].As<Napi::Int32Array>();
+    if ((int64_t)a.ElementLength() < need)
+      fail(i, name, "has " + std::to_string(a.ElementLength()) + " elements, needs " + std::to_string(need));
+    int32_t* d = a.Data();
+    for (int64_t k = 0; k < need; k++)
+      if (d[k] < lo || d[k] >= hi)
+        fail(i, name, "value " + std::to_string(d[k]) + " at index " + std::to_string(k) +
+                          " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + ")");
+    return d;
+  }
+
+  void arity(int n) const {
+    if ((int)info.Length() != n)
+      throw Napi::TypeError::New(info.Env(), std::string("maso native ") + fn + "(): expected " +
+                                                 std::to_string(n) + " arguments, got " +
+                                                 std::to_string(info.Length()));
+  }
+};
+
+#define CALL(name, n) \
+  Call c{info, name}; \
+  c.arity(n)
+
+Napi::Value MatmulForwardImpl(const Napi::CallbackInfo& info, bool naive) {
+  CALL(naive ? "matmulForwardNaive" : "matmulForward", 8);
+  int N = c.dim(4, "N"), IC = c.dim(5, "IC"), OC = c.dim(6, "OC");
+  bool acc = c.flag(7, "accumulate");
+  float* out = c.f32(0, "out", (int64_t)N * OC);
+  float* inp = c.f32(1, "inp", (int64_t)N * IC);
+  float* w = c.f32(2, "weight", (int64_t)OC * IC);
+  float* b = c.f32(3, "bias", OC, true);
+  (naive ? matmul_forward_naive : matmul_forward)(out, inp, w, b, N, IC, OC, acc);
+  return info.Env().Undefined();
+}
+Napi::Value MatmulForward(const Napi::CallbackInfo& info) { return MatmulForwardImpl(info, false); }
+Napi::Value MatmulForwardNaive(const Napi::CallbackInfo& info) { return MatmulForwardImpl(info, true); }
+
+Napi::Value MatmulBackward(const Napi::CallbackInfo& info) {
+  CALL("matmulBackward", 9);
+  int N = c.dim(6, "N"), IC = c.dim(7, "IC"), OC = c.dim(8, "OC");
+  matmul_backward(c.f32(0, "dinp", (int64_t)N * IC, true), c.f32(1, "dweight", (int64_t)OC * IC, true),
+                  c.f32(2, "dbias", OC, true), c.f32(3, "dout", (int64_t)N * OC),
+                  c.f32(4, "inp", (int64_t)N * IC), c.f32(5, "weight", (int64_t)OC * IC), N, IC, OC);
+  return info.Env().Undefined();
+}
+
+Napi::Value EmbeddingForward(const Napi::CallbackInfo& info) {
+  CALL("embeddingForward", 6);
+  int N = c.dim(3, "N"), C = c.dim(4, "C"), V = c.dim(5, "V");
+  embedding_forward(c.f32(0, "out", (int64_t)N * C), c.i32(1, "ids", N, 0, V),
+                    c.f32(2, "wte", (int64_t)V * C), N, C);
+  return info.Env().Undefined();
+}
+
+Napi::Value EmbeddingBackward(const Napi::CallbackInfo& info) {
+  CALL("embeddingBackward", 6);
+  int N = c.dim(3, "N"), C = c.dim(4, "C"), V = c.dim(5, "V");
+  embedding_backward(c.f32(0, "dwte", (int64_t)V * C), c.f32(1, "dout", (int64_t)N * C),
+                     c.i32(2, "ids", N, 0, V), N, C);
+  return info.Env().Undefined();
+}
+
+Napi::Value RmsnormForward(const Napi::CallbackInfo& info) {
+  CALL("rmsnormForward", 7);
+  int N = c.dim(4, "N"), C = c.dim(5, "C");
+  float eps = (float)c.number(6, "eps");
+  rmsnorm_forward(c.f32(0, "out", (int64_t)N * C), c.f32(1, "rstd", N), c.f32(2, "inp", (int64_t)N * C),
+                  c.f32(3, "weight", C), N, C, eps);
+  return info.Env().Undefined();
+}
+
+Napi::Value RmsnormBackward(const Napi::CallbackInfo& info) {
+  CALL("rmsnormBackward", 8);
+  int N = c.dim(6, "N"), C = c.dim(7, "C");
+  rmsnorm_backward(c.f32(0, "dinp", (int64_t)N * C, true), c.f32(1, "dweight", C, true),
+                   c.f32(2, "dout", (int64_t)N * C), c.f32(3, "inp", (int64_t)N * C),
+                   c.f32(4, "weight", C), c.f32(5, "rstd", N), N, C);
+  return info.Env().Undefined();
+}
+
+Napi::Value RopeImpl(const Napi::CallbackInfo& info, bool backward) {
+  CALL(backward ? "ropeBackward" : "ropeForward", 7);
+  int N = c.dim(3, "N"), H = c.dim(4, "H"), HS = c.dim(5, "HS");
+  float theta = (float)c.number(6, "theta");
+  if (HS % 2 != 0) c.fail(5, "HS", "must be even");
+  if (!(theta > 1.0f)) c.fail(6, "theta", "must be > 1");
+  int64_t n = (int64_t)N * H * HS;
+  float* out = c.f32(0, "out", n);
+  float* inp = c.f32(1, "inp", n);
+  int32_t* pos = c.i32(2, "pos", N, 0, 1 << 30);
+  (backward ? rope_backward : rope_forward)(out, inp, pos, N, H, HS, theta);
+  return info.Env().Undefined();
+}
+Napi::Value RopeForward(const Napi::CallbackInfo& info) { return RopeImpl(info, false); }
+Napi::Value RopeBackward(const Napi::CallbackInfo& info) { return RopeImpl(info, true); }
+
+Napi::Value SwigluForward(const Napi::CallbackInfo& info) {
+  CALL("swigluForward", 5);
+  int N = c.dim(3, "N"), F = c.dim(4, "F");
+  int64_t n = (int64_t)N * F;
+  swiglu_forward(c.f32(0, "out", n), c.f32(1, "gate", n), c.f32(2, "up", n), N, F);
+  return info.Env().Undefined();
+}
+
+Napi::Value SwigluBackward(const Napi::CallbackInfo& info) {
+  CALL("swigluBackward", 7);
+  int N = c.dim(5, "N"), F = c.dim(6, "F");
+  int64_t n = (int64_t)N * F;
+  swiglu_backward(c.f32(0, "dgate", n), c.f32(1, "dup", n), c.f32(2, "dout", n), c.f32(3, "gate", n),
+                  c.f32(4, "up", n), N, F);
+  return info.Env().Undefined();
+}
+
+Napi::Value TanhForward(const Napi::CallbackInfo& info) {
+  CALL("tanhForward", 3);
+  int64_t n = c.count(2, "n");
+  tanh_forward(c.f32(0, "out", n), c.f32(1, "inp", n), n);
+  return info.Env().Undefined();
+}
+
+Napi::Value TanhBackward(const Napi::CallbackInfo& info) {
+  CALL("tanhBackward", 4);
+  int64_t n = c.count(3, "n");
+  tanh_backward(c.f32(0, "dinp", n), c.f32(1, "dout", n), c.f32(2, "out", n), n);
+  return info.Env().Undefined();
+}
+
+Napi::Value Axpy(const Napi::CallbackInfo& info) {
+  CALL("axpy", 4);
+  int64_t n = c.count(3, "n");
+  axpy(c.f32(0, "y", n), c.f32(1, "x", n), (float)c.number(2, "alpha"), n);
+  return info.Env().Undefined();
+}
+
+Napi::Value Sumsq(const Napi::CallbackInfo& info) {
+  CALL("sumsq", 2);
+  int64_t n = c.count(1, "n");
+  return Napi::Number::New(info.Env(), sumsq(c.f32(0, "x", n), n));
+}
+
+Napi::Value Scale(const Napi::CallbackInfo& info) {
+  CALL("scale", 3);
+  int64_t n = c.count(2, "n");
+  scale(c.f32(0, "x", n), (float)c.number(1, "s"), n);
+  return info.Env().Undefined();
+}
+
+Napi::Value GatherRows(const Napi::CallbackInfo& info) {
+  CALL("gatherRows", 6);
+  int M = c.dim(3, "M"), C = c.dim(4, "C"), Nsrc = c.dim(5, "Nsrc");
+  gather_rows(c.f32(0, "dst", (int64_t)M * C), c.f32(1, "src", (int64_t)Nsrc * C),
+              c.i32(2, "rows", M, 0, Nsrc), M, C);
+  return info.Env().Undefined();
+}
+
+Napi::Value ScatterAddRows(const Napi::CallbackInfo& info) {
+  CALL("scatterAddRows", 6);
+  int M = c.dim(3, "M"), C = c.dim(4, "C"), Ndst = c.dim(5, "Ndst");
+  scatter_add_rows(c.f32(0, "dst", (int64_t)Ndst * C), c.f32(1, "src", (int64_t)M * C),
+                   c.i32(2, "rows", M, 0, Ndst), M, C);
+  return info.Env().Undefined();
+}
+
+// starts must be B+1 non-decreasing offsets beginning at 0; returns N = starts[B]
+int checkStarts(const Call& c, int i, int B) {
+  int32_t* s = c.i32(i, "starts", B + 1, 0, 2147483647);
+  if (s[0] != 0) c.fail(i, "starts", "must begin at 0");
+  for (int b = 0; b < B; b++)
+    if (s[b + 1] < s[b]) c.fail(i, "starts", "must be non-decreasing");
+  return s[B];
+}
+
+void checkHeads(const Call& c, int NH, int KVH) {
+  if (KVH == 0 || NH % KVH != 0) c.fail(7, "KVH", "must divide NH");
+}
+
+Napi::Value AttentionForward(const Napi::CallbackInfo& info) {
+  CALL("attentionForward", 10);
+  int B = c.dim(6, "B"), NH = c.dim(7, "NH"), KVH = c.dim(8, "KVH"), HS = c.dim(9, "HS");
+  checkHeads(c, NH, KVH);
+  int N = checkStarts(c, 5, B);
+  int64_t nq = (int64_t)N * NH * HS, nk = (int64_t)N * KVH * HS;
+  attention_forward(c.f32(0, "out", nq), c.f32(1, "lse", (int64_t)N * NH), c.f32(2, "q", nq),
+                    c.f32(3, "k", nk), c.f32(4, "v", nk), info[5].As<Napi::Int32Array>().Data(), B,
+                    NH, KVH, HS);
+  return info.Env().Undefined();
+}
+
+Napi::Value AttentionBackward(const Napi::CallbackInfo& info) {
+  CALL("attentionBackward", 14);
+  int B = c.dim(10, "B"), NH = c.dim(11, "NH"), KVH = c.dim(12, "KVH"), HS = c.dim(13, "HS");
+  if (KVH == 0 || NH % KVH != 0) c.fail(12, "KVH", "must divide NH");
+  int N = checkStarts(c, 9, B);
+  int64_t nq = (int64_t)N * NH * HS, nk = (int64_t)N * KVH * HS;
+  attention_backward(c.f32(0, "dq", nq), c.f32(1, "dk", nk), c.f32(2, "dv", nk), c.f32(3, "dout", nq),
+                     c.f32(4, "out", nq), c.f32(5, "lse", (int64_t)N * NH), c.f32(6, "q", nq),
+                     c.f32(7, "k", nk), c.f32(8, "v", nk), info[9].As<Napi::Int32Array>().Data(), B,
+                     NH, KVH, HS);
+  return info.Env().Undefined();
+}
+
+Napi::Value LogitsForward(const Napi::CallbackInfo& info) {
+  CALL("logitsForward", 11);
+  int M = c.dim(7, "M"), C = c.dim(8, "C"), V = c.dim(9, "V");
+  float invTemp = (float)c.number(10, "invTemp");
+  if (!(invTemp > 0)) c.fail(10, "invTemp", "must be > 0");
+  logits_forward(c.f32(0, "logp", M), c.f32(1, "entropy", M), c.f32(2, "lse", M),
+                 c.f32(3, "logits", (int64_t)M * V, true), c.f32(4, "hidden", (int64_t)M * C),
+                 c.f32(5, "wte", (int64_t)V * C), c.i32(6, "targets", M, 0, V), M, C, V, invTemp);
+  return info.Env().Undefined();
+}
+
+Napi::Value LogitsBackward(const Napi::CallbackInfo& info) {
+  CALL("logitsBackward", 14);
+  int M = c.dim(10, "M"), C = c.dim(11, "C"), V = c.dim(12, "V");
+  float invTemp = (float)c.number(13, "invTemp");
+  if (!(invTemp > 0)) c.fail(13, "invTemp", "must be > 0");
+  logits_backward(c.f32(0, "dhidden", (int64_t)M * C), c.f32(1, "dwte", (int64_t)V * C, true),
+                  c.f32(2, "dlogp", M, true), c.f32(3, "dentropy", M, true),
+                  c.f32(4, "logits", (int64_t)M * V, true), c.f32(5, "lse", M), c.f32(6, "entropy", M),
+                  c.f32(7, "hidden", (int64_t)M * C), c.f32(8, "wte", (int64_t)V * C),
+                  c.i32(9, "targets", M, 0, V), M, C, V, invTemp);
+  return info.Env().Undefined();
+}
+
+Napi::Value AdamwUpdate(const Napi::CallbackInfo& info) {
+  CALL("adamwUpdate", 12);
+  int64_t n = c.count(4, "n");
+  adamw_update(c.f32(0, "param", n), c.f32(1, "grad", n), c.f32(2, "m", n), c.f32(3, "v", n), n,
+               (float)c.number(5, "lr"), (float)c.number(6, "beta1"), (float)c.number(7, "beta2"),
+               (float)c.number(8, "eps"), (float)c.number(9, "weightDecay"),
+               (float)c.number(10, "bc1"), (float)c.number(11, "bc2"));
+  return info.Env().Undefined();
+}
+
+Napi::Value SetThreads(const Napi::CallbackInfo& info) {
+  CALL("setThreads", 1);
+  int n = c.dim(0, "n");
+  if (n < 1 || n > 1024) c.fail(0, "n", "must be in [1, 1024]");
+  set_threads(n);
+  return info.Env().Undefined();
+}
+
+Napi::Value Info(const Napi::CallbackInfo& info) {
+  Napi::Object o = Napi::Object::New(info.Env());
+  o.Set("gemm", gemm_name());
+  o.Set("blasConfig", blas_config());
+  o.Set("threads", get_threads());
+  o.Set("openmp", has_openmp());
+  return o;
+}
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+#define EXPORT(name, fn) exports.Set(name, Napi::Function::New(env, fn, name))
+  EXPORT("matmulForward", MatmulForward);
+  EXPORT("matmulForwardNaive", MatmulForwardNaive);
+  EXPORT("matmulBackward", MatmulBackward);
+  EXPORT("embeddingForward", EmbeddingForward);
+  EXPORT("embeddingBackward", EmbeddingBackward);
+  EXPORT("rmsnormForward", RmsnormForward);
+  EXPORT("rmsnormBackward", RmsnormBackward);
+  EXPORT("ropeForward", RopeForward);
+  EXPORT("ropeBackward", RopeBackward);
+  EXPORT("swigluForward", SwigluForward);
+  EXPORT("swigluBackward", SwigluBackward);
+  EXPORT("tanhForward", TanhForward);
+  EXPORT("tanhBackward", TanhBackward);
+  EXPORT("axpy", Axpy);
+  EXPORT("sumsq", Sumsq);
+  EXPORT("scale", Scale);
+  EXPORT("gatherRows", GatherRows);
+  EXPORT("scatterAddRows", ScatterAddRows);
+  EXPORT("attentionForward", AttentionForward);
+  EXPORT("attentionBackward", AttentionBackward);
+  EXPORT("logitsForward", LogitsForward);
+  EXPORT("logitsBackward", LogitsBackward);
+  EXPORT("adamwUpdate", AdamwUpdate);
+  EXPORT("setThreads", SetThreads);
+  EXPORT("info", Info);
+#undef EXPORT
+  return exports;
+}
+
+}  // namespace
+
+NODE_API_MODULE(maso, Init)

@@ -1,0 +1,96 @@
+// Causal grouped-query attention over packed sequences: a token only attends to earlier tokens of
+// its own sequence, so padding never exists and no compute crosses a sequence boundary.
+// Forward keeps only the row log-sum-exp (N,NH); backward recomputes probabilities from it
+// (flash-attention style), so memory stays O(N) instead of O(T^2) per head.
+#include <cmath>
+#include <vector>
+
+#include "kernels.h"
+
+namespace maso {
+
+static inline float dot(const float* a, const float* b, int n) {
+  float s = 0.0f;
+#pragma omp simd reduction(+ : s)
+  for (int i = 0; i < n; i++) s += a[i] * b[i];
+  return s;
+}
+
+static inline void axpy_small(float* y, const float* x, float a, int n) {
+#pragma omp simd
+  for (int i = 0; i < n; i++) y[i] += a * x[i];
+}
+
+void attention_forward(float* out, float* lse, const float* q, const float* k, const float* v,
+                       const int32_t* starts, int B, int NH, int KVH, int HS) {
+  const int group = NH / KVH;
+  const float sc = 1.0f / std::sqrt((float)HS);
+  // one task per (sequence, query head); rows of long sequences dominate, so schedule dynamically
+#pragma omp parallel
+  {
+    std::vector<float> p;
+#pragma omp for schedule(dynamic, 1) collapse(2)
+    for (int b = 0; b < B; b++) {
+      for (int h = 0; h < NH; h++) {
+        const int s0 = starts[b], s1 = starts[b + 1];
+        const int kh = h / group;
+        if ((int)p.size() < s1 - s0) p.resize(s1 - s0);
+        for (int i = s0; i < s1; i++) {
+          const float* qi = q + ((size_t)i * NH + h) * HS;
+          float mx = -INFINITY;
+          for (int j = s0; j <= i; j++) {
+            float s = sc * dot(qi, k + ((size_t)j * KVH + kh) * HS, HS);
+            p[j - s0] = s;
+            mx = s > mx ? s : mx;
+          }
+          float sum = 0.0f;
+          for (int j = s0; j <= i; j++) {
+            float e = std::exp(p[j - s0] - mx);
+            p[j - s0] = e;
+            sum += e;
+          }
+          float* oi = out + ((size_t)i * NH + h) * HS;
+          for (int d = 0; d < HS; d++) oi[d] = 0.0f;
+          float inv = 1.0f / sum;
+          for (int j = s0; j <= i; j++) axpy_small(oi, v + ((size_t)j * KVH + kh) * HS, p[j - s0] * inv, HS);
+          lse[(size_t)i * NH + h] = mx + std::log(sum);
+        }
+      }
+    }
+  }
+}
+
+void attention_backward(float* dq, float* dk, float* dv, const float* dout, const float* out,
+                        const float* lse, const float* q, const float* k, const float* v,
+                        const int32_t* starts, int B, int NH, int KVH, int HS) {
+  const int group = NH / KVH;
+  const float sc = 1.0f / std::sqrt((float)HS);
+  // one task per (sequence, kv head): every write to dk/dv of that head stays in one task
+#pragma omp parallel for schedule(dynamic, 1) collapse(2)
+  for (int b = 0; b < B; b++) {
+    for (int kh = 0; kh < KVH; kh++) {
+      const int s0 = starts[b], s1 = starts[b + 1];
+      for (int h = kh * group; h < (kh + 1) * group; h++) {
+        for (int i = s0; i < s1; i++) {
+          const size_t qi_off = ((size_t)i * NH + h) * HS;
+          const float* qi = q + qi_off;
+          const float* doi = dout + qi_off;
+          float* dqi = dq + qi_off;
+          const float D = dot(doi, out + qi_off, HS);
+          const float l = lse[(size_t)i * NH + h];
+          for (int j = s0; j <= i; j++) {
+            const size_t kj_off = ((size_t)j * KVH + kh) * HS;
+            const float p = std::exp(sc * dot(qi, k + kj_off, HS) - l);
+            const float dp = dot(doi, v + kj_off, HS);
+            const float ds = p * (dp - D) * sc;
+            axpy_small(dqi, k + kj_off, ds, HS);
+            axpy_small(dk + kj_off, qi, ds, HS);
+            axpy_small(dv + kj_off, doi, p, HS);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace maso

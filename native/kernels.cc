@@ -1,0 +1,185 @@
+// Elementwise, normalisation and rotary kernels with their backward passes. All loops over tokens
+// are split across OpenMP threads; inner loops over C/HS/F are unit-stride for vectorisation.
+#include <cmath>
+#include <vector>
+
+#include "kernels.h"
+
+namespace maso {
+
+void embedding_forward(float* out, const int32_t* ids, const float* wte, int N, int C) {
+#pragma omp parallel for schedule(static)
+  for (int n = 0; n < N; n++) {
+    const float* row = wte + (size_t)ids[n] * C;
+    float* o = out + (size_t)n * C;
+    for (int c = 0; c < C; c++) o[c] = row[c];
+  }
+}
+
+void embedding_backward(float* dwte, const float* dout, const int32_t* ids, int N, int C) {
+  // serial over tokens: the same id may repeat, and N*C is small next to any GEMM
+  for (int n = 0; n < N; n++) {
+    float* d = dwte + (size_t)ids[n] * C;
+    const float* g = dout + (size_t)n * C;
+#pragma omp simd
+    for (int c = 0; c < C; c++) d[c] += g[c];
+  }
+}
+
+void rmsnorm_forward(float* out, float* rstd, const float* inp, const float* weight, int N, int C,
+                     float eps) {
+#pragma omp parallel for schedule(static)
+  for (int n = 0; n < N; n++) {
+    const float* x = inp + (size_t)n * C;
+    float* o = out + (size_t)n * C;
+    float ss = 0.0f;
+#pragma omp simd reduction(+ : ss)
+    for (int c = 0; c < C; c++) ss += x[c] * x[c];
+    float r = 1.0f / std::sqrt(ss / C + eps);
+    rstd[n] = r;
+#pragma omp simd
+    for (int c = 0; c < C; c++) o[c] = x[c] * r * weight[c];
+  }
+}
+
+void rmsnorm_backward(float* dinp, float* dweight, const float* dout, const float* inp,
+                      const float* weight, const float* rstd, int N, int C) {
+  // dweight needs a reduction over tokens: per-thread partial sums, then a serial merge
+#pragma omp parallel
+  {
+    std::vector<float> dw(dweight ? C : 0, 0.0f);
+#pragma omp for schedule(static)
+    for (int n = 0; n < N; n++) {
+      const float* x = inp + (size_t)n * C;
+      const float* g = dout + (size_t)n * C;
+      float r = rstd[n];
+      float dot = 0.0f;  // sum_c (g*w) * xhat
+#pragma omp simd reduction(+ : dot)
+      for (int c = 0; c < C; c++) dot += g[c] * weight[c] * x[c] * r;
+      float mean = dot / C;
+      if (dinp) {
+        float* d = dinp + (size_t)n * C;
+#pragma omp simd
+        for (int c = 0; c < C; c++) d[c] += r * (g[c] * weight[c] - x[c] * r * mean);
+      }
+      if (dweight) {
+#pragma omp simd
+        for (int c = 0; c < C; c++) dw[c] += g[c] * x[c] * r;
+      }
+    }
+    if (dweight) {
+#pragma omp critical
+      for (int c = 0; c < C; c++) dweight[c] += dw[c];
+    }
+  }
+}
+
+// cos/sin of pos * theta^(-2i/HS), computed like HF: inverse frequencies in fp32, angle in fp32.
+static void rope_apply(float* out, const float* inp, const int32_t* pos, int N, int H, int HS,
+                       float theta, float sign) {
+  int half = HS / 2;
+  std::vector<float> invFreq(half);
+  for (int i = 0; i < half; i++)
+    invFreq[i] = 1.0f / std::pow(theta, (float)(2 * i) / (float)HS);
+#pragma omp parallel
+  {
+    std::vector<float> cs(half), sn(half);
+#pragma omp for schedule(static)
+    for (int n = 0; n < N; n++) {
+      for (int i = 0; i < half; i++) {
+        float ang = (float)pos[n] * invFreq[i];
+        cs[i] = std::cos(ang);
+        sn[i] = sign * std::sin(ang);
+      }
+      for (int h = 0; h < H; h++) {
+        const float* x = inp + ((size_t)n * H + h) * HS;
+        float* o = out + ((size_t)n * H + h) * HS;
+        for (int i = 0; i < half; i++) {
+          float x1 = x[i], x2 = x[i + half];
+          o[i] = x1 * cs[i] - x2 * sn[i];
+          o[i + half] = x2 * cs[i] + x1 * sn[i];
+        }
+      }
+    }
+  }
+}
+
+void rope_forward(float* out, const float* inp, const int32_t* pos, int N, int H, int HS,
+                  float theta) {
+  rope_apply(out, inp, pos, N, H, HS, theta, 1.0f);
+}
+
+// The rotation is orthogonal, so its backward is the rotation by -angle.
+void rope_backward(float* dinp, const float* dout, const int32_t* pos, int N, int H, int HS,
+                   float theta) {
+  rope_apply(dinp, dout, pos, N, H, HS, theta, -1.0f);
+}
+
+void swiglu_forward(float* out, const float* gate, const float* up, int N, int F) {
+  int64_t total = (int64_t)N * F;
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < total; i++) {
+    float g = gate[i];
+    out[i] = g / (1.0f + std::exp(-g)) * up[i];
+  }
+}
+
+void swiglu_backward(float* dgate, float* dup, const float* dout, const float* gate,
+                     const float* up, int N, int F) {
+  int64_t total = (int64_t)N * F;
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < total; i++) {
+    float g = gate[i];
+    float s = 1.0f / (1.0f + std::exp(-g));
+    float silu = g * s;
+    dup[i] = dout[i] * silu;
+    dgate[i] = dout[i] * up[i] * s * (1.0f + g * (1.0f - s));
+  }
+}
+
+void tanh_forward(float* out, const float* inp, int64_t n) {
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < n; i++) out[i] = std::tanh(inp[i]);
+}
+
+void tanh_backward(float* dinp, const float* dout, const float* out, int64_t n) {
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < n; i++) dinp[i] += dout[i] * (1.0f - out[i] * out[i]);
+}
+
+void axpy(float* y, const float* x, float alpha, int64_t n) {
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < n; i++) y[i] += alpha * x[i];
+}
+
+double sumsq(const float* x, int64_t n) {
+  double s = 0.0;
+#pragma omp parallel for reduction(+ : s) schedule(static)
+  for (int64_t i = 0; i < n; i++) s += (double)x[i] * x[i];
+  return s;
+}
+
+void scale(float* x, float s, int64_t n) {
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < n; i++) x[i] *= s;
+}
+
+void gather_rows(float* dst, const float* src, const int32_t* rows, int M, int C) {
+#pragma omp parallel for schedule(static)
+  for (int r = 0; r < M; r++) {
+    const float* s = src + (size_t)rows[r] * C;
+    float* d = dst + (size_t)r * C;
+    for (int c = 0; c < C; c++) d[c] = s[c];
+  }
+}
+
+void scatter_add_rows(float* dst, const float* src, const int32_t* rows, int M, int C) {
+  for (int r = 0; r < M; r++) {
+    float* d = dst + (size_t)rows[r] * C;
+    const float* s = src + (size_t)r * C;
+#pragma omp simd
+    for (int c = 0; c < C; c++) d[c] += s[c];
+  }
+}
+
+}  // namespace maso

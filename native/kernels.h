@@ -1,0 +1,108 @@
+// maso native kernels: every op is an <op>_forward / <op>_backward pair with matching arguments
+// (outputs, then what backward needs saved, then inputs, weights, sizes). Kernels validate nothing:
+// addon.cc checks every buffer length before a call, so the TypeScript side can never segfault us.
+//
+// Dimension letters used in shape comments across native/:
+//   N   packed tokens in a batch (sum of sequence lengths)     B   sequences in a batch
+//   C   hidden size        F   MLP intermediate size            V   vocabulary size
+//   NH  query heads        KVH key/value heads                  HS  head size
+//   M   scored rows (tokens whose log-prob is asked for)        R   LoRA rank
+//
+// Convention (llm.c): parameter gradients accumulate (+=); activations are overwritten (=);
+// input gradients accumulate (+=) so residual branches can add into one buffer.
+#pragma once
+#include <cstdint>
+
+namespace maso {
+
+// ---- GEMM dispatch (CBLAS when linked, portable blocked kernel otherwise) ----------------------
+// C[M,N] = alpha * op(A) op(B) + beta * C, row-major, op = transpose when trans* is true.
+void gemm(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
+          const float* B, int ldb, float beta, float* C, int ldc);
+void gemm_naive(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
+                const float* B, int ldb, float beta, float* C, int ldc);
+const char* gemm_name();
+
+// ---- linear layer: out = inp @ weight^T + bias ------------------------------------------------
+// out (N,OC) = or += (accumulate); inp (N,IC); weight (OC,IC); bias (OC) or null
+void matmul_forward(float* out, const float* inp, const float* weight, const float* bias, int N,
+                    int IC, int OC, bool accumulate);
+void matmul_forward_naive(float* out, const float* inp, const float* weight, const float* bias,
+                          int N, int IC, int OC, bool accumulate);
+// dinp (N,IC) +=, dweight (OC,IC) +=, dbias (OC) += ; any may be null
+void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                     const float* weight, int N, int IC, int OC);
+
+// ---- elementwise / normalisation ---------------------------------------------------------------
+// out (N,C) = wte[ids[n]]
+void embedding_forward(float* out, const int32_t* ids, const float* wte, int N, int C);
+// dwte (V,C) += scattered dout (N,C)
+void embedding_backward(float* dwte, const float* dout, const int32_t* ids, int N, int C);
+
+// out (N,C) = inp * rstd * weight ; rstd (N) saved for backward
+void rmsnorm_forward(float* out, float* rstd, const float* inp, const float* weight, int N, int C,
+                     float eps);
+void rmsnorm_backward(float* dinp, float* dweight, const float* dout, const float* inp,
+                      const float* weight, const float* rstd, int N, int C);
+
+// HF "rotate_half" rotary embedding, in place allowed. x (N,H,HS); pos (N)
+void rope_forward(float* out, const float* inp, const int32_t* pos, int N, int H, int HS,
+                  float theta);
+void rope_backward(float* dinp, const float* dout, const int32_t* pos, int N, int H, int HS,
+                   float theta);
+
+// out (N,F) = silu(gate) * up
+void swiglu_forward(float* out, const float* gate, const float* up, int N, int F);
+// dgate, dup (N,F) =  (overwritten)
+void swiglu_backward(float* dgate, float* dup, const float* dout, const float* gate,
+                     const float* up, int N, int F);
+
+// out (n) = tanh(inp)
+void tanh_forward(float* out, const float* inp, int64_t n);
+// dinp += dout * (1 - out^2)
+void tanh_backward(float* dinp, const float* dout, const float* out, int64_t n);
+
+// y (n) += alpha * x
+void axpy(float* y, const float* x, float alpha, int64_t n);
+// sum of squares in double, for global gradient-norm clipping
+double sumsq(const float* x, int64_t n);
+// x *= s
+void scale(float* x, float s, int64_t n);
+// dst[r] = src[rows[r]] for r < M ; rows of width C
+void gather_rows(float* dst, const float* src, const int32_t* rows, int M, int C);
+// dst[rows[r]] += src[r]
+void scatter_add_rows(float* dst, const float* src, const int32_t* rows, int M, int C);
+
+// ---- causal attention over packed sequences ----------------------------------------------------
+// q, out (N,NH,HS); k, v (N,KVH,HS); lse (N,NH) saved; starts (B+1) sequence offsets into N.
+void attention_forward(float* out, float* lse, const float* q, const float* k, const float* v,
+                       const int32_t* starts, int B, int NH, int KVH, int HS);
+// dq (N,NH,HS) +=, dk dv (N,KVH,HS) +=
+void attention_backward(float* dq, float* dk, float* dv, const float* dout, const float* out,
+                        const float* lse, const float* q, const float* k, const float* v,
+                        const int32_t* starts, int B, int NH, int KVH, int HS);
+
+// ---- LM head fused with per-token log-prob and entropy -----------------------------------------
+// For M scored rows of hidden (M,C): z = hidden @ wte^T * invTemp (V); logp[m] = log softmax(z)[target[m]],
+// entropy[m] = H(softmax z), lse[m] saved. logits (M,V) or null: when given, z is kept for backward,
+// otherwise backward recomputes it chunk by chunk (no M x V buffer ever needed).
+void logits_forward(float* logp, float* entropy, float* lse, float* logits, const float* hidden,
+                    const float* wte, const int32_t* targets, int M, int C, int V, float invTemp);
+// dhidden (M,C) +=, dwte (V,C) += (may be null): from dlogp, dentropy (M)
+void logits_backward(float* dhidden, float* dwte, const float* dlogp, const float* dentropy,
+                     const float* logits, const float* lse, const float* entropy,
+                     const float* hidden, const float* wte, const int32_t* targets, int M, int C,
+                     int V, float invTemp);
+
+// ---- optimiser -----------------------------------------------------------------------------------
+// AdamW with decoupled weight decay; m, v moments (n); bc1 = 1-beta1^t, bc2 = 1-beta2^t
+void adamw_update(float* param, const float* grad, float* m, float* v, int64_t n, float lr,
+                  float beta1, float beta2, float eps, float weightDecay, float bc1, float bc2);
+
+// ---- threads -----------------------------------------------------------------------------------
+void set_threads(int n);
+int get_threads();
+bool has_openmp();
+const char* blas_config();
+
+}  // namespace maso

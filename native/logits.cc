@@ -1,0 +1,81 @@
+// LM head fused with the per-token quantities RL needs: log-prob of the given next token and the
+// entropy of the distribution. Rows are processed in chunks so a (M,V) logits matrix is never
+// required (V = 151936 for Qwen); backward recomputes a chunk's logits unless they were kept.
+#include <cmath>
+#include <vector>
+
+#include "kernels.h"
+
+namespace maso {
+
+static const int ROWS_PER_CHUNK = 64;
+
+// z (rows,V) -> logp, entropy, lse of each row
+static void softmax_stats(const float* z, const int32_t* targets, float* logp, float* entropy,
+                          float* lse, int rows, int V) {
+#pragma omp parallel for schedule(static)
+  for (int r = 0; r < rows; r++) {
+    const float* zr = z + (size_t)r * V;
+    float mx = -INFINITY;
+    for (int j = 0; j < V; j++) mx = zr[j] > mx ? zr[j] : mx;
+    double sum = 0.0, sz = 0.0;
+    for (int j = 0; j < V; j++) {
+      double e = std::exp((double)(zr[j] - mx));
+      sum += e;
+      sz += e * zr[j];
+    }
+    double l = mx + std::log(sum);
+    lse[r] = (float)l;
+    logp[r] = (float)(zr[targets[r]] - l);
+    entropy[r] = (float)(l - sz / sum);  // H = lse - E_p[z]
+  }
+}
+
+void logits_forward(float* logp, float* entropy, float* lse, float* logits, const float* hidden,
+                    const float* wte, const int32_t* targets, int M, int C, int V, float invTemp) {
+  std::vector<float> scratch(logits ? 0 : (size_t)ROWS_PER_CHUNK * V);
+  for (int r0 = 0; r0 < M; r0 += ROWS_PER_CHUNK) {
+    int rows = M - r0 < ROWS_PER_CHUNK ? M - r0 : ROWS_PER_CHUNK;
+    float* z = logits ? logits + (size_t)r0 * V : scratch.data();
+    gemm(false, true, rows, V, C, invTemp, hidden + (size_t)r0 * C, C, wte, C, 0.0f, z, V);
+    softmax_stats(z, targets + r0, logp + r0, entropy + r0, lse + r0, rows, V);
+  }
+}
+
+void logits_backward(float* dhidden, float* dwte, const float* dlogp, const float* dentropy,
+                     const float* logits, const float* lse, const float* entropy,
+                     const float* hidden, const float* wte, const int32_t* targets, int M, int C,
+                     int V, float invTemp) {
+  std::vector<float> dz((size_t)ROWS_PER_CHUNK * V);
+  std::vector<float> zbuf(logits ? 0 : (size_t)ROWS_PER_CHUNK * V);
+  for (int r0 = 0; r0 < M; r0 += ROWS_PER_CHUNK) {
+    int rows = M - r0 < ROWS_PER_CHUNK ? M - r0 : ROWS_PER_CHUNK;
+    const float* z;
+    if (logits) {
+      z = logits + (size_t)r0 * V;
+    } else {
+      gemm(false, true, rows, V, C, invTemp, hidden + (size_t)r0 * C, C, wte, C, 0.0f, zbuf.data(), V);
+      z = zbuf.data();
+    }
+    // dz_j = dlogp (1[j=t] - p_j) - dH p_j (log p_j + H), then the chain rule through invTemp
+#pragma omp parallel for schedule(static)
+    for (int r = 0; r < rows; r++) {
+      const int m = r0 + r;
+      const float* zr = z + (size_t)r * V;
+      float* d = dz.data() + (size_t)r * V;
+      const float gl = dlogp ? dlogp[m] : 0.0f, ge = dentropy ? dentropy[m] : 0.0f;
+      const float l = lse[m], H = entropy[m];
+      for (int j = 0; j < V; j++) {
+        float lp = zr[j] - l;
+        float p = std::exp(lp);
+        d[j] = (-gl * p - ge * p * (lp + H)) * invTemp;
+      }
+      d[targets[m]] += gl * invTemp;
+    }
+    // dhidden (rows,C) += dz (rows,V) @ wte (V,C) ; dwte (V,C) += dz^T (V,rows) @ hidden (rows,C)
+    gemm(false, false, rows, C, V, 1.0f, dz.data(), V, wte, C, 1.0f, dhidden + (size_t)r0 * C, C);
+    if (dwte) gemm(true, false, V, C, rows, 1.0f, dz.data(), V, hidden + (size_t)r0 * C, C, 1.0f, dwte, C);
+  }
+}
+
+}  // namespace maso

@@ -1,0 +1,108 @@
+// GEMM dispatch and the linear layer. The naive kernel stays beside the BLAS path: it is the
+// portable fallback when no CBLAS is found and the reference the fast path is tested against.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "kernels.h"
+#if MASO_BLAS_ID == 1
+#include <cblas.h>
+#elif MASO_BLAS_ID == 2
+#include <Accelerate/Accelerate.h>
+#endif
+
+namespace maso {
+
+const char* gemm_name() {
+#if MASO_BLAS_ID == 1
+  return "openblas";
+#elif MASO_BLAS_ID == 2
+  return "accelerate";
+#else
+  return "portable";
+#endif
+}
+
+// Portable GEMM: packs op(B) into a contiguous (K, N) panel so the inner loop is a unit-stride
+// axpy the compiler vectorises; rows of C are split across threads.
+void gemm_naive(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
+                const float* B, int ldb, float beta, float* C, int ldc) {
+  std::vector<float> Bp((size_t)K * N);
+  for (int p = 0; p < K; p++)
+    for (int j = 0; j < N; j++)
+      Bp[(size_t)p * N + j] = transB ? B[(size_t)j * ldb + p] : B[(size_t)p * ldb + j];
+  const float* bp = Bp.data();
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < M; i++) {
+    float* c = C + (size_t)i * ldc;
+    std::vector<float> acc(N, 0.0f);
+    float* a = acc.data();
+    for (int p = 0; p < K; p++) {
+      float aip = transA ? A[(size_t)p * lda + i] : A[(size_t)i * lda + p];
+      if (aip == 0.0f) continue;
+      const float* brow = bp + (size_t)p * N;
+#pragma omp simd
+      for (int j = 0; j < N; j++) a[j] += aip * brow[j];
+    }
+    if (beta == 0.0f) {
+      for (int j = 0; j < N; j++) c[j] = alpha * a[j];
+    } else {
+      for (int j = 0; j < N; j++) c[j] = alpha * a[j] + beta * c[j];
+    }
+  }
+}
+
+void gemm(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
+          const float* B, int ldb, float beta, float* C, int ldc) {
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0) {
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) C[(size_t)i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[(size_t)i * ldc + j];
+    return;
+  }
+#if MASO_BLAS_ID == 1 || MASO_BLAS_ID == 2
+  cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
+              M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+#else
+  gemm_naive(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+#endif
+}
+
+static void add_bias(float* out, const float* bias, int N, int OC) {
+#pragma omp parallel for schedule(static)
+  for (int n = 0; n < N; n++) {
+    float* o = out + (size_t)n * OC;
+#pragma omp simd
+    for (int j = 0; j < OC; j++) o[j] += bias[j];
+  }
+}
+
+void matmul_forward(float* out, const float* inp, const float* weight, const float* bias, int N,
+                    int IC, int OC, bool accumulate) {
+  gemm(false, true, N, OC, IC, 1.0f, inp, IC, weight, IC, accumulate ? 1.0f : 0.0f, out, OC);
+  if (bias) add_bias(out, bias, N, OC);
+}
+
+void matmul_forward_naive(float* out, const float* inp, const float* weight, const float* bias,
+                          int N, int IC, int OC, bool accumulate) {
+  gemm_naive(false, true, N, OC, IC, 1.0f, inp, IC, weight, IC, accumulate ? 1.0f : 0.0f, out, OC);
+  if (bias) add_bias(out, bias, N, OC);
+}
+
+void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
+                     const float* weight, int N, int IC, int OC) {
+  // dinp (N,IC) += dout (N,OC) @ weight (OC,IC)
+  if (dinp) gemm(false, false, N, IC, OC, 1.0f, dout, OC, weight, IC, 1.0f, dinp, IC);
+  // dweight (OC,IC) += dout^T (OC,N) @ inp (N,IC)
+  if (dweight) gemm(true, false, OC, IC, N, 1.0f, dout, OC, inp, IC, 1.0f, dweight, IC);
+  if (dbias) {
+#pragma omp parallel for schedule(static)
+    for (int j = 0; j < OC; j++) {
+      float s = 0.0f;
+      for (int n = 0; n < N; n++) s += dout[(size_t)n * OC + j];
+      dbias[j] += s;
+    }
+  }
+}
+
+}  // namespace maso

@@ -1,0 +1,46 @@
+// Thread control for our own kernels (OpenMP) and for the linked BLAS, kept in one place so
+// `maso doctor` and the first log line of a run can report the truth.
+#include "kernels.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#if MASO_BLAS_ID == 1
+#include <cblas.h>
+#endif
+
+namespace maso {
+
+static int g_threads = 1;
+
+void set_threads(int n) {
+  if (n < 1) n = 1;
+  g_threads = n;
+#ifdef _OPENMP
+  omp_set_num_threads(n);
+#endif
+#if MASO_BLAS_ID == 1
+  openblas_set_num_threads(n);
+#endif
+}
+
+int get_threads() { return g_threads; }
+
+bool has_openmp() {
+#ifdef _OPENMP
+  return true;
+#else
+  return false;
+#endif
+}
+
+const char* blas_config() {
+#if MASO_BLAS_ID == 1
+  return openblas_get_config();
+#elif MASO_BLAS_ID == 2
+  return "Apple Accelerate";
+#else
+  return "portable blocked GEMM (no BLAS linked)";
+#endif
+}
+
+}  // namespace maso

@@ -1,0 +1,47 @@
+// `maso doctor`: reports what the native engine was built with, so a slow run can be explained
+// (portable GEMM instead of OpenBLAS, one thread instead of all cores) before it starts.
+import { arch, cpus, platform } from "node:os";
+import { addonPath, native } from "../native/binding.js";
+
+export interface DoctorReport {
+  node: string;
+  platform: string;
+  cpu: string;
+  nativeBuild: "ok" | "missing";
+  addon: string;
+  gemm?: string;
+  blasConfig?: string;
+  threads?: number;
+  openmp?: boolean;
+  error?: string;
+}
+
+/** Collects the report; never throws, so it can diagnose a broken install. */
+export function doctorReport(): DoctorReport {
+  const base = {
+    node: process.version,
+    platform: `${platform()}-${arch()}`,
+    cpu: `${cpus()[0]?.model ?? "unknown"} x${cpus().length}`,
+    addon: addonPath,
+  };
+  try {
+    const i = native().info();
+    return { ...base, nativeBuild: "ok", gemm: i.gemm, blasConfig: i.blasConfig.trim(), threads: i.threads, openmp: i.openmp };
+  } catch (err) {
+    return { ...base, nativeBuild: "missing", error: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+export function formatDoctor(r: DoctorReport): string {
+  const lines = [`node         ${r.node} (${r.platform})`, `cpu          ${r.cpu}`, `native build ${r.nativeBuild} (${r.addon})`];
+  if (r.nativeBuild === "ok") {
+    const blas =
+      r.gemm === "portable"
+        ? "none found: portable blocked GEMM (slow; install libopenblas-dev and rebuild)"
+        : `${r.gemm} [${r.blasConfig}]`;
+    lines.push(`BLAS         ${blas}`, `threads      ${r.threads}`, `openmp       ${r.openmp ? "yes" : "no"}`);
+  } else {
+    lines.push(`error        ${r.error}`);
+  }
+  return lines.join("\n");
+}
