@@ -1,0 +1,55 @@
+// Renders an HF chat template (Jinja) with the variables transformers passes to it.
+// It only turns messages into prompt text; it never tokenizes and never evaluates anything but the template.
+
+import { Template } from "@huggingface/jinja";
+import { MasoError } from "../../errors.js";
+import type { ChatMessage, ChatTemplateOptions } from "./types.js";
+
+/** Renders messages to a prompt string. */
+export type ChatTemplateRenderer = (messages: ChatMessage[], opts?: ChatTemplateOptions) => string;
+
+/**
+ * Parses a Jinja chat template once and returns its renderer.
+ *
+ * The template sees what `transformers` passes: `messages`, `add_generation_prompt`, `tools`,
+ * the special-token strings (`bos_token`, `eos_token`, …), `enable_thinking` only when set,
+ * and `raise_exception(msg)`, which throws a MasoError.
+ *
+ * @example
+ * const render = compileChatTemplate("{% for m in messages %}{{ m.content }}{% endfor %}", {});
+ * render([{ role: "user", content: "hi" }]); // "hi"
+ */
+export function compileChatTemplate(source: string, specialTokens: Readonly<Record<string, string>>): ChatTemplateRenderer {
+  let template: Template;
+  try {
+    template = new Template(source);
+  } catch (err) {
+    throw new MasoError(
+      "TOKENIZER_CHAT_TEMPLATE",
+      `chat template does not parse: ${(err as Error).message}`,
+      "check chat_template in tokenizer_config.json (or chat_template.jinja) of the model directory",
+    );
+  }
+  return (messages, opts = {}) => {
+    const vars: Record<string, unknown> = {
+      ...specialTokens,
+      messages: messages.map((m) => ({ ...m })),
+      add_generation_prompt: opts.addGenerationPrompt ?? false,
+      tools: opts.tools,
+      raise_exception: (msg: unknown) => {
+        throw new MasoError("TOKENIZER_CHAT_TEMPLATE", `chat template refused the messages: ${String(msg)}`, "fix the message list");
+      },
+    };
+    if (opts.enableThinking !== undefined) vars.enable_thinking = opts.enableThinking;
+    try {
+      return template.render(vars);
+    } catch (err) {
+      if (err instanceof MasoError) throw err;
+      throw new MasoError(
+        "TOKENIZER_CHAT_TEMPLATE",
+        `chat template failed to render: ${(err as Error).message}`,
+        "check the messages' roles and order",
+      );
+    }
+  };
+}
