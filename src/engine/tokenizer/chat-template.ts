@@ -13,7 +13,8 @@ export type ChatTemplateRenderer = (messages: ChatMessage[], opts?: ChatTemplate
  *
  * The template sees what `transformers` passes: `messages`, `add_generation_prompt`, `tools`,
  * the special-token strings (`bos_token`, `eos_token`, …), `enable_thinking` only when set,
- * and `raise_exception(msg)`, which throws a MasoError.
+ * and `raise_exception(msg)` (built into @huggingface/jinja). Any failure, a template's own
+ * `raise_exception` included, throws MasoError `TOKENIZER_CHAT_TEMPLATE` carrying the template's message.
  *
  * @example
  * const render = compileChatTemplate("{% for m in messages %}{{ m.content }}{% endfor %}", {});
@@ -36,19 +37,15 @@ export function compileChatTemplate(source: string, specialTokens: Readonly<Reco
       messages: messages.map((m) => ({ ...m })),
       add_generation_prompt: opts.addGenerationPrompt ?? false,
       tools: opts.tools,
-      raise_exception: (msg: unknown) => {
-        throw new MasoError("TOKENIZER_CHAT_TEMPLATE", `chat template refused the messages: ${String(msg)}`, "fix the message list");
-      },
     };
     if (opts.enableThinking !== undefined) vars.enable_thinking = opts.enableThinking;
     try {
       return template.render(vars);
     } catch (err) {
-      if (err instanceof MasoError) throw err;
       throw new MasoError(
         "TOKENIZER_CHAT_TEMPLATE",
         `chat template failed to render: ${(err as Error).message}`,
-        "check the messages' roles and order",
+        "the template rejected the messages; check their roles and order against the model's chat format",
       );
     }
   };

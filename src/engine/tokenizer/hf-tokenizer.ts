@@ -113,6 +113,7 @@ export function hfTokenizerFromFiles(files: Readonly<Record<string, string>>, wh
           );
         }
       }
+      if (ids.length === 0) return ""; // lenml rejects an empty list
       return tok.decode([...ids], { skip_special_tokens: opts.skipSpecialTokens ?? false });
     },
 
