@@ -1,0 +1,103 @@
+// The data types of a workflow graph: node kinds, outgoing edges, loops, and the contexts that
+// nodes and routing functions receive. Types only; building lives in graph.ts, walking in episode.ts.
+
+import type { Role } from "./role.js";
+import type { Reducers, StateUpdate } from "./state.js";
+import type { Tool, ToolResult } from "./tool.js";
+
+/** The entry pseudo-node: `edge(START, "first")`. */
+export const START = "__start__";
+/** The exit pseudo-node: `edge("last", END)`. */
+export const END = "__end__";
+export type Start = typeof START;
+export type End = typeof END;
+
+/** What a node (its prompt builder, input or update function) sees besides the state. */
+export interface NodeContext {
+  readonly episodeId: string;
+  readonly node: string;
+  /** How many times this node ran before in this episode (0 at the first visit). */
+  readonly visit: number;
+  /** Loop-head entries so far in this episode (0 before the first loop turn). */
+  readonly turn: number;
+  /** Inside a fan-out branch: the list item this branch works on; otherwise undefined. */
+  readonly item: unknown;
+  /** Inside a fan-out branch: its index in the list; otherwise null. */
+  readonly branch: number | null;
+  /** Inside a fan-out branch: the previous branch node's output (undefined at the first). */
+  readonly prev: unknown;
+  /** At a fan-out's join: every branch's last output, in list order; otherwise undefined. */
+  readonly branchOutputs: readonly unknown[] | undefined;
+  /** All outputs of `node` so far, index = visit. Revisits never overwrite. */
+  outputs(node: string): readonly unknown[];
+}
+
+/** What a conditional edge or a fan-out's `over` sees besides the state. */
+export interface RouteContext {
+  readonly episodeId: string;
+  /** The node the edge leaves (START for the entry). */
+  readonly from: string;
+  /** The visit of `from` that just finished (-1 for START). */
+  readonly visit: number;
+  readonly turn: number;
+  /** The output of `from` at that visit (undefined for START). */
+  readonly output: unknown;
+  outputs(node: string): readonly unknown[];
+}
+
+/** A node's update: a partial state, or nothing. */
+// biome-ignore lint/suspicious/noConfusingVoidType: lets update functions with no return statement type-check
+export type NodeUpdate<S> = StateUpdate<S> | undefined | void;
+
+export interface RoleNode<S> {
+  kind: "role";
+  name: string;
+  role: Role<S, unknown>;
+  /** Turns the parsed value (or the fallback, when `ok` is false) into a state update. */
+  update?: (value: unknown, state: S, ctx: NodeContext, ok: boolean) => NodeUpdate<S>;
+}
+
+export interface ToolNode<S> {
+  kind: "tool";
+  name: string;
+  tool: Tool<unknown, unknown>;
+  input: (state: S, ctx: NodeContext) => unknown;
+  update?: (result: ToolResult<unknown>, state: S, ctx: NodeContext) => NodeUpdate<S>;
+  timeoutMs?: number;
+}
+
+export interface FunctionNode<S> {
+  kind: "function";
+  name: string;
+  run: (state: S, ctx: NodeContext) => NodeUpdate<S> | Promise<NodeUpdate<S>>;
+}
+
+export type NodeSpec<S> = RoleNode<S> | ToolNode<S> | FunctionNode<S>;
+
+/** How the walk leaves a node: one edge, a conditional edge, or a fan-out with its join. */
+export type Outgoing<S> =
+  | { kind: "edge"; to: string }
+  | { kind: "branch"; route: (state: S, ctx: RouteContext) => string; targets: readonly string[] }
+  | { kind: "fanOut"; over: (state: S, ctx: RouteContext) => readonly unknown[]; branch: readonly string[]; join: string };
+
+/** A loop: entering `head` starts a turn; once `maxTurns` turns ran, entering `head` goes to `onLimit`. */
+export interface LoopSpec {
+  head: string;
+  maxTurns: number;
+  onLimit: string;
+}
+
+/** A compiled, validated workflow. Plain data: the runner walks it. */
+export interface Workflow<S, N extends string = string> {
+  readonly name: string;
+  readonly nodes: ReadonlyMap<N, NodeSpec<S>>;
+  readonly outgoing: ReadonlyMap<string, Outgoing<S>>;
+  readonly loops: readonly LoopSpec[];
+  readonly reducers: Reducers<S>;
+  /** Node runs allowed per episode, fan-out branches included. */
+  readonly maxSteps: number;
+  /** The JSON snapshot of the state kept in each record as "state before". */
+  readonly snapshot: (state: S) => unknown;
+  /** Task metrics computed from the final state, copied into the trajectory's metrics. */
+  readonly metrics: ((state: S) => Record<string, number>) | undefined;
+}

@@ -1,0 +1,208 @@
+// Runs one node visit (role, tool or function) against a given state and returns its update,
+// output and record. It never mutates the state and never throws: user-code errors come back as failures.
+
+import type { NodeContext, NodeSpec, NodeUpdate, RoleNode, ToolNode } from "./graph-types.js";
+import { type ChatMessage, type Sampling, safeParse } from "./role.js";
+import { callTool } from "./tool.js";
+import type { EpisodeFailure, StepRecord } from "./trajectory.js";
+import { type TokenCounter, truncateMessages } from "./truncate.js";
+import type { RoleCaller, RoleCallRequest } from "./runner.js";
+
+export interface ExecOptions {
+  caller: RoleCaller;
+  countTokens: TokenCounter;
+  sampling: Partial<Sampling> | undefined;
+}
+
+/** A finished visit: the record lacks only its index, which the episode assigns on commit. */
+export type ExecResult<S> =
+  | { ok: true; update: NodeUpdate<S>; output: unknown; record: Omit<StepRecord, "index"> }
+  | { ok: false; failure: EpisodeFailure; record: Omit<StepRecord, "index"> | null };
+
+const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+function blankRecord(ctx: NodeContext, spec: NodeSpec<unknown>, stateBefore: unknown): Omit<StepRecord, "index"> {
+  return {
+    episodeId: ctx.episodeId,
+    node: ctx.node,
+    kind: spec.kind,
+    role: spec.kind === "role" ? spec.role.name : null,
+    model: null,
+    turn: ctx.turn,
+    visit: ctx.visit,
+    branch: ctx.branch,
+    stateBefore,
+    prompt: null,
+    promptTruncation: null,
+    rawOutput: null,
+    parsed: null,
+    toolResults: [],
+    output: null,
+    sampleHandle: null,
+    promptTokens: null,
+    outputTokens: null,
+    ms: 0,
+  };
+}
+
+function isMessages(x: unknown): x is ChatMessage[] {
+  return Array.isArray(x) && x.every((m) => m && typeof m === "object" && typeof m.role === "string" && typeof m.content === "string");
+}
+
+/** Runs one node visit. `snapshot` makes the record's "state before". */
+export async function execNode<S>(
+  spec: NodeSpec<S>,
+  state: S,
+  ctx: NodeContext,
+  snapshot: (state: S) => unknown,
+  options: ExecOptions,
+): Promise<ExecResult<S>> {
+  const t0 = performance.now();
+  const failAt = (code: string, what: string, err: unknown, record: Omit<StepRecord, "index"> | null = null): ExecResult<S> => ({
+    ok: false,
+    failure: { code, message: `node "${ctx.node}" visit ${ctx.visit}: ${what}: ${message(err)}`, node: ctx.node, visit: ctx.visit },
+    record,
+  });
+  let stateBefore: unknown;
+  try {
+    stateBefore = snapshot(state);
+  } catch (err) {
+    return failAt("SNAPSHOT_FAILED", "state snapshot failed", err);
+  }
+  const record = blankRecord(ctx, spec as NodeSpec<unknown>, stateBefore);
+  const done = (update: NodeUpdate<S>, output: unknown): ExecResult<S> => {
+    record.output = output === undefined ? null : output;
+    record.ms = performance.now() - t0;
+    return { ok: true, update, output: record.output, record };
+  };
+  if (spec.kind === "role") return execRole(spec, state, ctx, record, options, failAt, done);
+  if (spec.kind === "tool") return execTool(spec, state, ctx, record, failAt, done);
+  let update: NodeUpdate<S>;
+  try {
+    update = await spec.run(state, ctx);
+  } catch (err) {
+    return failAt("FUNCTION_FAILED", "function node threw", err);
+  }
+  return done(update, update ?? null);
+}
+
+type FailAt<S> = (code: string, what: string, err: unknown, record?: Omit<StepRecord, "index"> | null) => ExecResult<S>;
+type Done<S> = (update: NodeUpdate<S>, output: unknown) => ExecResult<S>;
+
+async function execRole<S>(
+  spec: RoleNode<S>,
+  state: S,
+  ctx: NodeContext,
+  record: Omit<StepRecord, "index">,
+  options: ExecOptions,
+  failAt: FailAt<S>,
+  done: Done<S>,
+): Promise<ExecResult<S>> {
+  const role = spec.role;
+  let built: ChatMessage[] | string;
+  try {
+    built = role.prompt(state, ctx);
+  } catch (err) {
+    return failAt("PROMPT_FAILED", `role "${role.name}" prompt builder threw`, err);
+  }
+  if (typeof built !== "string" && !isMessages(built)) {
+    return failAt("PROMPT_FAILED", `role "${role.name}" prompt builder`, "must return a string or an array of { role, content } messages");
+  }
+  if (typeof built !== "string" && role.maxPromptTokens !== undefined) {
+    const t = truncateMessages(built, role.maxPromptTokens, options.countTokens);
+    built = t.items;
+    record.promptTruncation = { dropped: t.dropped, tokens: t.tokens, overflow: t.overflow };
+  }
+  record.prompt = built;
+  const base = {
+    episodeId: ctx.episodeId,
+    role: role.name,
+    node: ctx.node,
+    visit: ctx.visit,
+    turn: ctx.turn,
+    sampling: { ...role.sampling, ...options.sampling },
+    stop: role.stop,
+    maxNewTokens: role.maxNewTokens,
+  };
+  const req: RoleCallRequest = typeof built === "string" ? { ...base, prompt: built } : { ...base, messages: built };
+  let res: Awaited<ReturnType<RoleCaller["call"]>>;
+  try {
+    res = await options.caller.call(req);
+  } catch (err) {
+    return failAt("ROLE_CALL_FAILED", `role call for "${role.name}" failed`, err);
+  }
+  if (
+    !res ||
+    typeof res.text !== "string" ||
+    !res.sampleHandle ||
+    typeof res.sampleHandle.model !== "string" ||
+    typeof res.sampleHandle.id !== "number"
+  ) {
+    return failAt(
+      "ROLE_CALL_INVALID",
+      `role call for "${role.name}"`,
+      "the RoleCaller must return { text, sampleHandle: { model, id }, promptTokens, outputTokens }",
+    );
+  }
+  record.rawOutput = res.text;
+  record.sampleHandle = { model: res.sampleHandle.model, id: res.sampleHandle.id };
+  record.model = res.sampleHandle.model;
+  record.promptTokens = Number.isFinite(res.promptTokens) ? res.promptTokens : null;
+  record.outputTokens = Number.isFinite(res.outputTokens) ? res.outputTokens : null;
+  const parsed = safeParse(role.parse, res.text);
+  let value: unknown;
+  if (parsed.ok) {
+    value = parsed.value;
+    record.parsed = { ok: true, value: parsed.value };
+  } else {
+    try {
+      value = role.fallback(res.text, parsed.reason);
+    } catch (err) {
+      return failAt("FALLBACK_FAILED", `role "${role.name}" fallback threw`, err, record);
+    }
+    record.parsed = { ok: false, reason: parsed.reason, fallback: value === undefined ? null : value };
+  }
+  let update: NodeUpdate<S>;
+  try {
+    update = spec.update?.(value, state, ctx, parsed.ok);
+  } catch (err) {
+    return failAt("UPDATE_FAILED", `update of role node threw`, err, record);
+  }
+  return done(update, value);
+}
+
+async function execTool<S>(
+  spec: ToolNode<S>,
+  state: S,
+  ctx: NodeContext,
+  record: Omit<StepRecord, "index">,
+  failAt: FailAt<S>,
+  done: Done<S>,
+): Promise<ExecResult<S>> {
+  let input: unknown;
+  try {
+    input = spec.input(state, ctx);
+  } catch (err) {
+    return failAt("TOOL_INPUT_FAILED", `input of tool "${spec.tool.name}" threw`, err);
+  }
+  const t0 = performance.now();
+  const result = await callTool(spec.tool, input, spec.timeoutMs ?? spec.tool.timeoutMs);
+  record.toolResults = [
+    {
+      tool: spec.tool.name,
+      input: input === undefined ? null : input,
+      ok: result.ok,
+      value: result.ok ? (result.value === undefined ? null : result.value) : null,
+      error: result.ok ? null : result.error,
+      timedOut: result.ok ? false : result.timedOut,
+      ms: performance.now() - t0,
+    },
+  ];
+  let update: NodeUpdate<S>;
+  try {
+    update = spec.update?.(result, state, ctx);
+  } catch (err) {
+    return failAt("UPDATE_FAILED", `update of tool node threw`, err, record);
+  }
+  return done(update, result.ok ? result.value : { error: result.error });
+}

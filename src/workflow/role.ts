@@ -1,0 +1,136 @@
+// Roles: a logical agent's behaviour and interface (prompt builder, parser, tools, stop strings,
+// sampling limits). A role holds no parameters and never calls a model; the runner does that.
+
+import { MasoError } from "../errors.js";
+import type { NodeContext } from "./graph-types.js";
+
+/** One chat message, as chat templates expect. */
+export interface ChatMessage {
+  role: "system" | "user" | "assistant" | "tool";
+  content: string;
+}
+
+/** Sampling settings sent with each role call. topK 0 means "no top-k cut". */
+export interface Sampling {
+  temperature: number;
+  topP: number;
+  topK: number;
+}
+
+/** Result of parsing a role's raw output: a value, or a format failure with a reason. */
+export type ParseResult<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+/** A parser turns raw model text into a typed value. It should not throw; {@link safeParse} makes sure. */
+export type Parser<T> = (text: string) => ParseResult<T>;
+
+/** What a role definition must and may say. */
+export interface RoleSpec<S, T> {
+  /** Logical role name; the cast maps it to a model. */
+  name: string;
+  /** Builds chat messages (or a plain prompt string) from the typed workflow state. */
+  prompt: (state: S, ctx: NodeContext) => ChatMessage[] | string;
+  /** Parses the raw output. A throw is caught and becomes a format failure. */
+  parse: Parser<T>;
+  /**
+   * The value the workflow continues with when `parse` fails (a format failure). The record keeps
+   * the raw text and the reason; reward helpers see the failure, routing sees this value.
+   */
+  fallback: (raw: string, reason: string) => T;
+  /** Tool names this role may use; `compile()` checks that the workflow defines them. */
+  tools?: readonly string[];
+  /** Generation stops at any of these strings. */
+  stop?: readonly string[];
+  /** Generation limit per call (default 256). */
+  maxNewTokens?: number;
+  /** Sampling settings (default temperature 1, topP 1, topK 0). */
+  sampling?: Partial<Sampling>;
+  /** Prompt budget; the runner drops the oldest chat history first to fit (messages only). */
+  maxPromptTokens?: number;
+}
+
+/** A validated role with defaults filled in. */
+export interface Role<S, T> {
+  readonly name: string;
+  readonly prompt: (state: S, ctx: NodeContext) => ChatMessage[] | string;
+  readonly parse: Parser<T>;
+  readonly fallback: (raw: string, reason: string) => T;
+  readonly tools: readonly string[];
+  readonly stop: readonly string[];
+  readonly maxNewTokens: number;
+  readonly sampling: Sampling;
+  readonly maxPromptTokens: number | undefined;
+}
+
+export const DEFAULT_SAMPLING: Sampling = { temperature: 1, topP: 1, topK: 0 };
+export const DEFAULT_MAX_NEW_TOKENS = 256;
+
+function invalid(role: string, what: string): MasoError {
+  return new MasoError("ROLE_INVALID", `role "${role}": ${what}`, "fix the role definition passed to defineRole()");
+}
+
+/**
+ * Defines a role, checking its settings and filling defaults.
+ *
+ * @example
+ * const answer = defineRole<QaState, string>({
+ *   name: "answer",
+ *   prompt: (s) => [{ role: "user", content: `Question: ${s.question}` }],
+ *   parse: tagParser("final_answer"),
+ *   fallback: () => "",
+ *   stop: ["</final_answer>"],
+ *   maxNewTokens: 64,
+ * });
+ */
+export function defineRole<S, T>(spec: RoleSpec<S, T>): Role<S, T> {
+  const name = spec.name;
+  if (typeof name !== "string" || name.trim() === "") throw invalid(String(name), "name must be a non-empty string");
+  if (typeof spec.prompt !== "function") throw invalid(name, "prompt must be a function of the state");
+  if (typeof spec.parse !== "function") throw invalid(name, "parse must be a function");
+  if (typeof spec.fallback !== "function") throw invalid(name, "fallback must be a function (raw, reason) => value");
+  const sampling = { ...DEFAULT_SAMPLING, ...spec.sampling };
+  if (!(sampling.temperature >= 0) || !Number.isFinite(sampling.temperature)) throw invalid(name, "temperature must be >= 0");
+  if (!(sampling.topP > 0 && sampling.topP <= 1)) throw invalid(name, "topP must be in (0, 1]");
+  if (!Number.isInteger(sampling.topK) || sampling.topK < 0) throw invalid(name, "topK must be an integer >= 0");
+  const maxNewTokens = spec.maxNewTokens ?? DEFAULT_MAX_NEW_TOKENS;
+  if (!Number.isInteger(maxNewTokens) || maxNewTokens < 1) throw invalid(name, "maxNewTokens must be a positive integer");
+  const maxPromptTokens = spec.maxPromptTokens;
+  if (maxPromptTokens !== undefined && (!Number.isInteger(maxPromptTokens) || maxPromptTokens < 1)) {
+    throw invalid(name, "maxPromptTokens must be a positive integer");
+  }
+  const stop = [...(spec.stop ?? [])];
+  if (stop.some((s) => typeof s !== "string" || s === "")) throw invalid(name, "stop strings must be non-empty strings");
+  return Object.freeze({
+    name,
+    prompt: spec.prompt,
+    parse: spec.parse,
+    fallback: spec.fallback,
+    tools: [...(spec.tools ?? [])],
+    stop,
+    maxNewTokens,
+    sampling,
+    maxPromptTokens,
+  });
+}
+
+/**
+ * Runs a parser so that it can never throw: a throw, or a return value that is not a
+ * ParseResult, becomes `{ ok: false, reason }`.
+ *
+ * @example
+ * safeParse(() => { throw new Error("boom"); }, "x"); // { ok: false, reason: "parser threw: boom" }
+ */
+export function safeParse<T>(parser: Parser<T>, text: string): ParseResult<T> {
+  try {
+    const r = parser(text);
+    if (r && typeof r === "object" && r.ok === true && "value" in r) return r;
+    if (r && typeof r === "object" && r.ok === false) return { ok: false, reason: String(r.reason ?? "parse failed") };
+    return { ok: false, reason: "parser returned something other than { ok, value } / { ok: false, reason }" };
+  } catch (err) {
+    return { ok: false, reason: `parser threw: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}
+
+/** Wraps a parser with {@link safeParse}, for use anywhere a total parser is needed. */
+export function totalParser<T>(parser: Parser<T>): Parser<T> {
+  return (text) => safeParse(parser, text);
+}
