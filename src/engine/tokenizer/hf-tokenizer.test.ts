@@ -39,6 +39,25 @@ function vocabIds(pieces: string[]): number[] {
 
 const addedId = (content: string) => raw.added_tokens.find((t) => t.content === content)?.id;
 
+/** A four-token BPE tokenizer (h, i, hi, <|end|>): builds in milliseconds, for tests of file handling. */
+function tinyFiles(config: Record<string, unknown>, extra: Record<string, string> = {}): Record<string, string> {
+  const end = { id: 3, content: "<|end|>", special: true, single_word: false, lstrip: false, rstrip: false, normalized: false };
+  const tokenizerJson = {
+    version: "1.0",
+    added_tokens: [end],
+    normalizer: null,
+    pre_tokenizer: null,
+    post_processor: null,
+    decoder: null,
+    model: { type: "BPE", vocab: { h: 0, i: 1, hi: 2 }, merges: ["h i"], unk_token: null },
+  };
+  return {
+    "tokenizer.json": JSON.stringify(tokenizerJson),
+    "tokenizer_config.json": JSON.stringify({ eos_token: "<|end|>", ...config }),
+    ...extra,
+  };
+}
+
 describe("Qwen3 HF tokenizer: vocabulary facts", () => {
   it("knows the chat special tokens, as tokenizer.json's added_tokens lists them", async () => {
     const tok = await qwenP;
@@ -56,13 +75,6 @@ describe("Qwen3 HF tokenizer: vocabulary facts", () => {
     expect(tok.eosTokenIds).toEqual([151645]); // eos_token <|im_end|>
     expect(tok.padTokenId).toBe(151643); // pad_token <|endoftext|>
     expect(tok.bosTokenId).toBeUndefined(); // bos_token null
-  });
-
-  it("adds generation_config.json's eos_token_id (int or list) to the end ids", () => {
-    const list = hfTokenizerFromFiles({ ...qwenFiles, "generation_config.json": '{"eos_token_id": [151645, 151643]}' });
-    expect(list.eosTokenIds).toEqual([151645, 151643]);
-    const single = hfTokenizerFromFiles({ ...qwenFiles, "generation_config.json": '{"eos_token_id": 151643}' });
-    expect(single.eosTokenIds).toEqual([151645, 151643]);
   });
 
   it("encodes to the vocabulary ids of the pre-tokenizer's pieces", async () => {
@@ -178,37 +190,58 @@ describe("Qwen3 HF tokenizer: chat template", () => {
 });
 
 describe("HF tokenizer files", () => {
-  const noTemplate = () => {
-    const config = JSON.parse(qwenFiles["tokenizer_config.json"]) as Record<string, unknown>;
-    delete config.chat_template;
-    return config;
-  };
+  it("adds generation_config.json's eos_token_id (int or list) to the end ids", () => {
+    expect(hfTokenizerFromFiles(tinyFiles({})).eosTokenIds).toEqual([3]);
+    expect(hfTokenizerFromFiles(tinyFiles({}, { "generation_config.json": '{"eos_token_id": [3, 2]}' })).eosTokenIds).toEqual([3, 2]);
+    expect(hfTokenizerFromFiles(tinyFiles({}, { "generation_config.json": '{"eos_token_id": 1}' })).eosTokenIds).toEqual([3, 1]);
+  });
+
+  it("reads special tokens written as AddedToken objects", () => {
+    const tok = hfTokenizerFromFiles(tinyFiles({ eos_token: { __type: "AddedToken", content: "<|end|>" }, pad_token: "<|end|>" }));
+    expect([tok.eosTokenIds, tok.padTokenId, tok.bosTokenId]).toEqual([[3], 3, undefined]);
+  });
 
   it("throws TOKENIZER_NO_CHAT_TEMPLATE when there is no template", () => {
-    const tok = hfTokenizerFromFiles({ ...qwenFiles, "tokenizer_config.json": JSON.stringify(noTemplate()) });
+    const tok = hfTokenizerFromFiles(tinyFiles({}));
     expect(() => tok.applyChatTemplate([{ role: "user", content: "hi" }])).toThrow(
       expect.objectContaining({ code: "TOKENIZER_NO_CHAT_TEMPLATE" }),
     );
   });
 
-  it("prefers chat_template.jinja, and picks tool_use from a named list when tools are given", () => {
-    const jinja = hfTokenizerFromFiles({ ...qwenFiles, "chat_template.jinja": "J{{ messages|length }}{{ eos_token }}" });
-    expect(jinja.applyChatTemplate([{ role: "user", content: "hi" }])).toBe("J1<|im_end|>");
+  it("prefers chat_template.jinja, then chat_template.json, then the config's template", () => {
+    const config = { chat_template: "C" };
+    const json = { "chat_template.json": JSON.stringify({ chat_template: "J{{ messages|length }}" }) };
+    const jinja = { "chat_template.jinja": "T{{ eos_token }}" };
+    expect(hfTokenizerFromFiles(tinyFiles(config)).applyChatTemplate([])).toBe("C");
+    expect(hfTokenizerFromFiles(tinyFiles(config, json)).applyChatTemplate([{ role: "user", content: "x" }])).toBe("J1");
+    expect(hfTokenizerFromFiles(tinyFiles(config, { ...json, ...jinja })).applyChatTemplate([])).toBe("T<|end|>");
+  });
+
+  it("picks tool_use from a named template list when tools are given, default otherwise", () => {
     const named = [
       { name: "default", template: "D" },
       { name: "tool_use", template: "T{{ tools|length }}" },
     ];
-    const tok = hfTokenizerFromFiles({ ...qwenFiles, "tokenizer_config.json": JSON.stringify({ ...noTemplate(), chat_template: named }) });
+    const tok = hfTokenizerFromFiles(tinyFiles({ chat_template: named }));
     expect(tok.applyChatTemplate([])).toBe("D");
     expect(tok.applyChatTemplate([], { tools: [{}, {}] })).toBe("T2");
   });
 
+  it("passes enable_thinking only when set, as transformers does", () => {
+    const tok = hfTokenizerFromFiles(
+      tinyFiles({ chat_template: "{{ 'unset' if enable_thinking is not defined else ('on' if enable_thinking else 'off') }}" }),
+    );
+    expect(tok.applyChatTemplate([])).toBe("unset");
+    expect(tok.applyChatTemplate([], { enableThinking: false })).toBe("off");
+    expect(tok.applyChatTemplate([], { enableThinking: true })).toBe("on");
+  });
+
   it("reports raise_exception and template errors as TOKENIZER_CHAT_TEMPLATE", () => {
-    const raising = hfTokenizerFromFiles({ ...qwenFiles, "chat_template.jinja": "{{ raise_exception('only user turns') }}" });
+    const raising = hfTokenizerFromFiles(tinyFiles({}, { "chat_template.jinja": "{{ raise_exception('only user turns') }}" }));
     expect(() => raising.applyChatTemplate([])).toThrow(
       expect.objectContaining({ code: "TOKENIZER_CHAT_TEMPLATE", message: expect.stringContaining("only user turns") }),
     );
-    const broken = hfTokenizerFromFiles({ ...qwenFiles, "chat_template.jinja": "{% for %}" });
+    const broken = hfTokenizerFromFiles(tinyFiles({}, { "chat_template.jinja": "{% for %}" }));
     expect(() => broken.applyChatTemplate([])).toThrow(expect.objectContaining({ code: "TOKENIZER_CHAT_TEMPLATE" }));
   });
 
