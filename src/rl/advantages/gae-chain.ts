@@ -1,0 +1,58 @@
+// The backward GAE recursion over one chain of (value, reward) steps — agents of a step, steps of an
+// episode, or tokens of actions. Pure scalar math; it knows nothing of samples, roles or layouts.
+
+import { MasoError } from "../../errors.js";
+import { checkOption } from "../validate.js";
+import type { SampleMeta } from "./types.js";
+
+/** Where a chain continues after its last element; both 0 for a terminal end. */
+export interface GaeContinuation {
+  /** V of the element after the chain (next agent's observation, or next agent's first token). */
+  nextValue: number;
+  /** GAE advantage already computed for that next element. */
+  nextAdvantage: number;
+}
+
+/**
+ * GAE over a chain: δ_i = r_i + γ·V_{i+1} − V_i and A_i = δ_i + γλ·A_{i+1}, where element i+1 after the
+ * last one is `next` (terminal: 0, 0). Running a chain in pieces — passing each piece's first value and
+ * advantage as the previous piece's `next` — equals running it whole; this is how worker groups that own
+ * different agents of an episode chain their advantages by exchanging two scalars.
+ *
+ * @example
+ * gaeChain([0.5, 0.2], [0, 1], 0.9, 0.8); // δ = [0.9·0.2 − 0.5, 1 − 0.2]; A = [δ0 + 0.72·0.8, 0.8]
+ */
+export function gaeChain(
+  values: ArrayLike<number>,
+  rewards: ArrayLike<number>,
+  gamma: number,
+  lambda: number,
+  next: GaeContinuation = { nextValue: 0, nextAdvantage: 0 },
+): Float64Array {
+  checkOption("gamma", gamma, "gaeChain", 0, 1);
+  checkOption("lambda", lambda, "gaeChain", 0, 1);
+  const n = values.length;
+  const adv = new Float64Array(n);
+  let nextV = next.nextValue;
+  let carry = next.nextAdvantage;
+  for (let i = n - 1; i >= 0; i--) {
+    const delta = rewards[i] + gamma * nextV - values[i];
+    carry = delta + gamma * lambda * carry;
+    adv[i] = carry;
+    nextV = values[i];
+  }
+  return adv;
+}
+
+/** The continuation after an episode's last record: terminal (0, 0) unless `done === false`, then V(after). */
+export function episodeEnd(last: SampleMeta, where: string): GaeContinuation {
+  if (last.done !== false) return { nextValue: 0, nextAdvantage: 0 };
+  if (last.bootstrapValue === undefined) {
+    throw new MasoError(
+      "RL_INPUT",
+      `${where}: episode ${last.episode} ends with done = false but has no bootstrapValue`,
+      "set bootstrapValue to V(state after the last record), or done = true for a terminal episode",
+    );
+  }
+  return { nextValue: last.bootstrapValue, nextAdvantage: 0 };
+}

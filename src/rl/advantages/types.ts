@@ -1,0 +1,84 @@
+// The one interface every advantage estimator implements, and the sample metadata it reads.
+// Types only; estimators live in their own files and are collected in registry.ts.
+
+import type { KlEstimator } from "../kl-estimators.js";
+import type { Numbers, TokenLayout } from "../types.js";
+
+/** What an estimator needs to know about one record (one role call) besides its tokens. */
+export interface SampleMeta {
+  /** Episode id; GAE chains and HAPPO factors follow the records of one episode in batch order. */
+  episode: string;
+  role: string;
+  model: string;
+  task: string;
+  turn: number;
+  /** Scalar reward of the record, credited to its last response token. */
+  reward: number;
+  /** Action-level critic value V(observation of this record); required by `gae-action`. */
+  value?: number;
+  /** Read on an episode's last record only: true (default) = terminal, false = cut off, bootstrap from `bootstrapValue`. */
+  done?: boolean;
+  /** V of the state after an episode's last record when `done` is false. */
+  bootstrapValue?: number;
+}
+
+/**
+ * A batch for advantage estimation, in the packed layout (see {@link TokenLayout}).
+ * `samples[s]` describes sequence s; the records of one episode appear in trajectory (agent) order.
+ */
+export interface AdvantageInput extends TokenLayout {
+  samples: readonly SampleMeta[];
+  /** Per-token critic values; required by `gae-token`. */
+  values?: Numbers;
+  /** Per-token rewards added to the scalar rewards (e.g. per-token reward kinds). */
+  tokenRewards?: Numbers;
+  /** Per-token log-probs of the sampling policy and of the frozen reference; REINFORCE++'s KL penalty. */
+  logp?: Numbers;
+  refLogp?: Numbers;
+}
+
+/**
+ * Which samples are whitened together. `role` (default) keeps roles that share a model apart;
+ * `role-turn` splits further by turn; `none` leaves advantages as computed.
+ */
+export type NormalizeScope = "role" | "role-turn" | "model" | "global" | "none";
+
+/** Sample fields a group key can be built from. */
+export type GroupField = "task" | "role" | "turn" | "model";
+
+/** Options shared by all estimators; each reads only the ones it documents. */
+export interface EstimatorOptions {
+  /** Discount. GAE default 0.99, REINFORCE++ default 1. */
+  gamma?: number;
+  /** GAE λ, default 0.95. */
+  lambda?: number;
+  /** Whitening scope after estimation. GAE and REINFORCE++ default `role`; group estimators default `none`. */
+  normalize?: NormalizeScope;
+  /** Group key for GRPO/RLOO/Dr.GRPO, default ["task", "role", "turn"]. */
+  groupBy?: readonly GroupField[];
+  /** Added to the std in GRPO (default 1e-6) and to the variance in whitening (default 1e-8). */
+  eps?: number;
+  /** REINFORCE++: coefficient of the per-token KL penalty folded into the reward (default 0.01; 0 = off). */
+  klCoef?: number;
+  /** REINFORCE++: KL estimator for the penalty, default k1. */
+  klEstimator?: KlEstimator;
+}
+
+/** Per-token advantages and returns (0 on masked-out tokens), plus metrics. */
+export interface AdvantageOutput {
+  advantages: Float32Array;
+  /** Targets for a critic: advantages + values for GAE (before whitening); the raw returns otherwise. */
+  returns: Float32Array;
+  /** One advantage per sequence, for estimators whose advantage is constant over a record (action-level losses). */
+  sampleAdvantages?: Float32Array;
+  metrics: Record<string, number>;
+}
+
+/** An advantage estimator: a pure function of the batch plus a name and what it needs. */
+export interface Estimator {
+  readonly name: string;
+  readonly description: string;
+  /** Inputs beyond layout, samples and rewards: per-token `values`, per-sample `value`, or `logp`+`refLogp`. */
+  readonly requires: readonly ("values" | "sampleValue" | "logp")[];
+  estimate(input: AdvantageInput, options?: EstimatorOptions): AdvantageOutput;
+}
