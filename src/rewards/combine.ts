@@ -1,0 +1,249 @@
+// Runs reward functions on trajectories, validates their entries and sums them per record,
+// keeping a per-kind and per-function breakdown. It sends nothing anywhere; the controller does.
+
+import { MasoError } from "../errors.js";
+import { isTrainable, type SampleHandle, type StepRecord, type Trajectory } from "../workflow/trajectory.js";
+import { isSkip, type NamedReward, REWARD_KINDS, type RewardEntry, type RewardKind } from "./types.js";
+
+/** The combined reward of one trainable record. */
+export interface CombinedReward {
+  recordIndex: number;
+  node: string;
+  visit: number;
+  turn: number;
+  role: string | null;
+  model: string | null;
+  sampleHandle: SampleHandle;
+  /** Sum over reward functions; per token when any term is per token (scalars land on the last token). */
+  value: number | number[];
+  /** Sum per kind (per-token terms summed over tokens), for logging. */
+  byKind: Partial<Record<RewardKind, number>>;
+  /** Sum per reward function name, for logging. */
+  bySource: Record<string, number>;
+}
+
+/** A trainable record that every function mentioning it skipped: it is left out of the update. */
+export interface SkippedRecord {
+  recordIndex: number;
+  node: string;
+  visit: number;
+  reasons: string[];
+}
+
+export interface EpisodeRewards {
+  episodeId: string;
+  taskId: string | null;
+  rewards: CombinedReward[];
+  skipped: SkippedRecord[];
+}
+
+const where = (traj: Trajectory<unknown>, r: StepRecord): string =>
+  `episode "${traj.episodeId}", node "${r.node}" visit ${r.visit} (record ${r.index})`;
+
+const sumOf = (v: number | number[]): number => (typeof v === "number" ? v : v.reduce((a, x) => a + x, 0));
+
+function addValues(a: number | number[], b: number | number[], onMismatch: () => never): number | number[] {
+  if (typeof a === "number" && typeof b === "number") return a + b;
+  if (typeof a === "number") return addValues(b, a, onMismatch);
+  if (typeof b === "number") return a.map((x, i) => (i === a.length - 1 ? x + b : x));
+  if (a.length !== b.length) onMismatch();
+  return a.map((x, i) => x + b[i]);
+}
+
+/**
+ * Runs the reward functions on one trajectory and combines their entries per record. Throws a
+ * MasoError naming the episode, node and visit when a reward is missing (REWARD_MISSING),
+ * duplicated by one function (REWARD_DUPLICATE), not finite (REWARD_NON_FINITE) or malformed
+ * (REWARD_INVALID); a function that throws gives REWARD_FN_FAILED.
+ *
+ * @example
+ * const { rewards } = combineRewards(traj, task, [formatReward(), sharedOutcome(f1Score)]);
+ */
+export function combineRewards<T, S>(trajectory: Trajectory<S>, task: T, functions: readonly NamedReward<T, S>[]): EpisodeRewards {
+  const traj = trajectory as Trajectory<unknown>;
+  const combined = new Map<number, CombinedReward>();
+  const skips = new Map<number, string[]>();
+  for (const { name, fn } of functions) {
+    let entries: readonly RewardEntry[];
+    try {
+      entries = fn(trajectory, task);
+    } catch (err) {
+      throw new MasoError(
+        "REWARD_FN_FAILED",
+        `episode "${traj.episodeId}": reward function "${name}" threw: ${err instanceof Error ? err.message : String(err)}`,
+        "the episode is excluded from the update; fix the reward function",
+      );
+    }
+    if (!Array.isArray(entries)) {
+      throw new MasoError(
+        "REWARD_INVALID",
+        `episode "${traj.episodeId}": reward function "${name}" returned ${typeof entries}, not a list`,
+        "return RewardEntry[]",
+      );
+    }
+    const seen = new Set<number>();
+    for (const e of entries as readonly RewardEntry[]) {
+      const idx = e?.recordIndex;
+      const rec = Number.isInteger(idx) ? traj.records[idx] : undefined;
+      if (rec === undefined) {
+        throw new MasoError(
+          "REWARD_INVALID",
+          `episode "${traj.episodeId}": reward function "${name}" names record ${String(idx)}, which does not exist`,
+          "use record.index from the trajectory",
+        );
+      }
+      if (seen.has(idx)) {
+        throw new MasoError(
+          "REWARD_DUPLICATE",
+          `${where(traj, rec)}: reward function "${name}" gave it two entries`,
+          "return at most one entry per record per function",
+        );
+      }
+      seen.add(idx);
+      if (isSkip(e)) {
+        if (isTrainable(rec) && !combined.has(idx)) skips.set(idx, [...(skips.get(idx) ?? []), `${name}: ${e.reason}`]);
+        continue;
+      }
+      if (!isTrainable(rec)) {
+        throw new MasoError(
+          "REWARD_INVALID",
+          `${where(traj, rec)}: reward function "${name}" rewards a ${rec.kind} record with no sample`,
+          "reward only role records with a sample handle",
+        );
+      }
+      if (!REWARD_KINDS.includes(e.kind))
+        throw new MasoError(
+          "REWARD_INVALID",
+          `${where(traj, rec)}: reward function "${name}" used unknown kind "${String(e.kind)}"`,
+          `use one of ${REWARD_KINDS.join(", ")}`,
+        );
+      const v = e.value;
+      const finite =
+        typeof v === "number"
+          ? Number.isFinite(v)
+          : Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === "number" && Number.isFinite(x));
+      if (!finite) {
+        throw new MasoError(
+          "REWARD_NON_FINITE",
+          `${where(traj, rec)}: reward function "${name}" gave ${Array.isArray(v) ? `a per-token reward with a non-finite or missing value` : String(v)}`,
+          "check the metric for NaN/Infinity (e.g. 0/0) and empty lists",
+        );
+      }
+      if (Array.isArray(v) && rec.outputTokens !== null && v.length !== rec.outputTokens) {
+        throw new MasoError(
+          "REWARD_INVALID",
+          `${where(traj, rec)}: reward function "${name}" gave ${v.length} per-token values for ${rec.outputTokens} output tokens`,
+          "give one value per output token",
+        );
+      }
+      skips.delete(idx);
+      const prev = combined.get(idx);
+      const mismatch = (): never => {
+        throw new MasoError(
+          "REWARD_INVALID",
+          `${where(traj, rec)}: per-token rewards of different lengths`,
+          "give one value per output token",
+        );
+      };
+      const c: CombinedReward = prev ?? {
+        recordIndex: idx,
+        node: rec.node,
+        visit: rec.visit,
+        turn: rec.turn,
+        role: rec.role,
+        model: rec.model,
+        sampleHandle: rec.sampleHandle!,
+        value: 0,
+        byKind: {},
+        bySource: {},
+      };
+      c.value = prev ? addValues(c.value, v, mismatch) : Array.isArray(v) ? [...v] : v;
+      c.byKind[e.kind] = (c.byKind[e.kind] ?? 0) + sumOf(v);
+      c.bySource[name] = (c.bySource[name] ?? 0) + sumOf(v);
+      combined.set(idx, c);
+    }
+  }
+  const skipped: SkippedRecord[] = [];
+  for (const rec of traj.records) {
+    if (!isTrainable(rec) || combined.has(rec.index)) continue;
+    const reasons = skips.get(rec.index);
+    if (!reasons) {
+      throw new MasoError(
+        "REWARD_MISSING",
+        `${where(traj, rec)}: no reward function assigned or skipped it`,
+        "add a reward function covering this role, or skip the record explicitly",
+      );
+    }
+    skipped.push({ recordIndex: rec.index, node: rec.node, visit: rec.visit, reasons });
+  }
+  return {
+    episodeId: traj.episodeId,
+    taskId: traj.taskId,
+    rewards: [...combined.values()].sort((a, b) => a.recordIndex - b.recordIndex),
+    skipped,
+  };
+}
+
+/** An episode left out of the update, with why. */
+export interface RewardFailure {
+  episodeId: string;
+  code: string;
+  message: string;
+}
+
+export interface AssignOptions {
+  /** Validation errors (missing, duplicate, non-finite, malformed): "throw" (default, loud) or "exclude" the episode. */
+  onInvalid?: "throw" | "exclude";
+  /** Reward episodes whose walk ended with status "error" (default false: excluded and counted). */
+  includeFailedEpisodes?: boolean;
+}
+
+export interface AssignedRewards {
+  episodes: EpisodeRewards[];
+  failures: RewardFailure[];
+  counts: { episodes: number; rewarded: number; failed: number; records: number; skippedRecords: number };
+}
+
+/**
+ * Rewards a batch. A reward function that throws excludes that episode (recorded in `failures`
+ * and counted), never crashes the batch; validation errors throw unless `onInvalid: "exclude"`.
+ *
+ * @example
+ * const { episodes, failures } = assignRewards(trajectories.map((t, i) => ({ trajectory: t, task: tasks[i] })), rewardFns);
+ */
+export function assignRewards<T, S>(
+  items: readonly { trajectory: Trajectory<S>; task: T }[],
+  functions: readonly NamedReward<T, S>[],
+  options: AssignOptions = {},
+): AssignedRewards {
+  const episodes: EpisodeRewards[] = [];
+  const failures: RewardFailure[] = [];
+  for (const { trajectory, task } of items) {
+    if (trajectory.status === "error" && !options.includeFailedEpisodes) {
+      failures.push({
+        episodeId: trajectory.episodeId,
+        code: "EPISODE_FAILED",
+        message: trajectory.error?.message ?? "episode ended with an error",
+      });
+      continue;
+    }
+    try {
+      episodes.push(combineRewards(trajectory, task, functions));
+    } catch (err) {
+      if (!(err instanceof MasoError)) throw err;
+      if (err.code !== "REWARD_FN_FAILED" && options.onInvalid !== "exclude") throw err;
+      failures.push({ episodeId: trajectory.episodeId, code: err.code, message: err.message });
+    }
+  }
+  return {
+    episodes,
+    failures,
+    counts: {
+      episodes: items.length,
+      rewarded: episodes.length,
+      failed: failures.length,
+      records: episodes.reduce((a, e) => a + e.rewards.length, 0),
+      skippedRecords: episodes.reduce((a, e) => a + e.skipped.length, 0),
+    },
+  };
+}
