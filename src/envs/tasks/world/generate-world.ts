@@ -67,7 +67,7 @@ export function generateWorld(rng: Rng, shape: WorldShape = {}): World {
     const cities = Array.from({ length: nCities }, () => add("city", c, [names.word(2, 3)]));
     const people = Array.from({ length: nPeople }, () => add("person", c, [names.word(2, 2), names.word(2, 3)]));
     const orgs = Array.from({ length: nOrgs }, () => add("org", c, [names.word(2, 2)], ` ${rng.pick(ORG_SUFFIXES)}`));
-    cities.forEach((city, i) => fact("city_in", city, i < countries.length ? countries[i] : rng.pick(countries)));
+    for (const [i, city] of cities.entries()) fact("city_in", city, i < countries.length ? countries[i] : rng.pick(countries));
     for (const org of orgs) {
       fact("based_in", org, rng.pick(cities));
       fact("founded_by", org, rng.pick(people));
