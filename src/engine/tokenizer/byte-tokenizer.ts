@@ -118,6 +118,8 @@ function buildByteTokenizer(specialTokens: string[], addBosToken: boolean): Byte
     "g",
   );
   const utf8 = new TextEncoder();
+  // ignoreBOM keeps a leading U+FEFF instead of silently dropping it.
+  const utf8Decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 
   const encodeText = (text: string, out: number[]) => {
     for (const b of utf8.encode(text)) out.push(b);
@@ -154,7 +156,7 @@ function buildByteTokenizer(specialTokens: string[], addBosToken: boolean): Byte
       let text = "";
       let bytes: number[] = [];
       const flush = () => {
-        if (bytes.length > 0) text += new TextDecoder("utf-8", { fatal: false }).decode(Uint8Array.from(bytes));
+        if (bytes.length > 0) text += utf8Decoder.decode(Uint8Array.from(bytes));
         bytes = [];
       };
       for (const t of ids) {

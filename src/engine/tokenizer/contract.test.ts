@@ -69,6 +69,7 @@ const FIXED = [
   "  leading and trailing  \t \n ",
   "mixed\u00a0nbsp\u3000ideographic space",
   "numbers 3.14159 and 1,000,000",
+  "\uFEFFstarts with a byte-order mark",
 ];
 
 for (const c of cases) {

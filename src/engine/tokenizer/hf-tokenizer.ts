@@ -97,7 +97,7 @@ export function hfTokenizerFromFiles(files: Readonly<Record<string, string>>, wh
     encode(text: string, opts: EncodeOptions = {}): number[] {
       let t = tok;
       if (opts.parseSpecialTokens === false) {
-        literalTok ??= buildLenml(withoutSpecialAddedTokens(parseJsonObject(tokenizerJsonText, where)), config, where);
+        literalTok ??= buildLenml(withoutSpecialAddedTokens(parseJsonObject(tokenizerJsonText, `${where}/tokenizer.json`)), config, where);
         t = literalTok;
       }
       return t.encode(text, { add_special_tokens: opts.addSpecialTokens ?? true });
