@@ -1,0 +1,30 @@
+// Runs every template's reference through the real verifier (spawns processes: marked slow).
+import { describe, expect, it } from "vitest";
+import { verifyMany } from "../../code-verifier/verify-many.js";
+import { createRng } from "../rng.js";
+import { makeCodeTasks } from "./code-tasks.js";
+import { CODE_TEMPLATES } from "./templates.js";
+
+describe("synthetic code tasks (verifier)", () => {
+  it("every reference solution passes its own tests in the sandbox", async () => {
+    const { train, dev, test } = makeCodeTasks(11, { count: 33 });
+    const all = [...train, ...dev, ...test];
+    // one task per template at least, plus the rest of a small sample
+    expect(new Set(all.map((t) => t.key.split(":")[0])).size).toBe(CODE_TEMPLATES.length);
+    const results = await verifyMany(
+      all.map((t) => ({ code: t.reference, tests: t.tests })),
+      { concurrency: 2 },
+    );
+    for (const [i, r] of results.entries())
+      expect(r.passRate, `${all[i].key}: ${JSON.stringify(r.tests.filter((x) => x.status !== "pass"))}`).toBe(1);
+  });
+
+  it("a wrong solution is caught by the generated tests", async () => {
+    const inst = CODE_TEMPLATES[1](createRng("wrong"));
+    const { train } = makeCodeTasks(5, { count: 30 });
+    const task = train.find((t) => t.entry === inst.entry) ?? train[0];
+    const [r] = await verifyMany([{ code: `function ${task.entry}() { return 0; }`, tests: task.tests }]);
+    expect(r.passRate).toBeLessThan(1);
+    expect(r.tests.some((t) => t.status === "wrong")).toBe(true);
+  });
+});
