@@ -24,10 +24,15 @@ interface TagBlock {
   closed: boolean;
 }
 
-/** All `<tag>…</tag>` blocks in order (case-insensitive); an unclosed last block is reported as such. */
-function findTagBlocks(text: string, tag: string): TagBlock[] {
+/** Finds all `<tag>…</tag>` blocks in order (case-insensitive); an unclosed last block is reported as such. */
+function tagFinder(tag: string): (text: string) => TagBlock[] {
   const open = new RegExp(`<\\s*${escapeRe(tag)}\\s*>`, "gi");
   const close = new RegExp(`<\\s*/\\s*${escapeRe(tag)}\\s*>`, "gi");
+  return (text) => findTagBlocks(text, open, close);
+}
+
+function findTagBlocks(text: string, open: RegExp, close: RegExp): TagBlock[] {
+  open.lastIndex = 0;
   const blocks: TagBlock[] = [];
   for (let m = open.exec(text); m !== null; m = open.exec(text)) {
     const start = m.index + m[0].length;
@@ -58,11 +63,12 @@ export interface TagParserOptions {
  */
 export function tagParser(tag: string, options: TagParserOptions = {}): Parser<string> {
   checkTagName(tag);
+  const find = tagFinder(tag);
   const maxLength = options.maxLength ?? Number.POSITIVE_INFINITY;
   return (text) => {
     if (typeof text !== "string") return fail("output is not a string");
     if (text.length > MAX_PARSE_CHARS) return fail(`output longer than ${MAX_PARSE_CHARS} characters`);
-    const blocks = findTagBlocks(text, tag).filter((b) => b.closed || options.acceptUnclosed === true);
+    const blocks = find(text).filter((b) => b.closed || options.acceptUnclosed === true);
     const last = blocks[blocks.length - 1];
     if (last === undefined) return fail(`no <${tag}>…</${tag}> block`);
     const value = last.content.trim();
@@ -100,12 +106,14 @@ export function searchOrEndParser(options: SearchOrEndOptions = {}): Parser<Sear
   const endTag = options.endTag ?? "end";
   checkTagName(searchTag);
   checkTagName(endTag);
-  const endRe = new RegExp(`<\\s*${escapeRe(endTag)}\\s*/?\\s*>`, "i");
+  const find = tagFinder(searchTag);
+  // no two adjacent \s* around an optional "/": that would backtrack quadratically on long spaces
+  const endRe = new RegExp(`<\\s*${escapeRe(endTag)}\\s*(?:/\\s*)?>`, "i");
   const maxQueryLength = options.maxQueryLength ?? 512;
   return (text) => {
     if (typeof text !== "string") return fail("output is not a string");
     if (text.length > MAX_PARSE_CHARS) return fail(`output longer than ${MAX_PARSE_CHARS} characters`);
-    const blocks = findTagBlocks(text, searchTag).filter((b) => b.closed || options.acceptUnclosed === true);
+    const blocks = find(text).filter((b) => b.closed || options.acceptUnclosed === true);
     const hasEnd = endRe.test(text);
     if (blocks.length > 0 && hasEnd) return fail(`both <${searchTag}> and <${endTag}>`);
     if (hasEnd) return { ok: true, value: { action: "end" } };
@@ -127,14 +135,15 @@ export interface JsonListOptions {
   maxItemLength?: number;
 }
 
-/** How many `[` positions the prose scan tries before giving up. */
+/** How many `[` positions the prose scan, and how many code fences, are tried before giving up. */
 const MAX_BRACKET_CANDIDATES = 32;
+const MAX_FENCES = 16;
 
 /** Contents of ``` fenced blocks, in order (the info string after the opening fence is dropped). */
 function fencedBlocks(text: string): string[] {
   const out: string[] = [];
   let at = 0;
-  for (;;) {
+  while (out.length < MAX_FENCES) {
     const open = text.indexOf("```", at);
     if (open < 0) break;
     const close = text.indexOf("```", open + 3);
@@ -183,6 +192,10 @@ function findJsonArray(text: string): unknown[] | undefined {
   }
   let tried = 0;
   for (let i = text.indexOf("["); i >= 0 && tried < MAX_BRACKET_CANDIDATES; i = text.indexOf("[", i + 1)) {
+    // in prose, only spans that can be a list of strings: `[` then `"` or `]`
+    let k = i + 1;
+    while (k < text.length && /\s/.test(text[k])) k++;
+    if (text[k] !== '"' && text[k] !== "]") continue;
     tried++;
     const end = matchBracket(text, i);
     if (end < 0) continue;

@@ -1,0 +1,194 @@
+// Parser helpers: known cases are classified right, and no input (10,000 seeded random and
+// adversarial strings, plus non-strings) makes any parser throw or hang.
+
+import { describe, expect, it } from "vitest";
+import { boxedParser, jsonStringListParser, MAX_PARSE_CHARS, searchOrEndParser, tagParser, textParser } from "./parsers.js";
+import type { ParseResult, Parser } from "./role.js";
+import { mulberry32 } from "./test-prng.js";
+
+const answer = tagParser("final_answer");
+const search = searchOrEndParser();
+const list = jsonStringListParser({ minItems: 1, maxItems: 3, maxItemLength: 40 });
+const boxed = boxedParser();
+
+const value = <T>(r: ParseResult<T>): T => {
+  if (!r.ok) throw new Error(`expected ok, got: ${r.reason}`);
+  return r.value;
+};
+const reason = <T>(r: ParseResult<T>): string => {
+  if (r.ok) throw new Error(`expected a failure, got ${JSON.stringify(r.value)}`);
+  return r.reason;
+};
+
+describe("tagParser", () => {
+  it("takes the last complete block, trimmed", () => {
+    expect(value(answer("<final_answer> Paris </final_answer>"))).toBe("Paris");
+    expect(value(answer("draft <final_answer>Lyon</final_answer> no wait <final_answer>Paris</final_answer>."))).toBe("Paris");
+    expect(value(answer("<FINAL_ANSWER>x</final_answer >"))).toBe("x");
+    expect(value(answer("<final_answer>a\nb</final_answer>"))).toBe("a\nb");
+  });
+  it("rejects missing, empty, unclosed and over-long blocks", () => {
+    expect(reason(answer("Paris"))).toBe("no <final_answer>…</final_answer> block");
+    expect(reason(answer("<final_answer>  </final_answer>"))).toBe("empty <final_answer> block");
+    expect(reason(answer("<final_answer>Paris"))).toMatch(/no <final_answer>/);
+    expect(value(tagParser("final_answer", { acceptUnclosed: true })("<final_answer>Paris"))).toBe("Paris");
+    expect(reason(tagParser("a", { maxLength: 3 })("<a>abcd</a>"))).toMatch(/longer than 3/);
+  });
+  it("refuses invalid tag names at definition time", () => {
+    expect(() => tagParser("a b")).toThrow(/invalid tag name/);
+  });
+});
+
+describe("searchOrEndParser", () => {
+  it("classifies search and end", () => {
+    expect(value(search("I need more. <search> capital of France </search>"))).toEqual({ action: "search", query: "capital of France" });
+    expect(value(search("Enough evidence. <end>"))).toEqual({ action: "end" });
+    expect(value(search("<end/>"))).toEqual({ action: "end" });
+    expect(value(search("< END >"))).toEqual({ action: "end" });
+  });
+  it("rejects both, neither, several and empty queries", () => {
+    expect(reason(search("<search>q</search> <end>"))).toMatch(/both/);
+    expect(reason(search("just text"))).toMatch(/neither/);
+    expect(reason(search("<search>a</search><search>b</search>"))).toMatch(/2 <search> blocks/);
+    expect(reason(search("<search> </search>"))).toMatch(/empty/);
+    expect(reason(search("<search>unclosed"))).toMatch(/neither/);
+    expect(reason(searchOrEndParser({ maxQueryLength: 5 })("<search>too long</search>"))).toMatch(/longer than 5/);
+  });
+});
+
+describe("jsonStringListParser", () => {
+  it("finds the list in plain JSON, code fences and prose", () => {
+    expect(value(list('["a", "b"]'))).toEqual(["a", "b"]);
+    expect(value(list('Here you go:\n```json\n[" who wrote Hamlet ", "when"]\n```\nThanks.'))).toEqual(["who wrote Hamlet", "when"]);
+    expect(value(list('```\n["x"]\n```'))).toEqual(["x"]);
+    expect(value(list('Sub-queries [see below]: ["q1", "q2 [with brackets]"] hope that helps [1].'))).toEqual(["q1", "q2 [with brackets]"]);
+    expect(value(list('["a \\"quoted\\" ]", "b"]'))).toEqual(['a "quoted" ]', "b"]);
+  });
+  it("enforces item types, counts and lengths", () => {
+    expect(reason(list("no list here"))).toBe("no JSON list found");
+    expect(reason(list("[]"))).toMatch(/at least 1/);
+    expect(reason(list('["a","b","c","d"]'))).toMatch(/at most 3/);
+    expect(reason(list('["a", 2]'))).toBe("item 1 is not a string");
+    expect(reason(list('["a", "  "]'))).toBe("item 1 is empty");
+    expect(reason(list(`["${"x".repeat(41)}"]`))).toMatch(/longer than 40/);
+    expect(reason(list('["unterminated", "list"'))).toBe("no JSON list found");
+    expect(() => jsonStringListParser({ minItems: 3, maxItems: 1 })).toThrow(/bounds/);
+  });
+});
+
+describe("boxedParser", () => {
+  it("takes the last \\boxed{} with nested braces", () => {
+    expect(value(boxed("so x = \\boxed{42}"))).toBe("42");
+    expect(value(boxed("\\boxed{1} then \\boxed{\\frac{1}{2}}"))).toBe("\\frac{1}{2}");
+    expect(value(boxed("\\boxed {  {a}{b{c}}  }"))).toBe("{a}{b{c}}");
+    expect(value(boxed("\\boxed{\\{1,2\\}}"))).toBe("\\{1,2\\}");
+  });
+  it("rejects missing, unclosed and empty boxes", () => {
+    expect(reason(boxed("42"))).toBe("no \\boxed{…}");
+    expect(reason(boxed("\\boxed{\\frac{1}{2}"))).toBe("unclosed \\boxed{");
+    expect(reason(boxed("\\boxed{ }"))).toBe("empty \\boxed{}");
+    expect(reason(boxed("\\boxed 42"))).toMatch(/not followed/);
+  });
+});
+
+describe("textParser", () => {
+  it("accepts trimmed non-empty text", () => {
+    expect(value(textParser()("  no useful information \n"))).toBe("no useful information");
+    expect(reason(textParser()(" \n"))).toBe("empty output");
+    expect(reason(textParser({ maxLength: 2 })("abc"))).toMatch(/longer/);
+  });
+});
+
+describe("parsers never throw", () => {
+  const parsers: [string, Parser<unknown>][] = [
+    ["tag", answer],
+    ["tag-unclosed", tagParser("final_answer", { acceptUnclosed: true })],
+    ["search", search],
+    ["json", list],
+    ["json-unbounded", jsonStringListParser({ minItems: 0 })],
+    ["boxed", boxed],
+    ["text", textParser()],
+  ];
+  const pieces = [
+    "<final_answer>",
+    "</final_answer>",
+    "<search>",
+    "</search>",
+    "<end>",
+    "<end/>",
+    "\\boxed{",
+    "\\boxed",
+    "{",
+    "}",
+    "[",
+    "]",
+    '"',
+    "\\",
+    ",",
+    "```",
+    "```json\n",
+    '["a"',
+    "null",
+    "\n",
+    " ",
+    "<",
+    ">",
+    "/",
+    "\u0000",
+    "\ud800",
+    "é",
+    "🙂",
+    "İ",
+    "x",
+    "42",
+  ];
+  const rand = mulberry32(20240611);
+  const randomString = (): string => {
+    const n = Math.floor(rand() * 60);
+    let s = "";
+    for (let i = 0; i < n; i++) {
+      s += rand() < 0.6 ? pieces[Math.floor(rand() * pieces.length)] : String.fromCharCode(Math.floor(rand() * 0x3000));
+    }
+    return s;
+  };
+  const adversarial = [
+    "",
+    "[".repeat(50_000),
+    "]".repeat(50_000),
+    '["'.repeat(20_000),
+    "\\boxed{".repeat(20_000),
+    "{".repeat(50_000),
+    "<final_answer>".repeat(10_000),
+    "<search>".repeat(10_000) + "</search>",
+    `<end${" ".repeat(50_000)}x`,
+    `<${" ".repeat(50_000)}`,
+    "```".repeat(20_000),
+    `[${'"a",'.repeat(30_000)}"b"]`,
+    "x".repeat(MAX_PARSE_CHARS + 1),
+    "\ud800\udc00\ud800",
+  ];
+
+  it("on 10,000 random and adversarial strings, and on non-strings", () => {
+    const inputs = [...adversarial, ...Array.from({ length: 10_000 - adversarial.length }, randomString)];
+    expect(inputs).toHaveLength(10_000);
+    const t0 = performance.now();
+    const problems: string[] = [];
+    let accepted = 0;
+    for (const [name, p] of parsers) {
+      for (const s of [...inputs, undefined, null, 42, {}, []] as string[]) {
+        try {
+          const r = p(s);
+          if (r.ok) accepted++;
+          const wellFormed = r.ok ? "value" in r : typeof r.reason === "string";
+          if (!wellFormed) problems.push(`${name}: malformed result on ${JSON.stringify(String(s).slice(0, 80))}`);
+          if (r.ok && typeof s !== "string") problems.push(`${name}: accepted a non-string`);
+        } catch (err) {
+          problems.push(`${name} threw on ${JSON.stringify(String(s).slice(0, 80))}: ${String(err)}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(accepted).toBeGreaterThan(0); // the generator does produce well-formed outputs too
+    expect(performance.now() - t0).toBeLessThan(20_000);
+  });
+});
