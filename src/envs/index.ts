@@ -12,7 +12,7 @@ export type {
   VerifyResult,
 } from "./code-verifier/types.js";
 export { extractCode, formatFeedback } from "./code-verifier/feedback.js";
-export { runSubmission, stripExports } from "./code-verifier/run-submission.js";
+export { runSubmission, sandboxFlags, stripExports } from "./code-verifier/run-submission.js";
 export { type VerifyManyOptions, verifyMany } from "./code-verifier/verify-many.js";
 export { checkMath, isEquivalentAnswer, type MathCheck } from "./math-checker/check-math.js";
 export { extractBoxed } from "./math-checker/extract-boxed.js";

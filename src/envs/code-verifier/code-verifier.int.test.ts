@@ -1,6 +1,7 @@
 // Spawns real sandbox processes, so it is marked slow (*.int.test.ts).
 import { describe, expect, it } from "vitest";
-import { runSubmission } from "./run-submission.js";
+import { spawnSync } from "node:child_process";
+import { runSubmission, sandboxFlags } from "./run-submission.js";
 import type { CodeSubmission, VerifyResult } from "./types.js";
 import { verifyMany } from "./verify-many.js";
 
@@ -147,6 +148,13 @@ describe("code verifier", () => {
       LIMITS,
     );
     expect(failed(viaImport)).toBe(true);
+  });
+
+  it("runs the child under a permission model that denies files and processes even to host code", () => {
+    const probe =
+      "for (const f of [() => require('fs').readFileSync('/etc/hostname'), () => require('fs').writeFileSync('/tmp/maso-x', '1'), () => require('child_process').spawnSync('ls')]) { try { f(); console.log('allowed'); } catch (e) { console.log(e.code); } }";
+    const r = spawnSync(process.execPath, [...sandboxFlags(64), "-e", probe], { env: {}, encoding: "utf8" });
+    expect(r.stdout.trim().split("\n")).toEqual(["ERR_ACCESS_DENIED", "ERR_ACCESS_DENIED", "ERR_ACCESS_DENIED"]);
   });
 
   it("cannot be fooled by tampering with builtins or hostile return values", async () => {

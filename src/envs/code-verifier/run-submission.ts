@@ -9,9 +9,17 @@ import type { CodeSubmission, CodeTest, ProcessFailure, TestResult, VerifierOpti
 const DEFAULTS = { perTestMs: 1000, memoryMb: 128, startupMs: 3000 };
 const MAX_STDOUT_BYTES = 4 << 20;
 
-/** Flags for the sandbox child: heap limit plus Node 20's permission model (no fs, child processes, workers). */
-export function childArgs(memoryMb: number): string[] {
-  return ["--experimental-permission", "--no-warnings", `--max-old-space-size=${memoryMb}`, "-e", CHILD_SOURCE];
+/**
+ * Node flags for the sandbox child: heap limit plus the permission model with nothing allowed
+ * (no file reads or writes, child processes or workers). Node ≥ 22.13 spells it `--permission`.
+ */
+export function sandboxFlags(memoryMb: number): string[] {
+  const permission = process.allowedNodeEnvironmentFlags.has("--permission") ? "--permission" : "--experimental-permission";
+  return [permission, "--no-warnings", `--max-old-space-size=${memoryMb}`];
+}
+
+function childArgs(memoryMb: number): string[] {
+  return [...sandboxFlags(memoryMb), "-e", CHILD_SOURCE];
 }
 
 /** Drops leading `export` / `export default` from declarations, which models often write. */

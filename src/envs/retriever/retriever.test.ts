@@ -98,7 +98,9 @@ describe("retriever", () => {
     expect(r.built).toBe(true);
     expect(r.search("Kelvaria", 1)[0].id).toBe("d2");
     r.close();
-    expect(openRetriever(f, { docs: changed }).built).toBe(false);
+    const again = openRetriever(f, { docs: changed });
+    expect(again.built).toBe(false);
+    again.close();
   });
 
   it("treats an old schema version as stale", () => {
@@ -108,7 +110,9 @@ describe("retriever", () => {
     db.prepare("UPDATE meta SET value = '0' WHERE key = 'schema_version'").run();
     db.close();
     expect(() => openRetriever(f)).toThrow(/schema version 0/);
-    expect(openRetriever(f, { docs: FIXTURE_DOCS, onStale: "rebuild" }).info.schemaVersion).toBe(INDEX_SCHEMA_VERSION);
+    const r = openRetriever(f, { docs: FIXTURE_DOCS, onStale: "rebuild" });
+    expect(r.info.schemaVersion).toBe(INDEX_SCHEMA_VERSION);
+    r.close();
   });
 
   it("reports corrupt and missing files clearly", () => {
