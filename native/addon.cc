@@ -237,34 +237,40 @@ int checkStarts(const Call& c, int i, int B) {
   return s[B];
 }
 
-void checkHeads(const Call& c, int NH, int KVH) {
-  if (KVH == 0 || NH % KVH != 0) c.fail(7, "KVH", "must divide NH");
+void checkHeads(const Call& c, int i, int NH, int KVH) {
+  if (KVH == 0 || NH % KVH != 0) c.fail(i, "KVH", "must divide NH");
 }
 
-Napi::Value AttentionForward(const Napi::CallbackInfo& info) {
-  CALL("attentionForward", 10);
+Napi::Value AttentionForwardImpl(const Napi::CallbackInfo& info, bool naive) {
+  CALL(naive ? "attentionForwardNaive" : "attentionForward", 10);
   int B = c.dim(6, "B"), NH = c.dim(7, "NH"), KVH = c.dim(8, "KVH"), HS = c.dim(9, "HS");
-  checkHeads(c, NH, KVH);
+  checkHeads(c, 8, NH, KVH);
   int N = checkStarts(c, 5, B);
   int64_t nq = (int64_t)N * NH * HS, nk = (int64_t)N * KVH * HS;
-  attention_forward(c.f32(0, "out", nq), c.f32(1, "lse", (int64_t)N * NH), c.f32(2, "q", nq),
+  (naive ? attention_forward_naive : attention_forward)(c.f32(0, "out", nq), c.f32(1, "lse", (int64_t)N * NH), c.f32(2, "q", nq),
                     c.f32(3, "k", nk), c.f32(4, "v", nk), info[5].As<Napi::Int32Array>().Data(), B,
                     NH, KVH, HS);
   return info.Env().Undefined();
 }
 
-Napi::Value AttentionBackward(const Napi::CallbackInfo& info) {
-  CALL("attentionBackward", 14);
+Napi::Value AttentionForward(const Napi::CallbackInfo& info) { return AttentionForwardImpl(info, false); }
+Napi::Value AttentionForwardNaive(const Napi::CallbackInfo& info) { return AttentionForwardImpl(info, true); }
+
+Napi::Value AttentionBackwardImpl(const Napi::CallbackInfo& info, bool naive) {
+  CALL(naive ? "attentionBackwardNaive" : "attentionBackward", 14);
   int B = c.dim(10, "B"), NH = c.dim(11, "NH"), KVH = c.dim(12, "KVH"), HS = c.dim(13, "HS");
-  if (KVH == 0 || NH % KVH != 0) c.fail(12, "KVH", "must divide NH");
+  checkHeads(c, 12, NH, KVH);
   int N = checkStarts(c, 9, B);
   int64_t nq = (int64_t)N * NH * HS, nk = (int64_t)N * KVH * HS;
-  attention_backward(c.f32(0, "dq", nq), c.f32(1, "dk", nk), c.f32(2, "dv", nk), c.f32(3, "dout", nq),
+  (naive ? attention_backward_naive : attention_backward)(c.f32(0, "dq", nq), c.f32(1, "dk", nk), c.f32(2, "dv", nk), c.f32(3, "dout", nq),
                      c.f32(4, "out", nq), c.f32(5, "lse", (int64_t)N * NH), c.f32(6, "q", nq),
                      c.f32(7, "k", nk), c.f32(8, "v", nk), info[9].As<Napi::Int32Array>().Data(), B,
                      NH, KVH, HS);
   return info.Env().Undefined();
 }
+
+Napi::Value AttentionBackward(const Napi::CallbackInfo& info) { return AttentionBackwardImpl(info, false); }
+Napi::Value AttentionBackwardNaive(const Napi::CallbackInfo& info) { return AttentionBackwardImpl(info, true); }
 
 Napi::Value LogitsForward(const Napi::CallbackInfo& info) {
   CALL("logitsForward", 11);
@@ -339,6 +345,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   EXPORT("scatterAddRows", ScatterAddRows);
   EXPORT("attentionForward", AttentionForward);
   EXPORT("attentionBackward", AttentionBackward);
+  EXPORT("attentionForwardNaive", AttentionForwardNaive);
+  EXPORT("attentionBackwardNaive", AttentionBackwardNaive);
   EXPORT("logitsForward", LogitsForward);
   EXPORT("logitsBackward", LogitsBackward);
   EXPORT("adamwUpdate", AdamwUpdate);

@@ -1,7 +1,10 @@
 // Causal grouped-query attention over packed sequences: a token only attends to earlier tokens of
 // its own sequence, so padding never exists and no compute crosses a sequence boundary.
 // Forward keeps only the row log-sum-exp (N,NH); backward recomputes probabilities from it
-// (flash-attention style), so memory stays O(N) instead of O(T^2) per head.
+// (flash-attention style), so saved memory stays O(N) instead of O(T^2) per head.
+// The fast path runs each (sequence, head) as GEMMs over blocks of query rows (skipping the
+// masked upper triangle block-wise); the naive loops below stay as the reference.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -21,7 +24,7 @@ static inline void axpy_small(float* y, const float* x, float a, int n) {
   for (int i = 0; i < n; i++) y[i] += a * x[i];
 }
 
-void attention_forward(float* out, float* lse, const float* q, const float* k, const float* v,
+void attention_forward_naive(float* out, float* lse, const float* q, const float* k, const float* v,
                        const int32_t* starts, int B, int NH, int KVH, int HS) {
   const int group = NH / KVH;
   const float sc = 1.0f / std::sqrt((float)HS);
@@ -60,7 +63,7 @@ void attention_forward(float* out, float* lse, const float* q, const float* k, c
   }
 }
 
-void attention_backward(float* dq, float* dk, float* dv, const float* dout, const float* out,
+void attention_backward_naive(float* dq, float* dk, float* dv, const float* dout, const float* out,
                         const float* lse, const float* q, const float* k, const float* v,
                         const int32_t* starts, int B, int NH, int KVH, int HS) {
   const int group = NH / KVH;
@@ -88,6 +91,100 @@ void attention_backward(float* dq, float* dk, float* dv, const float* dout, cons
             axpy_small(dv + kj_off, doi, p, HS);
           }
         }
+      }
+    }
+  }
+}
+
+// Query rows per block: a block of rows [i0, i1) only needs keys [s0, i1).
+static const int ROW_BLOCK = 128;
+
+void attention_forward(float* out, float* lse, const float* q, const float* k, const float* v,
+                       const int32_t* starts, int B, int NH, int KVH, int HS) {
+  const int group = NH / KVH;
+  const float sc = 1.0f / std::sqrt((float)HS);
+  const int ldq = NH * HS, ldk = KVH * HS;
+  std::vector<float> S;
+  for (int b = 0; b < B; b++) {
+    const int s0 = starts[b], T = starts[b + 1] - s0;
+    if (T == 0) continue;
+    S.resize((size_t)ROW_BLOCK * T);
+    for (int h = 0; h < NH; h++) {
+      const int kh = h / group;
+      const float* K = k + (size_t)s0 * ldk + kh * HS;
+      const float* Vh = v + (size_t)s0 * ldk + kh * HS;
+      for (int i0 = 0; i0 < T; i0 += ROW_BLOCK) {
+        const int rows = std::min(ROW_BLOCK, T - i0), cols = i0 + rows;
+        const float* Q = q + (size_t)(s0 + i0) * ldq + h * HS;
+        // S (rows, cols) = sc * Q K^T
+        gemm(false, true, rows, cols, HS, sc, Q, ldq, K, ldk, 0.0f, S.data(), cols);
+#pragma omp parallel for schedule(static)
+        for (int r = 0; r < rows; r++) {
+          float* sr = S.data() + (size_t)r * cols;
+          const int valid = i0 + r + 1;
+          float mx = -INFINITY;
+          for (int j = 0; j < valid; j++) mx = sr[j] > mx ? sr[j] : mx;
+          float sum = 0.0f;
+          for (int j = 0; j < valid; j++) {
+            sr[j] = std::exp(sr[j] - mx);
+            sum += sr[j];
+          }
+          const float inv = 1.0f / sum;
+          for (int j = 0; j < valid; j++) sr[j] *= inv;
+          for (int j = valid; j < cols; j++) sr[j] = 0.0f;
+          lse[(size_t)(s0 + i0 + r) * NH + h] = mx + std::log(sum);
+        }
+        // O (rows, HS) = P V
+        gemm(false, false, rows, HS, cols, 1.0f, S.data(), cols, Vh, ldk, 0.0f,
+             out + (size_t)(s0 + i0) * ldq + h * HS, ldq);
+      }
+    }
+  }
+}
+
+void attention_backward(float* dq, float* dk, float* dv, const float* dout, const float* out,
+                        const float* lse, const float* q, const float* k, const float* v,
+                        const int32_t* starts, int B, int NH, int KVH, int HS) {
+  const int group = NH / KVH;
+  const float sc = 1.0f / std::sqrt((float)HS);
+  const int ldq = NH * HS, ldk = KVH * HS;
+  std::vector<float> P, dS;
+  for (int b = 0; b < B; b++) {
+    const int s0 = starts[b], T = starts[b + 1] - s0;
+    if (T == 0) continue;
+    P.resize((size_t)ROW_BLOCK * T);
+    dS.resize((size_t)ROW_BLOCK * T);
+    for (int h = 0; h < NH; h++) {
+      const int kh = h / group;
+      const float* K = k + (size_t)s0 * ldk + kh * HS;
+      const float* Vh = v + (size_t)s0 * ldk + kh * HS;
+      float* dK = dk + (size_t)s0 * ldk + kh * HS;
+      float* dV = dv + (size_t)s0 * ldk + kh * HS;
+      for (int i0 = 0; i0 < T; i0 += ROW_BLOCK) {
+        const int rows = std::min(ROW_BLOCK, T - i0), cols = i0 + rows;
+        const size_t qoff = (size_t)(s0 + i0) * ldq + h * HS;
+        // recompute P from the saved log-sum-exp
+        gemm(false, true, rows, cols, HS, sc, q + qoff, ldq, K, ldk, 0.0f, P.data(), cols);
+        // dP (rows, cols) = dO V^T
+        gemm(false, true, rows, cols, HS, 1.0f, dout + qoff, ldq, Vh, ldk, 0.0f, dS.data(), cols);
+#pragma omp parallel for schedule(static)
+        for (int r = 0; r < rows; r++) {
+          float* pr = P.data() + (size_t)r * cols;
+          float* dr = dS.data() + (size_t)r * cols;
+          const int valid = i0 + r + 1;
+          const size_t row = (size_t)(s0 + i0 + r);
+          const float l = lse[row * NH + h];
+          const float D = dot(dout + row * ldq + h * HS, out + row * ldq + h * HS, HS);
+          for (int j = 0; j < valid; j++) {
+            pr[j] = std::exp(pr[j] - l);
+            dr[j] = pr[j] * (dr[j] - D) * sc;
+          }
+          for (int j = valid; j < cols; j++) pr[j] = dr[j] = 0.0f;
+        }
+        // dQ += dS K ; dK += dS^T Q ; dV += P^T dO
+        gemm(false, false, rows, HS, cols, 1.0f, dS.data(), cols, K, ldk, 1.0f, dq + qoff, ldq);
+        gemm(true, false, cols, HS, rows, 1.0f, dS.data(), cols, q + qoff, ldq, 1.0f, dK, ldk);
+        gemm(true, false, cols, HS, rows, 1.0f, P.data(), cols, dout + qoff, ldq, 1.0f, dV, ldk);
       }
     }
   }

@@ -77,10 +77,15 @@ void scatter_add_rows(float* dst, const float* src, const int32_t* rows, int M, 
 // q, out (N,NH,HS); k, v (N,KVH,HS); lse (N,NH) saved; starts (B+1) sequence offsets into N.
 void attention_forward(float* out, float* lse, const float* q, const float* k, const float* v,
                        const int32_t* starts, int B, int NH, int KVH, int HS);
+void attention_forward_naive(float* out, float* lse, const float* q, const float* k, const float* v,
+                             const int32_t* starts, int B, int NH, int KVH, int HS);
 // dq (N,NH,HS) +=, dk dv (N,KVH,HS) +=
 void attention_backward(float* dq, float* dk, float* dv, const float* dout, const float* out,
                         const float* lse, const float* q, const float* k, const float* v,
                         const int32_t* starts, int B, int NH, int KVH, int HS);
+void attention_backward_naive(float* dq, float* dk, float* dv, const float* dout, const float* out,
+                              const float* lse, const float* q, const float* k, const float* v,
+                              const int32_t* starts, int B, int NH, int KVH, int HS);
 
 // ---- LM head fused with per-token log-prob and entropy -----------------------------------------
 // For M scored rows of hidden (M,C): z = hidden @ wte^T * invTemp (V); logp[m] = log softmax(z)[target[m]],

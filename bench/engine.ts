@@ -1,0 +1,169 @@
+// `npm run bench:engine`: training-step throughput (forward + backward + AdamW, fp32) of maso's
+// engine and of PyTorch on the same shapes and thread count, side by side in one run; MFU against
+// a GEMM peak measured here; peak RSS, and RSS drift over repeated steps (leak check).
+// Prints one JSON object per shape. Env: MASO_BENCH_SHAPES=tiny,small,qwen0.5b  MASO_BENCH_STEPS.
+import { execFileSync } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ModelConfig } from "../src/engine/config.js";
+import { Decoder } from "../src/engine/model/decoder.js";
+import { createAdamW } from "../src/engine/optim/adamw.js";
+import { native } from "../src/native/binding.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const PYTHON = process.env.MASO_TORCH_PYTHON ?? "/usr/bin/python3";
+
+interface Shape {
+  name: string;
+  config: ModelConfig;
+  batch: number;
+  seqLen: number;
+}
+
+const common = { rmsNormEps: 1e-6, maxPositionEmbeddings: 4096, oBias: false, qkNorm: false, ropeTheta: 10000 } as const;
+const SHAPES: Shape[] = [
+  {
+    name: "tiny",
+    config: {
+      ...common,
+      architecture: "llama",
+      vocabSize: 512,
+      hiddenSize: 256,
+      intermediateSize: 704,
+      numLayers: 4,
+      numHeads: 4,
+      numKvHeads: 4,
+      headDim: 64,
+      tieWordEmbeddings: false,
+      qkvBias: false,
+    },
+    batch: 4,
+    seqLen: 256,
+  },
+  {
+    name: "small",
+    config: {
+      ...common,
+      architecture: "llama",
+      vocabSize: 4096,
+      hiddenSize: 512,
+      intermediateSize: 1408,
+      numLayers: 8,
+      numHeads: 8,
+      numKvHeads: 2,
+      headDim: 64,
+      tieWordEmbeddings: false,
+      qkvBias: false,
+    },
+    batch: 4,
+    seqLen: 256,
+  },
+  {
+    name: "qwen0.5b-layers",
+    config: {
+      ...common,
+      architecture: "qwen2",
+      vocabSize: 151936,
+      hiddenSize: 896,
+      intermediateSize: 4864,
+      numLayers: 2,
+      numHeads: 14,
+      numKvHeads: 2,
+      headDim: 64,
+      ropeTheta: 1000000,
+      tieWordEmbeddings: true,
+      qkvBias: true,
+    },
+    batch: 2,
+    seqLen: 512,
+  },
+];
+
+/** Training FLOPs per step: 6 per weight per token for every matmul (incl. LM head) + causal attention. */
+function trainFlops(s: Shape): number {
+  const c = s.config;
+  const q = c.numHeads * c.headDim;
+  const kv = c.numKvHeads * c.headDim;
+  const perLayer = c.hiddenSize * (2 * q + 2 * kv) + 3 * c.hiddenSize * c.intermediateSize;
+  const matmulParams = c.numLayers * perLayer + c.vocabSize * c.hiddenSize;
+  const tokens = s.batch * s.seqLen;
+  const attn = 3 * c.numLayers * s.batch * 2 * s.seqLen * s.seqLen * q; // QK^T + PV over the causal half, x3 for backward
+  return 6 * matmulParams * tokens + attn;
+}
+
+function gemmPeakGflops(): number {
+  const k = native();
+  const n = 1024;
+  const a = new Float32Array(n * n).fill(0.5);
+  const b = new Float32Array(n * n).fill(0.25);
+  const c = new Float32Array(n * n);
+  k.matmulForward(c, a, b, null, n, n, n, false);
+  let best = 0;
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now();
+    k.matmulForward(c, a, b, null, n, n, n, false);
+    const s = (performance.now() - t0) / 1000;
+    best = Math.max(best, (2 * n * n * n) / s / 1e9);
+  }
+  return best;
+}
+
+function benchMaso(s: Shape, warmup: number, steps: number) {
+  const model = new Decoder(s.config, undefined, { seed: 1, trainBase: true });
+  const opt = createAdamW([{ name: "base", params: model.params, grads: model.grads! }], { lr: 1e-4 });
+  let seed = 7;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) % s.config.vocabSize) | 0;
+  const seqs = Array.from({ length: s.batch }, () => ({ tokens: Array.from({ length: s.seqLen }, rand) }));
+  const times: number[] = [];
+  const rss: number[] = [];
+  for (let i = 0; i < warmup + steps; i++) {
+    const t0 = performance.now();
+    model.zeroGrad();
+    const out = model.forward(seqs, { grad: true });
+    const dlogp = new Float32Array(out.logp.length).fill(-1 / out.logp.length);
+    model.backward(out.tape!, { dlogp });
+    opt.step();
+    if (i >= warmup) times.push((performance.now() - t0) / 1000);
+    rss.push(process.memoryUsage().rss);
+  }
+  times.sort((a, b) => a - b);
+  const med = times[Math.floor(times.length / 2)];
+  return { seconds_per_step: med, tokens_per_s: (s.batch * s.seqLen) / med, rss };
+}
+
+function benchTorch(s: Shape, threads: number, warmup: number, steps: number) {
+  const spec = { config: s.config, batch: s.batch, seqLen: s.seqLen, threads, warmup, steps };
+  try {
+    const out = execFileSync(PYTHON, [join(here, "torch_engine.py"), JSON.stringify(spec)], { encoding: "utf8" });
+    return JSON.parse(out.trim().split("\n").pop()!) as { seconds_per_step: number; tokens_per_s: number; torch: string };
+  } catch (err) {
+    return { error: `PyTorch side failed: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}` };
+  }
+}
+
+const wanted = (process.env.MASO_BENCH_SHAPES ?? SHAPES.map((s) => s.name).join(",")).split(",");
+const info = native().info();
+const peak = gemmPeakGflops();
+for (const s of SHAPES.filter((x) => wanted.includes(x.name))) {
+  const big = s.config.vocabSize > 100000;
+  const steps = Number(process.env.MASO_BENCH_STEPS ?? (big ? 3 : 8));
+  const maso = benchMaso(s, 1, steps);
+  const torch = benchTorch(s, info.threads, 1, steps);
+  const flops = trainFlops(s);
+  const gflops = flops / maso.seconds_per_step / 1e9;
+  const rssMb = maso.rss.map((r) => r / 2 ** 20);
+  console.log(
+    JSON.stringify({
+      shape: s.name,
+      tokens_per_step: s.batch * s.seqLen,
+      threads: info.threads,
+      gemm: info.gemm,
+      maso: { seconds_per_step: maso.seconds_per_step, tokens_per_s: maso.tokens_per_s, gflops, mfu: gflops / peak },
+      torch,
+      ratio: "tokens_per_s" in torch ? maso.tokens_per_s / torch.tokens_per_s : null,
+      gemm_peak_gflops: peak,
+      peak_rss_mb: Math.max(...rssMb),
+      rss_drift_mb: rssMb[rssMb.length - 1] - rssMb[1],
+    }),
+  );
+}

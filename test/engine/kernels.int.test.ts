@@ -1,0 +1,83 @@
+// Native kernels: fast paths against the naive reference kernels kept beside them, and the
+// addon's argument checks (bad input must throw a JavaScript error, never crash the process).
+import { describe, expect, it } from "vitest";
+import { native } from "../../src/native/binding.js";
+import { createRng, fillNormal } from "../../src/engine/model/init.js";
+import { maxDiff } from "../reference/reference.js";
+
+const k = native();
+const rng = createRng(42);
+const randn = (n: number, s = 1) => {
+  const x = new Float32Array(n);
+  fillNormal(x, rng, s);
+  return x;
+};
+
+describe("fast kernels agree with the naive reference", () => {
+  it("matmul (BLAS or portable) equals the naive loop", () => {
+    const [N, IC, OC] = [37, 53, 29];
+    const inp = randn(N * IC);
+    const w = randn(OC * IC);
+    const b = randn(OC);
+    const fast = new Float32Array(N * OC);
+    const slow = new Float32Array(N * OC);
+    k.matmulForward(fast, inp, w, b, N, IC, OC, false);
+    k.matmulForwardNaive(slow, inp, w, b, N, IC, OC, false);
+    expect(maxDiff(fast, slow).abs).toBeLessThan(1e-4);
+  });
+
+  it("blocked GEMM attention equals the per-row loops, forward and backward, across block edges", () => {
+    const [NH, KVH, HS] = [4, 2, 16];
+    const starts = new Int32Array([0, 300, 301, 431]); // 300 spans three row blocks; a length-1 sequence
+    const N = 431;
+    const q = randn(N * NH * HS);
+    const kk = randn(N * KVH * HS);
+    const v = randn(N * KVH * HS);
+    const dout = randn(N * NH * HS);
+    const run = (naive: boolean) => {
+      const out = new Float32Array(N * NH * HS);
+      const lse = new Float32Array(N * NH);
+      (naive ? k.attentionForwardNaive : k.attentionForward)(out, lse, q, kk, v, starts, 3, NH, KVH, HS);
+      const dq = new Float32Array(q.length);
+      const dk = new Float32Array(kk.length);
+      const dv = new Float32Array(v.length);
+      (naive ? k.attentionBackwardNaive : k.attentionBackward)(dq, dk, dv, dout, out, lse, q, kk, v, starts, 3, NH, KVH, HS);
+      return { out, lse, dq, dk, dv };
+    };
+    const a = run(false);
+    const b = run(true);
+    for (const key of ["out", "lse", "dq", "dk", "dv"] as const) expect(maxDiff(a[key], b[key]).abs, key).toBeLessThan(2e-4);
+  });
+});
+
+describe("the addon rejects bad input with errors", () => {
+  it("short buffers, wrong types, out-of-range ids and bad offsets throw", () => {
+    const w = new Float32Array(4 * 3);
+    expect(() => k.matmulForward(new Float32Array(5), new Float32Array(6), w, null, 2, 3, 4, false)).toThrow(
+      /'out' has 5 elements, needs 8/,
+    );
+    expect(() => k.matmulForward(new Float32Array(8), new Float64Array(6) as unknown as Float32Array, w, null, 2, 3, 4, false)).toThrow(
+      /must be a Float32Array/,
+    );
+    expect(() => k.embeddingForward(new Float32Array(6), new Int32Array([0, 9]), new Float32Array(9), 2, 3, 3)).toThrow(
+      /value 9 at index 1 is outside \[0, 3\)/,
+    );
+    expect(() =>
+      k.attentionForward(
+        new Float32Array(8),
+        new Float32Array(2),
+        new Float32Array(8),
+        new Float32Array(8),
+        new Float32Array(8),
+        new Int32Array([0, 3, 2]),
+        2,
+        1,
+        1,
+        4,
+      ),
+    ).toThrow(/non-decreasing/);
+    expect(() => k.matmulForward(new Float32Array(8), new Float32Array(6), w, null, -2, 3, 4, false)).toThrow(/non-negative integer/);
+    expect(() => (k.sumsq as unknown as (x: unknown) => number)(new Float32Array(2))).toThrow(/expected 2 arguments/);
+    expect(() => k.setThreads(0)).toThrow(/\[1, 1024\]/);
+  });
+});
