@@ -17,7 +17,8 @@ import { type ValueHead, createValueHead, valueHeadBackward, valueHeadForward } 
 
 type Proj = LoraTarget;
 
-interface LayerWeights {
+/** Views of one layer's base tensors (used by the sampler, which shares these weights). */
+export interface LayerWeights {
   ln1: Float32Array;
   ln2: Float32Array;
   qNorm?: Float32Array;
@@ -127,7 +128,8 @@ export class Decoder {
   readonly adapters = new Map<string, Adapter>();
   valueHead: ValueHead | null = null;
   readonly rng: Rng;
-  private readonly lw: LayerWeights[];
+  /** Per-layer views into `params`; the sampler reads the same memory, so updates are seen at once. */
+  readonly lw: readonly LayerWeights[];
   private lg: LayerGrads[] | null;
 
   constructor(config: ModelConfig, params?: ParamTable, opts: DecoderOptions = {}) {
@@ -161,7 +163,8 @@ export class Decoder {
     return vh;
   }
 
-  private head(): Float32Array {
+  /** LM head matrix (V,C): the embedding when tied. */
+  head(): Float32Array {
     return this.params.get(this.config.tieWordEmbeddings ? "model.embed_tokens.weight" : "lm_head.weight");
   }
 
