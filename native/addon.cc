@@ -11,6 +11,9 @@
 
 using namespace maso;
 
+// Bindings of the KV-cache sampler's kernels live in addon_decode.cc.
+void RegisterDecodeBindings(Napi::Env env, Napi::Object exports);
+
 namespace {
 
 struct Call {
@@ -353,6 +356,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   EXPORT("setThreads", SetThreads);
   EXPORT("info", Info);
 #undef EXPORT
+  RegisterDecodeBindings(env, exports);
   return exports;
 }
 
