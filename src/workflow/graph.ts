@@ -66,9 +66,18 @@ export interface LoopOptions<N extends string> {
 
 /** A workflow under construction. Node names accumulate in `N`, so edges to unknown nodes are type errors. */
 export interface WorkflowBuilder<S, N extends string> {
-  /** Adds a node that calls a role (through the runner's RoleCaller). */
+  /**
+   * Adds a node that calls a role (through the runner's RoleCaller). When the output fails the
+   * role's parser, the record keeps the raw text and reason, and the walk continues with the
+   * role's `fallback` value (`update` gets `ok: false`).
+   */
   role<K extends string, T>(name: K, role: Role<S, T>, options?: RoleNodeOptions<S, T>): WorkflowBuilder<S, N | K>;
-  /** Adds a node that calls a typed tool with a timeout. */
+  /**
+   * Adds a node that calls a typed tool with a timeout. A tool that throws or times out does not
+   * end the episode: the record keeps the error, `update` gets `{ ok: false, error, timedOut }`,
+   * the node's output is `{ error }`, and the walk continues along this node's outgoing edge
+   * (route on `ctx.output` in a branch() to handle it differently).
+   */
   tool<K extends string, I, O>(name: K, tool: Tool<I, O>, options: ToolNodeOptions<S, I, O>): WorkflowBuilder<S, N | K>;
   /** Adds a plain function node; it returns a partial state update. */
   fn<K extends string>(name: K, run: (state: S, ctx: NodeContext) => NodeUpdate<S> | Promise<NodeUpdate<S>>): WorkflowBuilder<S, N | K>;

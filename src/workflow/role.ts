@@ -1,14 +1,12 @@
 // Roles: a logical agent's behaviour and interface (prompt builder, parser, tools, stop strings,
 // sampling limits). A role holds no parameters and never calls a model; the runner does that.
 
+import type { ChatMessage } from "../engine/tokenizer/types.js";
 import { MasoError } from "../errors.js";
 import type { NodeContext } from "./graph-types.js";
 
-/** One chat message, as chat templates expect. */
-export interface ChatMessage {
-  role: "system" | "user" | "assistant" | "tool";
-  content: string;
-}
+/** One chat message: the tokenizer's type, so role prompts go straight into chat templates. */
+export type { ChatMessage };
 
 /** Sampling settings sent with each role call. topK 0 means "no top-k cut". */
 export interface Sampling {

@@ -1,0 +1,14 @@
+// The reward layer's public surface, listed explicitly for src/index.ts to re-export.
+// Test fixtures (test-trajectories) are not exported.
+
+export { isSkip, REWARD_KINDS } from "./types.js";
+export type { NamedReward, RecordSelection, RewardAssignment, RewardEntry, RewardFn, RewardKind, RewardSkip } from "./types.js";
+export { selectRecords } from "./select.js";
+export { formatReward } from "./format.js";
+export type { FormatRewardOptions } from "./format.js";
+export { finalOutcome, sharedOutcome, splitOutcome } from "./outcome.js";
+export type { EpisodeScore, OutcomeOptions, SplitOutcomeOptions } from "./outcome.js";
+export { marginalGain, perTurnScore } from "./turns.js";
+export type { MarginalGainOptions, PerTurnScoreOptions, TurnMetric, TurnSeries } from "./turns.js";
+export { assignRewards, combineRewards } from "./combine.js";
+export type { AssignedRewards, AssignOptions, CombinedReward, EpisodeRewards, RewardFailure, SkippedRecord } from "./combine.js";
