@@ -1,3 +1,84 @@
 // maso's public API. Every export is listed here explicitly; the CLI is a separate entry point.
 export { MasoError } from "./errors.js";
 export { describeNative, defaultThreads } from "./native/binding.js";
+
+// engine: model, parameters, optimiser
+export type { Architecture, LoraConfig, LoraTarget, ModelConfig } from "./engine/config.js";
+export { LORA_TARGETS } from "./engine/config.js";
+export { ParamTable, modelParamSpecs, loraParamSpecs, type ParamSpec } from "./engine/params.js";
+export { Decoder, type BackwardGrads, type DecoderOptions, type ForwardOptions, type ForwardResult, type Tape } from "./engine/model/decoder.js";
+export type { SequenceInput } from "./engine/model/batch.js";
+export type { Adapter } from "./engine/model/lora.js";
+export type { ValueHead } from "./engine/model/value-head.js";
+export { createRng, type Rng } from "./engine/model/init.js";
+export { createAdamW, globalGradNorm, type AdamW, type AdamWConfig, type ParamGroup, type StepReport } from "./engine/optim/adamw.js";
+export { lrAt, type LrSchedule } from "./engine/optim/schedule.js";
+
+// engine: checkpoints
+export { loadHfModel, saveHfModel, type SaveHfOptions } from "./engine/checkpoint/hf-model.js";
+export { loadAdapter, saveAdapter } from "./engine/checkpoint/peft.js";
+
+// engine: tokenizers
+export type { ChatMessage, ChatTemplateOptions, DecodeOptions, EncodeOptions, Tokenizer } from "./engine/tokenizer/types.js";
+export { encodeChat } from "./engine/tokenizer/encode-chat.js";
+export { loadHfTokenizer, qwen3TokenizerDir, type HfTokenizer } from "./engine/tokenizer/hf-tokenizer.js";
+export { BYTE_VOCAB_SIZE, createByteTokenizer, type ByteTokenizer } from "./engine/tokenizer/byte-tokenizer.js";
+export { loadTokenizer, saveTokenizer, type SavableTokenizer } from "./engine/tokenizer/load-tokenizer.js";
+
+// training loops
+export { evalLoss, pretrain, tokenStream, type PretrainOptions, type PretrainStep } from "./train/pretrain.js";
+
+// environments and task families
+export {
+  openRetriever,
+  buildIndex,
+  type Retriever,
+  type RetrieverDoc,
+  type SearchHit,
+  runSubmission,
+  verifyMany,
+  formatFeedback,
+  extractCode,
+  type VerifyResult,
+  checkMath,
+  extractBoxed,
+  exactMatch,
+  f1Score,
+  makeWorldTasks,
+  findEntityLeaks,
+  makeCodeTasks,
+  makeArithmeticTasks,
+  type QaTask,
+  type CodeTask,
+  type MathTask,
+  type Splits,
+  loadQaJsonl,
+  loadCodeJsonl,
+  loadMathJsonl,
+} from "./envs/index.js";
+
+// RL algorithms
+export {
+  estimators,
+  getEstimator,
+  registerEstimator,
+  gaeChain,
+  whitenByScope,
+  accumulateHappoFactors,
+  actionLogRatios,
+  applyHappoFactors,
+  ppoClipLoss,
+  ppoActionLoss,
+  klPenaltyLoss,
+  entropyBonus,
+  valueLoss,
+  sumLosses,
+  approxKlGuard,
+  clipGradNorm,
+  type AdvantageInput,
+  type AdvantageOutput,
+  type Estimator,
+  type EstimatorName,
+  type SampleMeta,
+  type LossResult,
+} from "./rl/index.js";
