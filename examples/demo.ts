@@ -4,7 +4,18 @@
 // loss before and after, and saves the model in HF format.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { type ModelConfig, Decoder, createByteTokenizer, describeNative, evalLoss, makeWorldTasks, pretrain, saveHfModel, saveTokenizer, tokenStream } from "../src/index.js";
+import {
+  type ModelConfig,
+  Decoder,
+  createByteTokenizer,
+  describeNative,
+  evalLoss,
+  makeWorldTasks,
+  pretrain,
+  saveHfModel,
+  saveTokenizer,
+  tokenStream,
+} from "../src/index.js";
 
 const STEPS = Number(process.env.MASO_DEMO_STEPS ?? 150);
 const seed = 7;
@@ -36,12 +47,16 @@ const heldOutTexts = texts.filter((_, i) => i % 20 === 0);
 const trainTexts = texts.filter((_, i) => i % 20 !== 0);
 const train = tokenStream(tok, trainTexts);
 const heldOut = tokenStream(tok, heldOutTexts);
-console.log(`data: ${trainTexts.length} train texts (${train.length} tokens), ${heldOutTexts.length} held-out texts (${heldOut.length} tokens)`);
+console.log(
+  `data: ${trainTexts.length} train texts (${train.length} tokens), ${heldOutTexts.length} held-out texts (${heldOut.length} tokens)`,
+);
 
 const model = new Decoder(config, undefined, { seed });
 const seqLen = 128;
 const before = evalLoss(model, heldOut, seqLen);
-console.log(`model: ${(model.params.data.length / 1e6).toFixed(2)}M parameters; held-out loss before training ${before.toFixed(3)} nats/token`);
+console.log(
+  `model: ${(model.params.data.length / 1e6).toFixed(2)}M parameters; held-out loss before training ${before.toFixed(3)} nats/token`,
+);
 const t0 = performance.now();
 const history = pretrain(model, train, heldOut, {
   steps: STEPS,
@@ -54,7 +69,9 @@ const history = pretrain(model, train, heldOut, {
     if (s.step % 10 === 0 || s.evalLoss !== undefined) {
       const eta = ((performance.now() - t0) / 1000 / s.step) * (STEPS - s.step);
       const ev = s.evalLoss !== undefined ? ` held-out ${s.evalLoss.toFixed(3)}` : "";
-      console.log(`step ${String(s.step).padStart(4)}/${STEPS} loss ${s.loss.toFixed(3)}${ev} lr ${s.lr.toExponential(1)} |g| ${s.gradNorm.toFixed(2)} ${s.tokensPerSecond.toFixed(0)} tok/s eta ${eta.toFixed(0)}s`);
+      console.log(
+        `step ${String(s.step).padStart(4)}/${STEPS} loss ${s.loss.toFixed(3)}${ev} lr ${s.lr.toExponential(1)} |g| ${s.gradNorm.toFixed(2)} ${s.tokensPerSecond.toFixed(0)} tok/s eta ${eta.toFixed(0)}s`,
+      );
     }
   },
 });

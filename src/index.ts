@@ -6,7 +6,14 @@ export { describeNative, defaultThreads } from "./native/binding.js";
 export type { Architecture, LoraConfig, LoraTarget, ModelConfig } from "./engine/config.js";
 export { LORA_TARGETS } from "./engine/config.js";
 export { ParamTable, modelParamSpecs, loraParamSpecs, type ParamSpec } from "./engine/params.js";
-export { Decoder, type BackwardGrads, type DecoderOptions, type ForwardOptions, type ForwardResult, type Tape } from "./engine/model/decoder.js";
+export {
+  Decoder,
+  type BackwardGrads,
+  type DecoderOptions,
+  type ForwardOptions,
+  type ForwardResult,
+  type Tape,
+} from "./engine/model/decoder.js";
 export type { SequenceInput } from "./engine/model/batch.js";
 export type { Adapter } from "./engine/model/lora.js";
 export type { ValueHead } from "./engine/model/value-head.js";
@@ -82,3 +89,65 @@ export {
   type SampleMeta,
   type LossResult,
 } from "./rl/index.js";
+
+// workflows: roles, graphs, trajectories
+export {
+  END,
+  START,
+  workflow,
+  defineRole,
+  defineTool,
+  callTool,
+  safeParse,
+  boxedParser,
+  jsonStringListParser,
+  searchOrEndParser,
+  tagParser,
+  textParser,
+  dropOldest,
+  truncateMessages,
+  append,
+  replace,
+  runEpisodes,
+  isFormatFailure,
+  isTrainable,
+  trajectoryToJson,
+  trajectoryFromJson,
+  appendTrajectories,
+  readTrajectories,
+  type Workflow,
+  type WorkflowBuilder,
+  type Role,
+  type RoleSpec,
+  type Parser,
+  type ParseResult,
+  type Tool,
+  type ToolResult,
+  type RoleCaller,
+  type RoleCallRequest,
+  type RoleCallResult,
+  type StepRecord,
+  type Trajectory,
+  type SampleHandle,
+} from "./workflow/index.js";
+
+// rewards
+export {
+  REWARD_KINDS,
+  formatReward,
+  sharedOutcome,
+  splitOutcome,
+  finalOutcome,
+  marginalGain,
+  perTurnScore,
+  assignRewards,
+  combineRewards,
+  type NamedReward,
+  type RewardAssignment,
+  type RewardFn,
+  type RewardKind,
+  type EpisodeRewards,
+} from "./rewards/index.js";
+
+// checkpoints of trainable state beyond HF/PEFT files
+export { loadOptimizerState, saveOptimizerState, loadValueHead, saveValueHead } from "./engine/checkpoint/training-state.js";
