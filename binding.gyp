@@ -10,7 +10,8 @@
         "native/attention.cc",
         "native/logits.cc",
         "native/optim.cc",
-        "native/addon_decode.cc"
+        "native/addon_decode.cc",
+        "native/decode.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")", "native"],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "<!(node scripts/detect-blas.cjs defines)"],
