@@ -1,0 +1,21 @@
+// Run checkpoints' public surface, listed explicitly for src/index.ts to re-export.
+// Fault-injection hooks are options of writeCheckpoint, not separate exports.
+export type { Checkpointable, CheckpointManifest, ManifestFile, PartReader, PartWriter } from "./types.js";
+export { checkpointsDir, listCheckpoints, stepDirName } from "./paths.js";
+export { cleanCheckpointLeftovers, writeCheckpoint, type WriteCheckpointOptions, type WrittenCheckpoint } from "./write-checkpoint.js";
+export {
+  findCheckpoint,
+  restoreCheckpoint,
+  verifyCheckpoint,
+  type FindCheckpointOptions,
+  type VerifiedCheckpoint,
+} from "./read-checkpoint.js";
+export { adamwPart, decoderPart, jsonPart, readDecoderRngState } from "./parts.js";
+export { windowSampler, type DataCursor, type WindowSampler } from "./data-cursor.js";
+export {
+  runResumablePretrain,
+  type PretrainRow,
+  type ResumablePretrainConfig,
+  type ResumablePretrainResult,
+  type ResumablePretrainRun,
+} from "./resumable-pretrain.js";

@@ -1,0 +1,196 @@
+// Causal-LM pretraining that can be killed at any moment and resumed exactly: the same maths as
+// src/train/pretrain.ts, but every batch comes from an explicit data cursor and the whole state
+// (weights, AdamW moments and step, generator state, cursor) goes into run checkpoints every K
+// steps. Per-step metrics go to metrics.jsonl. Knows nothing of roles, RL or the terminal.
+import type { ModelConfig } from "../engine/config.js";
+import { Decoder } from "../engine/model/decoder.js";
+import { createAdamW } from "../engine/optim/adamw.js";
+import { type LrSchedule, lrAt } from "../engine/optim/schedule.js";
+import { MasoError } from "../errors.js";
+import { openMetricsWriter } from "../progress/metrics-writer.js";
+import { type DataCursor, windowSampler } from "./data-cursor.js";
+import { adamwPart, decoderPart, jsonPart, readDecoderRngState } from "./parts.js";
+import { listCheckpoints } from "./paths.js";
+import { findCheckpoint, restoreCheckpoint } from "./read-checkpoint.js";
+import { cleanCheckpointLeftovers, writeCheckpoint } from "./write-checkpoint.js";
+
+/** Everything that determines a pretraining run's numbers (written to config.json by the CLI). */
+export interface ResumablePretrainConfig {
+  model: ModelConfig;
+  steps: number;
+  /** sequences per step */
+  batchSize: number;
+  /** tokens per sequence */
+  seqLen: number;
+  schedule: LrSchedule;
+  weightDecay: number;
+  maxGradNorm: number;
+  seed: number;
+  /** held-out loss every this many steps and at the end (0: only at the end) */
+  evalEvery: number;
+  /** checkpoint every this many steps and at the end */
+  checkpointEvery: number;
+  /** newest checkpoints kept */
+  keep: number;
+}
+
+/** One step's metrics (a line of metrics.jsonl). */
+export interface PretrainRow {
+  step: number;
+  loss: number;
+  lr: number;
+  gradNorm: number;
+  tokens: number;
+  tokensPerSecond: number;
+  evalLoss?: number;
+  epoch: number;
+}
+
+export interface ResumablePretrainRun {
+  runDir: string;
+  config: ResumablePretrainConfig;
+  train: Int32Array;
+  heldOut: Int32Array | null;
+  /** Continue from the newest good checkpoint (corrupt ones are skipped and reported). */
+  resume?: boolean;
+  onStep?: (row: PretrainRow) => void;
+  onCheckpoint?: (step: number, dir: string) => void;
+  /** Called once when resuming: the step continued from, and corrupt checkpoints skipped. */
+  onResume?: (step: number, skipped: string[]) => void;
+  /** Fault-injection hook passed to writeCheckpoint (tests only). */
+  beforeCommit?: (tmpDir: string) => Promise<void>;
+}
+
+export interface ResumablePretrainResult {
+  model: Decoder;
+  rows: PretrainRow[];
+  /** step the run started from (0 for a fresh run) */
+  startStep: number;
+}
+
+interface TrainerState {
+  step: number;
+  cursor: DataCursor;
+  seed: number;
+}
+
+function checkTrainerState(v: unknown): TrainerState {
+  const s = v as TrainerState;
+  if (!s || !Number.isInteger(s.step) || !s.cursor || !Number.isInteger(s.cursor.epoch) || !Number.isInteger(s.cursor.index))
+    throw new MasoError("CHECKPOINT_CORRUPT", "trainer state in the checkpoint is malformed", "resume from an earlier checkpoint");
+  return s;
+}
+
+/** Mean next-token loss over fixed windows that tile the stream (same as src/train evalLoss). */
+function heldOutLoss(model: Decoder, stream: Int32Array, seqLen: number, maxWindows = 32): number {
+  const seqs: { tokens: number[] }[] = [];
+  for (let s = 0; s + seqLen <= stream.length && seqs.length < maxWindows; s += seqLen)
+    seqs.push({ tokens: Array.from(stream.subarray(s, s + seqLen)) });
+  if (seqs.length === 0)
+    throw new MasoError("PRETRAIN_DATA", "held-out stream is shorter than one sequence", "use more held-out text or a shorter --seq-len");
+  const { logp } = model.forward(seqs);
+  let sum = 0;
+  for (const x of logp) sum -= x;
+  return sum / logp.length;
+}
+
+/**
+ * Runs (or resumes) pretraining into `runDir`. A fresh run refuses a directory that already has
+ * checkpoints (RUN_EXISTS); a resume refuses one without (CHECKPOINT_NONE).
+ * @example
+ * await runResumablePretrain({ runDir: "runs/a", config, train, heldOut, resume: true });
+ */
+export async function runResumablePretrain(run: ResumablePretrainRun): Promise<ResumablePretrainResult> {
+  const { config: cfg, runDir } = run;
+  await cleanCheckpointLeftovers(runDir);
+  const state: TrainerState = { step: 0, cursor: { epoch: 0, index: 0 }, seed: cfg.seed };
+  let model: Decoder;
+  let opt: ReturnType<typeof createAdamW>;
+  const optimiserFor = (m: Decoder) =>
+    createAdamW([{ name: "base", params: m.params, grads: m.grads! }], {
+      lr: cfg.schedule.lr,
+      weightDecay: cfg.weightDecay,
+      maxGradNorm: cfg.maxGradNorm,
+    });
+  const partsFor = () => [
+    decoderPart("model", model),
+    adamwPart("optimizer", opt),
+    jsonPart(
+      "trainer",
+      () => ({ step: state.step, cursor: { ...state.cursor }, seed: state.seed }),
+      (v) => {
+        Object.assign(state, checkTrainerState(v));
+      },
+    ),
+  ];
+
+  if (run.resume) {
+    const skipped: string[] = [];
+    const ckpt = await findCheckpoint(runDir, { fallback: true, onSkip: (dir) => skipped.push(dir) });
+    model = new Decoder(cfg.model, undefined, { seed: await readDecoderRngState(ckpt.part("model")), trainBase: true });
+    opt = optimiserFor(model);
+    await restoreCheckpoint(ckpt, partsFor());
+    if (state.step !== ckpt.step)
+      throw new MasoError(
+        "CHECKPOINT_CORRUPT",
+        `${ckpt.dir}: trainer step ${state.step} differs from the manifest step ${ckpt.step}`,
+        "resume from an earlier checkpoint",
+      );
+    run.onResume?.(ckpt.step, skipped);
+  } else {
+    if ((await listCheckpoints(runDir)).length > 0)
+      throw new MasoError("RUN_EXISTS", `${runDir} already has checkpoints`, "pass --resume to continue it, or choose a new run directory");
+    model = new Decoder(cfg.model, undefined, { seed: cfg.seed, trainBase: true });
+    opt = optimiserFor(model);
+  }
+
+  const metrics = openMetricsWriter(runDir, { keepUpToStep: state.step });
+  const sampler = windowSampler(run.train, cfg.seqLen, cfg.seed);
+  const rows: PretrainRow[] = [];
+  const startStep = state.step;
+  const t0 = performance.now();
+  while (state.step < cfg.steps) {
+    const tStep = performance.now();
+    const seqs = sampler.next(state.cursor, cfg.batchSize).map((tokens) => ({ tokens }));
+    model.zeroGrad();
+    const out = model.forward(seqs, { grad: true });
+    const M = out.logp.length;
+    let loss = 0;
+    for (const x of out.logp) loss -= x / M;
+    model.backward(out.tape!, { dlogp: new Float32Array(M).fill(-1 / M) });
+    const lr = lrAt(cfg.schedule, state.step);
+    const report = opt.step(lr);
+    state.step++;
+    const tokens = cfg.batchSize * cfg.seqLen;
+    const row: PretrainRow = {
+      step: state.step,
+      loss,
+      lr,
+      gradNorm: report.gradNorm,
+      tokens,
+      tokensPerSecond: tokens / ((performance.now() - tStep) / 1000),
+      epoch: state.cursor.epoch,
+    };
+    const last = state.step === cfg.steps;
+    if (run.heldOut && ((cfg.evalEvery > 0 && state.step % cfg.evalEvery === 0) || last))
+      row.evalLoss = heldOutLoss(model, run.heldOut, cfg.seqLen);
+    metrics.write({ ...row });
+    rows.push(row);
+    run.onStep?.(row);
+    if (state.step % cfg.checkpointEvery === 0 || last) {
+      const written = await writeCheckpoint(runDir, state.step, partsFor(), { keep: cfg.keep, beforeCommit: run.beforeCommit });
+      run.onCheckpoint?.(state.step, written.dir);
+    }
+  }
+  const final = rows.at(-1);
+  await metrics.summary({
+    kind: "pretrain",
+    steps: cfg.steps,
+    startStep,
+    finalLoss: final?.loss ?? null,
+    finalEvalLoss: final?.evalLoss ?? null,
+    wallSeconds: (performance.now() - t0) / 1000,
+    finishedAt: new Date().toISOString(),
+  });
+  return { model, rows, startStep };
+}
