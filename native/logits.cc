@@ -8,7 +8,13 @@
 
 namespace maso {
 
-static const int ROWS_PER_CHUNK = 64;
+// Rows per chunk: enough that the dwte GEMM (V,C) += dz^T h gets a long K (each chunk is one full
+// read-modify-write pass over dwte, 544 MB for Qwen's vocabulary), bounded to ~128 MB of scratch.
+static int rows_per_chunk(int M, int V) {
+  long long r = (32LL << 20) / (V > 0 ? V : 1);
+  if (r < 64) r = 64;
+  return (int)(r < M ? r : (M > 0 ? M : 1));
+}
 
 // z (rows,V) -> logp, entropy, lse of each row
 static void softmax_stats(const float* z, const int32_t* targets, float* logp, float* entropy,
@@ -20,7 +26,7 @@ static void softmax_stats(const float* z, const int32_t* targets, float* logp, f
     for (int j = 0; j < V; j++) mx = zr[j] > mx ? zr[j] : mx;
     double sum = 0.0, sz = 0.0;
     for (int j = 0; j < V; j++) {
-      double e = std::exp((double)(zr[j] - mx));
+      double e = std::exp(zr[j] - mx);  // float exp, double accumulation
       sum += e;
       sz += e * zr[j];
     }
@@ -33,9 +39,10 @@ static void softmax_stats(const float* z, const int32_t* targets, float* logp, f
 
 void logits_forward(float* logp, float* entropy, float* lse, float* logits, const float* hidden,
                     const float* wte, const int32_t* targets, int M, int C, int V, float invTemp) {
-  std::vector<float> scratch(logits ? 0 : (size_t)ROWS_PER_CHUNK * V);
-  for (int r0 = 0; r0 < M; r0 += ROWS_PER_CHUNK) {
-    int rows = M - r0 < ROWS_PER_CHUNK ? M - r0 : ROWS_PER_CHUNK;
+  const int chunk = rows_per_chunk(M, V);
+  std::vector<float> scratch(logits ? 0 : (size_t)chunk * V);
+  for (int r0 = 0; r0 < M; r0 += chunk) {
+    int rows = M - r0 < chunk ? M - r0 : chunk;
     float* z = logits ? logits + (size_t)r0 * V : scratch.data();
     gemm(false, true, rows, V, C, invTemp, hidden + (size_t)r0 * C, C, wte, C, 0.0f, z, V);
     softmax_stats(z, targets + r0, logp + r0, entropy + r0, lse + r0, rows, V);
@@ -46,10 +53,11 @@ void logits_backward(float* dhidden, float* dwte, const float* dlogp, const floa
                      const float* logits, const float* lse, const float* entropy,
                      const float* hidden, const float* wte, const int32_t* targets, int M, int C,
                      int V, float invTemp) {
-  std::vector<float> dz((size_t)ROWS_PER_CHUNK * V);
-  std::vector<float> zbuf(logits ? 0 : (size_t)ROWS_PER_CHUNK * V);
-  for (int r0 = 0; r0 < M; r0 += ROWS_PER_CHUNK) {
-    int rows = M - r0 < ROWS_PER_CHUNK ? M - r0 : ROWS_PER_CHUNK;
+  const int chunk = rows_per_chunk(M, V);
+  std::vector<float> dz((size_t)chunk * V);
+  std::vector<float> zbuf(logits ? 0 : (size_t)chunk * V);
+  for (int r0 = 0; r0 < M; r0 += chunk) {
+    int rows = M - r0 < chunk ? M - r0 : chunk;
     const float* z;
     if (logits) {
       z = logits + (size_t)r0 * V;

@@ -121,8 +121,8 @@ function groups(model: Decoder): ParamGroup[] {
   return g;
 }
 
-function loss(model: Decoder, c: Case, fx: Fixture, seqs: Parameters<Decoder["forward"]>[0]) {
-  const out = model.forward(seqs, { grad: true, values: !!c.valueHead, temperature: c.temperature });
+function loss(model: Decoder, c: Case, fx: Fixture, seqs: Parameters<Decoder["forward"]>[0], keepLogitsFloats?: number) {
+  const out = model.forward(seqs, { grad: true, values: !!c.valueHead, temperature: c.temperature, keepLogitsFloats });
   const wl = fx.get("in/w_logp");
   const we = fx.get("in/w_ent");
   const wv = fx.get("in/w_val");
@@ -148,9 +148,12 @@ describe("decoder matches PyTorch", () => {
         if (c.valueHead) expect(maxDiff(out.values!, fx.get("out/values")).abs).toBeLessThanOrEqual(1e-4);
       });
 
-      it("every gradient agrees within 1e-4 of its scale", () => {
+      it.each([
+        ["kept logits", undefined],
+        ["recomputed logits", 0],
+      ])("every gradient agrees within 1e-4 of its scale (%s)", (_label, keep) => {
         const model = build(c, fx);
-        const { out, grads } = loss(model, c, fx, seqs);
+        const { out, grads } = loss(model, c, fx, seqs, keep);
         model.backward(out.tape!, grads);
         const worst: string[] = [];
         const check = (label: string, got: Float32Array, refName: string) => {

@@ -86,6 +86,12 @@ export interface ForwardOptions {
   values?: boolean;
   /** Also return the final hidden state (M,C) of each scored token's state. */
   hidden?: boolean;
+  /**
+   * With grad: keep the (M,V) logits for backward when they fit in this many floats (default
+   * 256M = 1 GiB); larger ones are recomputed chunk by chunk, trading ~25 % more LM-head compute
+   * for memory.
+   */
+  keepLogitsFloats?: number;
 }
 
 export interface ForwardResult {
@@ -111,8 +117,7 @@ export interface BackwardGrads {
   dvalues?: Float32Array;
 }
 
-/** Logits of at most this many floats are kept between forward and backward; larger ones are recomputed. */
-const KEEP_LOGITS_FLOATS = 16 * 1024 * 1024;
+const KEEP_LOGITS_FLOATS = 256 * 1024 * 1024;
 
 export interface DecoderOptions {
   /** Train the base weights (full fine-tuning). False freezes them (LoRA / value head only). */
@@ -203,7 +208,7 @@ export class Decoder {
     const logp = new Float32Array(M);
     const entropy = new Float32Array(M);
     const lse = new Float32Array(M);
-    const logits = opts.grad && M * V <= KEEP_LOGITS_FLOATS ? new Float32Array(M * V) : null;
+    const logits = opts.grad && M * V <= (opts.keepLogitsFloats ?? KEEP_LOGITS_FLOATS) ? new Float32Array(M * V) : null;
     k.logitsForward(logp, entropy, lse, logits, hs, this.head(), batch.targets, M, C, V, 1 / temperature);
 
     const result: ForwardResult = { logp, entropy, scoredStarts: batch.scoredStarts, scoredPositions: batch.scoredPositions };
