@@ -1,0 +1,145 @@
+// Reading run configs from a TypeScript object or a JSON / YAML / JS / TS file, validating them,
+// applying defaults that depend on other fields, and writing the effective config into the run
+// directory. Throws MasoError; never exits or prints.
+import { mkdir, readFile } from "node:fs/promises";
+import { extname, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseDocument } from "yaml";
+import { writeFileAtomic } from "../engine/checkpoint/atomic-file.js";
+import { MasoError } from "../errors.js";
+import { type CastEntry, resolveCast } from "./cast.js";
+import { configError, toConfigIssues } from "./issues.js";
+import { CRITIC_ESTIMATORS, type RunConfig, type RunConfigInput, runConfigSchema } from "./run-config.js";
+
+/** The file name of the effective config inside a run directory. */
+export const CONFIG_FILE = "config.json";
+
+/** Imports a JS/TS module (TS through tsx when it is installed). */
+export async function importModule(path: string): Promise<Record<string, unknown>> {
+  const abs = resolve(path);
+  if (/\.(c|m)?ts$/.test(abs)) {
+    try {
+      const api = (await import("tsx/esm/api")) as { tsImport: (spec: string, parent: string) => Promise<Record<string, unknown>> };
+      return await api.tsImport(pathToFileURL(abs).href, import.meta.url);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND" && String((e as Error).message).includes("tsx"))
+        throw new MasoError(
+          "CONFIG_FILE",
+          `cannot load ${path}: TypeScript files need tsx`,
+          "npm install -D tsx, or compile the file to .js",
+        );
+      throw e;
+    }
+  }
+  return (await import(pathToFileURL(abs).href)) as Record<string, unknown>;
+}
+
+/**
+ * Reads a config file without validating it: .json, .yaml/.yml, or a .js/.mjs/.ts module whose
+ * default export (or `config` export) is the config object. Errors: CONFIG_FILE.
+ * @example
+ * const raw = await readConfigFile("maso.yaml");
+ */
+export async function readConfigFile(path: string): Promise<unknown> {
+  const ext = extname(path).toLowerCase();
+  if ([".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"].includes(ext)) {
+    const mod = await importModule(path).catch((e: unknown) => {
+      if (e instanceof MasoError) throw e;
+      throw new MasoError("CONFIG_FILE", `cannot load ${path}: ${(e as Error).message}`, "check the path and that the module runs");
+    });
+    const v = mod.default ?? mod.config;
+    if (v === undefined)
+      throw new MasoError("CONFIG_FILE", `${path} exports no config`, "export default { … } or export const config = { … }");
+    return v;
+  }
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (e) {
+    throw new MasoError("CONFIG_FILE", `cannot read config ${path}: ${(e as Error).message}`, "check the path");
+  }
+  if (ext === ".json") {
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      throw new MasoError(
+        "CONFIG_FILE",
+        `${path} is not valid JSON: ${(e as Error).message}`,
+        "fix the syntax (a YAML file needs a .yaml extension)",
+      );
+    }
+  }
+  if (ext === ".yaml" || ext === ".yml") {
+    const doc = parseDocument(text);
+    if (doc.errors.length > 0) throw new MasoError("CONFIG_FILE", `${path} is not valid YAML: ${doc.errors[0].message}`, "fix the syntax");
+    return doc.toJS();
+  }
+  throw new MasoError("CONFIG_FILE", `${path}: unknown config file type '${ext}'`, "use .json, .yaml, .yml, .js, .mjs or .ts");
+}
+
+export interface ResolveOptions {
+  /** the workflow's role names; when given, the cast must map exactly these */
+  roles?: readonly string[];
+  /** named in error messages (a file path, or "config") */
+  source?: string;
+}
+
+/**
+ * Validates a run config and applies defaults. Errors: CONFIG_INVALID (wrong type, unknown field,
+ * value out of range — every issue with its path, value and what is allowed) and the
+ * CONFIG_CAST_* codes of {@link resolveCast}.
+ * @example
+ * const { config, cast } = resolveRunConfig({ models: { m: { preset: "tiny" } }, cast: { answer: "m" } }, { roles: ["answer"] });
+ */
+export function resolveRunConfig(
+  input: RunConfigInput | unknown,
+  opts: ResolveOptions = {},
+): { config: RunConfig; cast: Record<string, CastEntry> } {
+  const source = opts.source ?? "config";
+  const r = runConfigSchema.safeParse(input);
+  if (!r.success) throw configError("CONFIG_INVALID", `${source}: invalid config`, toConfigIssues(r.error.issues, input, runConfigSchema));
+  const c = r.data;
+  const critic = CRITIC_ESTIMATORS.includes(c.algorithm.estimator);
+  const config: RunConfig = {
+    ...c,
+    runDir: c.runDir ?? join("runs", c.name),
+    algorithm: { ...c.algorithm, gamma: c.algorithm.gamma ?? (critic ? 0.99 : 1), lambda: c.algorithm.lambda ?? (critic ? 0.95 : 1) },
+  };
+  const cast = resolveCast(config, opts.roles, source);
+  if (critic) {
+    const missing = [...new Set(Object.values(cast).map((e) => e.model))].filter((m) => !config.models[m].valueHead);
+    if (missing.length > 0)
+      throw configError("CONFIG_INVALID", `${source}: invalid config`, [
+        {
+          path: `models.${missing[0]}.valueHead`,
+          value: undefined,
+          expected: `a value head ({ hidden: 64 }): algorithm.estimator ${config.algorithm.estimator} needs a critic`,
+        },
+      ]);
+  }
+  return { config, cast };
+}
+
+/**
+ * Reads a config file and resolves it (see {@link readConfigFile} and {@link resolveRunConfig}).
+ * @example
+ * const { config } = await loadRunConfig("maso.yaml", { roles: ["planner", "answer"] });
+ */
+export async function loadRunConfig(
+  path: string,
+  opts: ResolveOptions = {},
+): Promise<{ config: RunConfig; cast: Record<string, CastEntry> }> {
+  return resolveRunConfig(await readConfigFile(path), { ...opts, source: opts.source ?? path });
+}
+
+/**
+ * Writes the effective config (JSON, atomically) to `<runDir>/config.json`; returns the path.
+ * @example
+ * await writeEffectiveConfig(config.runDir, config);
+ */
+export async function writeEffectiveConfig(runDir: string, config: unknown): Promise<string> {
+  await mkdir(runDir, { recursive: true });
+  const path = join(runDir, CONFIG_FILE);
+  await writeFileAtomic(path, `${JSON.stringify(config, null, 2)}\n`);
+  return path;
+}

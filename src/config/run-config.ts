@@ -1,0 +1,177 @@
+// The training-run configuration (`maso train`): models, cast, algorithm, sampling, schedule,
+// checkpointing, eval, seed and run directory, as zod schemas with `.strict()` objects so unknown
+// fields fail. Defaults follow SYSTEM.md and the papers. Schema and types only: cross-field checks
+// (the cast against the workflow's roles) live in cast.ts, file loading in load-config.ts.
+import { z } from "zod";
+import { LORA_TARGETS } from "../engine/config.js";
+import { PRESET_NAMES } from "./model-presets.js";
+
+const posInt = () => z.number().int().min(1);
+const nonNeg = () => z.number().min(0);
+
+export const ESTIMATORS = ["gae-action", "gae-token", "grpo", "rloo", "reinforce-pp", "dr-grpo"] as const;
+/** Estimators that bootstrap from a critic and so default to γ=0.99, λ=0.95; the others are bandit-style (1, 1). */
+export const CRITIC_ESTIMATORS: readonly string[] = ["gae-action", "gae-token"];
+
+const loraSchema = z
+  .object({
+    rank: posInt().default(8),
+    alpha: z.number().positive().default(16),
+    targets: z.array(z.enum(LORA_TARGETS)).min(1).default(["q_proj", "k_proj", "v_proj", "o_proj"]),
+    /** named adapters on this model (e.g. one per role); cast entries `model/adapter` refer to them */
+    adapters: z
+      .array(z.string().regex(/^[A-Za-z0-9_-]+$/))
+      .min(1)
+      .default(["default"]),
+  })
+  .strict();
+
+const optimizerSchema = z
+  .object({
+    lr: z.number().positive().default(1e-5),
+    weightDecay: nonNeg().default(0),
+    maxGradNorm: z.number().positive().default(1),
+    beta1: z.number().min(0).max(0.9999).default(0.9),
+    beta2: z.number().min(0).max(0.99999).default(0.999),
+    eps: z.number().positive().default(1e-8),
+    schedule: z.enum(["constant", "cosine"]).default("constant"),
+    warmupSteps: z.number().int().min(0).default(0),
+  })
+  .strict();
+
+export const modelSchema = z
+  .object({
+    /** an engine preset … */
+    preset: z.enum(PRESET_NAMES as [string, ...string[]]).optional(),
+    /** … or an HF checkpoint directory (config.json + safetensors + tokenizer) */
+    checkpoint: z.string().min(1).optional(),
+    /** LoRA adapters on a frozen base; omit for full fine-tuning */
+    lora: loraSchema.optional(),
+    /** train the base weights too (default: true without LoRA, false with) */
+    trainBase: z.boolean().optional(),
+    /** critic head on the final hidden state (needed by gae-action / gae-token) */
+    valueHead: z
+      .object({ hidden: posInt().default(64), detach: z.boolean().default(false) })
+      .strict()
+      .optional(),
+    optimizer: optimizerSchema.default(() => optimizerSchema.parse({})),
+    /** frozen copy for the KL-to-reference term (kept only when algorithm.klCoef > 0) */
+    reference: z.boolean().default(true),
+  })
+  .strict()
+  .superRefine((m, ctx) => {
+    if ((m.preset === undefined) === (m.checkpoint === undefined))
+      ctx.addIssue({
+        code: "custom",
+        path: m.preset === undefined ? ["preset"] : ["checkpoint"],
+        message: "exactly one of `preset` (tiny, small, base) or `checkpoint` (a directory)",
+      });
+  });
+
+export const algorithmSchema = z
+  .object({
+    estimator: z.enum(ESTIMATORS).default("grpo"),
+    /** PPO ratio clip: [1 - clipLow, 1 + clipHigh] (DAPO's asymmetric default) */
+    clipLow: z.number().min(0).max(1).default(0.2),
+    clipHigh: z.number().min(0).default(0.28),
+    epochs: posInt().default(1),
+    /** samples per optimiser step */
+    minibatchSize: posInt().default(16),
+    /** KL-to-reference coefficient (0: no reference model kept) */
+    klCoef: nonNeg().default(0),
+    klEstimator: z.enum(["k1", "k2", "k3"]).default("k3"),
+    entropyCoef: nonNeg().default(0),
+    /** discount and GAE λ; default 0.99/0.95 with a critic, 1/1 for bandit estimators (GRPO, RLOO, …) */
+    gamma: z.number().min(0).max(1).optional(),
+    lambda: z.number().min(0).max(1).optional(),
+    /** advantage whitening scope */
+    normalize: z.enum(["role", "role-turn", "model", "global", "none"]).default("role"),
+    /** samples per task for group baselines (GRPO, RLOO, Dr.GRPO) */
+    groupSize: posInt().default(4),
+    groupBy: z
+      .array(z.enum(["task", "role", "turn", "model"]))
+      .min(1)
+      .default(["task", "role", "turn"]),
+    lossAggregation: z.enum(["token-mean", "seq-mean-token-sum", "seq-mean-token-mean", "token-sum-norm"]).default("token-mean"),
+    /** MARFT: PPO on the action (sum of token log-probs) instead of each token */
+    actionLevel: z.boolean().default(false),
+    lengthNormalize: z.boolean().default(false),
+    /** MARFT update order: all roles together, one per step in turn, or HAPPO's sequential correction */
+    updateOrder: z.enum(["together", "round-robin", "happo"]).default("together"),
+    valueCoef: nonNeg().default(0.5),
+    valueClip: nonNeg().default(0.2),
+    /** skip a minibatch whose approximate KL exceeds this (null: never) */
+    maxApproxKl: z.number().positive().nullable().default(null),
+    criticWarmupSteps: z.number().int().min(0).default(0),
+  })
+  .strict();
+
+const samplingSchema = z
+  .object({
+    temperature: z.number().min(0).default(1),
+    topP: z.number().gt(0).max(1).default(1),
+    topK: z.number().int().min(0).default(0),
+    maxNewTokens: posInt().default(256),
+  })
+  .strict();
+
+const scheduleSchema = z
+  .object({
+    steps: posInt().default(100),
+    /** tasks started per step; each runs algorithm.groupSize episodes */
+    tasksPerStep: posInt().default(8),
+    /** most episodes in flight at once */
+    concurrency: posInt().default(32),
+  })
+  .strict();
+
+const checkpointSchema = z
+  .object({
+    every: posInt().default(10),
+    keep: posInt().default(3),
+  })
+  .strict();
+
+const evalSchema = z
+  .object({
+    /** evaluate every this many steps (0: only at the end) */
+    every: z.number().int().min(0).default(0),
+    split: z.enum(["dev", "test"]).default("dev"),
+    /** episodes to evaluate (null: the full split) */
+    episodes: posInt().nullable().default(null),
+    greedy: z.boolean().default(true),
+  })
+  .strict();
+
+export const runConfigSchema = z
+  .object({
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]+$/)
+      .default("run"),
+    seed: z.number().int().min(0).default(0),
+    /** default runs/<name> */
+    runDir: z.string().min(1).optional(),
+    /** path of the workflow module (the CLI argument wins) */
+    workflow: z.string().min(1).optional(),
+    models: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/), modelSchema).refine((m) => Object.keys(m).length > 0, "at least one model"),
+    /** role -> model, or model/adapter */
+    cast: z.record(z.string(), z.string().regex(/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)?$/)),
+    algorithm: algorithmSchema.default(() => algorithmSchema.parse({})),
+    sampling: samplingSchema.default(() => samplingSchema.parse({})),
+    schedule: scheduleSchema.default(() => scheduleSchema.parse({})),
+    checkpoint: checkpointSchema.default(() => checkpointSchema.parse({})),
+    eval: evalSchema.default(() => evalSchema.parse({})),
+    /** reward scales, by reward function name (explicit, so a −1 format penalty cannot silently dominate) */
+    rewardWeights: z.record(z.string(), z.number()).default({}),
+  })
+  .strict();
+
+/** What a user writes (every field with a default may be omitted). */
+export type RunConfigInput = z.input<typeof runConfigSchema>;
+
+/** The effective configuration: defaults applied, gamma/lambda and runDir resolved. */
+export type RunConfig = z.output<typeof runConfigSchema> & {
+  runDir: string;
+  algorithm: z.output<typeof algorithmSchema> & { gamma: number; lambda: number };
+};
