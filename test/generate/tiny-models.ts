@@ -33,7 +33,7 @@ export function tinyModel(architecture: Architecture, seed = 1, over: Partial<Mo
   const rng = createRng(seed + 1000);
   for (const s of model.params.specs) {
     const v = model.params.get(s.name);
-    if (s.shape.length === 2) fillNormal(v, rng, s.name.includes("embed") || s.name.includes("lm_head") ? 1 : 0.15);
+    if (s.shape.length === 2) fillNormal(v, rng, s.name.includes("embed") || s.name.includes("lm_head") ? 0.5 : 0.3);
     else if (s.name.endsWith("bias")) fillNormal(v, rng, 0.1);
     else for (let i = 0; i < v.length; i++) v[i] = 1 + 0.2 * (rng.next() - 0.5);
   }

@@ -34,6 +34,8 @@ export interface GenerationRequest {
   stopTokenIds?: number[];
   /** Do not stop at EOS ids (stopTokenIds still apply). */
   ignoreEos?: boolean;
+  /** Leave special tokens (chat markers, BOS) out of the text that stop strings and the result see (default true, like vLLM). */
+  skipSpecialTokens?: boolean;
   /** Seed of this request's sampling noise; same seed, same tokens, in any batch. Default: from the sampler's seed. */
   seed?: number;
 }
@@ -54,7 +56,10 @@ export interface GenerationResult {
   logprobs: number[];
   /** Per generated token: log-prob under the distribution actually sampled from (mask, top-k, top-p); 0 when greedy. */
   sampledLogprobs: number[];
-  /** Decoded generation without the terminating stop token, cut before a stop string. "" without a tokenizer. */
+  /**
+   * Decoded generation without the terminating stop token (and, by default, without special tokens),
+   * cut before a stop string. "" without a tokenizer.
+   */
   text: string;
   finishReason: FinishReason;
   /** The stop token id or stop string that ended generation. */
@@ -71,6 +76,7 @@ export interface NormalizedRequest extends SamplingParams {
   maxNewTokens: number;
   stop: string[];
   stopTokenIds: Set<number>;
+  skipSpecialTokens: boolean;
   seed: number;
 }
 
@@ -98,6 +104,7 @@ const schema = z.strictObject({
   stop: z.array(z.string().min(1)).optional(),
   stopTokenIds: z.array(int.nonnegative()).optional(),
   ignoreEos: z.boolean().optional(),
+  skipSpecialTokens: z.boolean().optional(),
   seed: int.min(0).max(0xffffffff).optional(),
 });
 
@@ -163,6 +170,7 @@ export function normalizeRequest(raw: GenerationRequest, ctx: RequestContext): N
     topP: r.topP ?? 1,
     stop: r.stop ?? [],
     stopTokenIds,
+    skipSpecialTokens: r.skipSpecialTokens ?? true,
     seed: r.seed ?? ctx.defaultSeed(),
   };
 }

@@ -162,7 +162,7 @@ export class Sampler {
         sampledLogprobs: [],
         next: -1,
         rng: createRng(req.seed),
-        text: this.tokenizer && req.stop.length > 0 ? new StopText(this.tokenizer, req.stop) : null,
+        text: this.tokenizer && req.stop.length > 0 ? new StopText(this.tokenizer, req.stop, req.skipSpecialTokens) : null,
         done: null,
       });
       this.kick();
@@ -417,7 +417,7 @@ export class Sampler {
     let text = "";
     if (this.tokenizer) {
       const body = typeof stopReason === "number" ? s.tokens.slice(0, -1) : s.tokens;
-      text = this.tokenizer.decode(body);
+      text = this.tokenizer.decode(body, { skipSpecialTokens: s.req.skipSpecialTokens });
       const hit = firstStop(text, s.req.stop);
       if (hit) {
         text = text.slice(0, hit.index);

@@ -49,7 +49,7 @@ export function sampleToken(z: Float32Array, allowed: number, p: SamplingParams,
     for (let j = 1; j < n; j++) if (z[j] > z[best]) best = j;
     return { token: best, logprob: z[best] - lse, sampledLogprob: 0 };
   }
-  const kept = keptTokens(z, n, p, inv);
+  const kept = samplingSupport(z, n, p);
   let mxk = Number.NEGATIVE_INFINITY;
   for (const j of kept) if (z[j] > mxk) mxk = z[j];
   const w = new Float64Array(kept.length);
@@ -69,8 +69,13 @@ export function sampleToken(z: Float32Array, allowed: number, p: SamplingParams,
   return { token, logprob: z[token] * inv - lse, sampledLogprob: Math.log(w[pick] / mass) };
 }
 
-/** Ids that survive the mask, top-k and top-p, in increasing order. */
-function keptTokens(z: Float32Array, n: number, p: SamplingParams, inv: number): Int32Array {
+/**
+ * Ids a non-greedy draw can return: below `allowed`, then the top-k cut, then the top-p cut (on the
+ * tempered, masked, top-k distribution, as vLLM and HF order them); increasing order.
+ */
+export function samplingSupport(z: Float32Array, allowed: number, p: SamplingParams): Int32Array {
+  const n = Math.min(allowed, z.length);
+  const inv = p.temperature > 0 ? 1 / p.temperature : 1;
   let kept: Int32Array;
   if (p.topK > 0 && p.topK < n) {
     const tau = kthLargest(z.subarray(0, n), p.topK);

@@ -17,6 +17,7 @@ export class StopText {
   constructor(
     private readonly tokenizer: Tokenizer,
     private readonly stop: readonly string[],
+    private readonly skipSpecialTokens: boolean,
   ) {
     this.longest = stop.reduce((m, s) => Math.max(m, s.length), 0);
   }
@@ -25,8 +26,9 @@ export class StopText {
   push(token: number): string | undefined {
     this.tokens.push(token);
     if (this.stop.length === 0) return undefined;
-    const before = this.tokenizer.decode(this.tokens.slice(this.prefix, this.read));
-    const after = this.tokenizer.decode(this.tokens.slice(this.prefix));
+    const opts = { skipSpecialTokens: this.skipSpecialTokens };
+    const before = this.tokenizer.decode(this.tokens.slice(this.prefix, this.read), opts);
+    const after = this.tokenizer.decode(this.tokens.slice(this.prefix), opts);
     if (after.length <= before.length || after.endsWith("\uFFFD")) return undefined;
     const from = Math.max(0, this.text.length - this.longest + 1);
     this.text += after.slice(before.length);
