@@ -1,0 +1,12 @@
+// Progress and metrics' public surface, listed explicitly for src/index.ts to re-export.
+export { createProgress, type Progress, type ProgressOptions, type ProgressStream } from "./progress-display.js";
+export { formatDuration, formatRate, formatStepLine, type ProgressStats, type ProgressUpdate } from "./format.js";
+export {
+  METRICS_FILE,
+  SUMMARY_FILE,
+  openMetricsWriter,
+  readMetrics,
+  type MetricValues,
+  type MetricsRow,
+  type MetricsWriter,
+} from "./metrics-writer.js";

@@ -1,0 +1,101 @@
+// Live progress for training loops: in a terminal, a block redrawn in place with ANSI escapes
+// (cursor up + clear line); elsewhere (CI, logs, pipes) one plain line per step. Writes only to
+// the stream it is given; never reads the run directory and never exits.
+import { type ProgressStats, type ProgressUpdate, formatBlock, formatStepLine } from "./format.js";
+
+/** Where progress goes: a writable stream, with `isTTY`/`columns` when it is a terminal. */
+export interface ProgressStream {
+  write(chunk: string): unknown;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+export interface ProgressOptions {
+  /** total steps of the run */
+  total: number;
+  /** steps already done (a resumed run): rates and ETA count from here */
+  startStep?: number;
+  /** force the mode; default: stream.isTTY */
+  tty?: boolean;
+  /** injectable clock in ms, for tests */
+  now?: () => number;
+}
+
+export interface Progress {
+  /** Reports a finished step (redraws, or prints its line). */
+  update(u: ProgressUpdate): void;
+  /** Prints a message without breaking the live block. */
+  log(line: string): void;
+  /** Leaves the last block on screen and stops redrawing. */
+  finish(): void;
+}
+
+const CLEAR_LINE = "\x1b[2K";
+const up = (n: number) => (n > 0 ? `\x1b[${n}F` : "\r");
+
+/**
+ * Creates a progress display on `stream` (process.stdout by default in the CLI).
+ * @example
+ * const p = createProgress(process.stdout, { total: 100 });
+ * p.update({ step: 1, episodes: 32, tokens: 9000, roleRewards: { planner: 0.4 } });
+ */
+export function createProgress(stream: ProgressStream, opts: ProgressOptions): Progress {
+  const now = opts.now ?? (() => performance.now());
+  const tty = opts.tty ?? stream.isTTY === true;
+  const start = now();
+  const startStep = opts.startStep ?? 0;
+  let episodes = 0;
+  let tokens = 0;
+  let sawEpisodes = false;
+  let sawTokens = false;
+  let drawn = 0; // lines of the live block currently on screen
+  let last: string[] = [];
+
+  const erase = () => {
+    if (drawn > 0) stream.write(`${up(drawn)}${`${CLEAR_LINE}\n`.repeat(drawn)}${up(drawn)}`);
+    drawn = 0;
+  };
+  const draw = (lines: string[]) => {
+    erase();
+    stream.write(lines.map((l) => `${CLEAR_LINE}${l}\n`).join(""));
+    drawn = lines.length;
+  };
+
+  return {
+    update(u) {
+      episodes += u.episodes ?? 0;
+      tokens += u.tokens ?? 0;
+      sawEpisodes ||= u.episodes !== undefined;
+      sawTokens ||= u.tokens !== undefined;
+      const elapsed = (now() - start) / 1000;
+      const done = u.step - startStep;
+      const perStep = done > 0 ? elapsed / done : null;
+      const stats: ProgressStats = {
+        step: u.step,
+        total: opts.total,
+        episodesPerSecond: sawEpisodes && elapsed > 0 ? episodes / elapsed : null,
+        tokensPerSecond: sawTokens && elapsed > 0 ? tokens / elapsed : null,
+        etaSeconds: perStep === null ? null : perStep * Math.max(0, opts.total - u.step),
+        elapsedSeconds: elapsed,
+      };
+      if (tty) {
+        last = formatBlock(u, stats, stream.columns ?? 80);
+        draw(last);
+      } else {
+        stream.write(`${formatStepLine(u, stats)}\n`);
+      }
+    },
+    log(line) {
+      if (!tty) {
+        stream.write(`${line}\n`);
+        return;
+      }
+      erase();
+      stream.write(`${line}\n`);
+      if (last.length) draw(last);
+    },
+    finish() {
+      drawn = 0;
+    },
+  };
+}
