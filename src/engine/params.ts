@@ -124,3 +124,20 @@ export class ParamTable {
     return new ParamTable(this.specs);
   }
 }
+
+/** Throws NONFINITE_WEIGHTS naming the first tensor (and index) holding a NaN or infinity. */
+export function assertFiniteParams(table: ParamTable, source: string): void {
+  for (const s of table.specs) {
+    const v = table.get(s.name);
+    for (let i = 0; i < v.length; i++) {
+      // x - x is 0 for every finite x and NaN for NaN/inf: one cheap test per element
+      if (v[i] - v[i] !== 0) {
+        throw new MasoError(
+          "NONFINITE_WEIGHTS",
+          `${source}: tensor ${s.name} holds ${v[i]} at index ${i}`,
+          "the checkpoint is corrupt or was saved from a diverged run",
+        );
+      }
+    }
+  }
+}

@@ -119,3 +119,14 @@ describe("checkpoints round-trip exactly", () => {
     );
   });
 });
+
+describe("corrupt weights are refused", () => {
+  it("a NaN in a saved tensor fails the load, naming the tensor", async () => {
+    const cfg = configs[0];
+    const m = new Decoder(cfg, undefined, { seed: 8 });
+    m.params.get("model.layers.1.mlp.up_proj.weight")[17] = Number.NaN;
+    const dir = tmp();
+    await saveHfModel(dir, cfg, m.params);
+    await expect(loadHfModel(dir)).rejects.toThrow(/model\.layers\.1\.mlp\.up_proj\.weight holds NaN at index 17/);
+  });
+});

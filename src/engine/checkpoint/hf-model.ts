@@ -5,7 +5,7 @@ import { mkdir, readdir, readFile, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { MasoError } from "../../errors.js";
 import type { ModelConfig } from "../config.js";
-import { modelParamSpecs, type ParamSpec, ParamTable } from "../params.js";
+import { assertFiniteParams, modelParamSpecs, type ParamSpec, ParamTable } from "../params.js";
 import { writeFileAtomic } from "./atomic-file.js";
 import { readHfConfig, type TorchDtype, toHfConfig } from "./hf-config.js";
 import { DTYPE_BYTES } from "./safetensors-header.js";
@@ -116,6 +116,7 @@ export async function loadHfModel(dir: string): Promise<{ config: ModelConfig; p
   } finally {
     await Promise.all(readers.map((r) => r.close()));
   }
+  assertFiniteParams(params, dir);
   return { config, params };
 }
 

@@ -5,7 +5,7 @@ import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { MasoError } from "../../errors.js";
 import { LORA_TARGETS, type LoraConfig, type LoraTarget, type ModelConfig } from "../config.js";
-import { loraParamSpecs, ParamTable } from "../params.js";
+import { assertFiniteParams, loraParamSpecs, ParamTable } from "../params.js";
 import { writeFileAtomic } from "./atomic-file.js";
 import { type FloatDtype, openSafetensors, writeSafetensors } from "./safetensors.js";
 
@@ -229,5 +229,6 @@ export async function loadAdapter(dir: string, cfg: ModelConfig): Promise<{ lora
   } finally {
     await reader.close();
   }
+  assertFiniteParams(params, dir);
   return { lora, params };
 }

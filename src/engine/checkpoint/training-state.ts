@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { MasoError } from "../../errors.js";
 import type { ValueHead } from "../model/value-head.js";
 import type { AdamW } from "../optim/adamw.js";
+import { assertFiniteParams } from "../params.js";
 import { openSafetensors, writeSafetensors } from "./safetensors.js";
 
 export const OPTIMIZER_FILE = "optimizer.safetensors";
@@ -61,4 +62,5 @@ export async function loadValueHead(dir: string, vh: ValueHead): Promise<void> {
   } finally {
     await r.close();
   }
+  assertFiniteParams(vh.params, join(dir, VALUE_HEAD_FILE));
 }
