@@ -41,6 +41,10 @@ export interface NativeKernels {
   gatherRows(dst: F32, src: F32, rows: I32, M: number, C: number, Nsrc: number): void;
   scatterAddRows(dst: F32, src: F32, rows: I32, M: number, C: number, Ndst: number): void;
   attentionForward(out: F32, lse: F32, q: F32, k: F32, v: F32, starts: I32, B: number, NH: number, KVH: number, HS: number): void;
+  /** The per-row loop reference of attentionForward (same arguments). */
+  attentionForwardNaive(out: F32, lse: F32, q: F32, k: F32, v: F32, starts: I32, B: number, NH: number, KVH: number, HS: number): void;
+  /** The per-row loop reference of attentionBackward (same arguments). */
+  attentionBackwardNaive: NativeKernels["attentionBackward"];
   attentionBackward(
     dq: F32,
     dk: F32,
