@@ -1,0 +1,98 @@
+// The update inside a worker group: PPO epochs over shuffled minibatches of cached samples; each
+// minibatch is split into per-role chunks, guarded by approximate KL, back-propagated, clipped and
+// stepped with the optimisers of exactly the units it trained. No sample data leaves this function.
+import type { Decoder } from "../../engine/model/decoder.js";
+import type { Rng } from "../../engine/model/init.js";
+import { type ChunkResult, chunkLoss } from "./chunk-loss.js";
+import { roleStats } from "./role-stats.js";
+import { forwardTemperature } from "./score.js";
+import type { TrainerConfig, TrainSample, UpdateReport } from "./types.js";
+import { clipAndStep, deltaSq, policyUnitName, snapshotGrads, type TrainUnit } from "./units.js";
+
+/** What one update trains: the policy (PPO terms), the critic (value loss), or both. */
+export interface UpdateWhat {
+  policy: boolean;
+  critic: boolean;
+}
+
+function shuffled<T>(xs: readonly T[], rng: Rng): T[] {
+  const a = [...xs];
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(rng.next() * (i + 1));
+    [a[i], a[j]] = [a[j], a[i]];
+  }
+  return a;
+}
+
+function chunksOf(mb: readonly TrainSample[]): TrainSample[][] {
+  const groups = new Map<string, TrainSample[]>();
+  for (const s of mb) {
+    const k = JSON.stringify([s.role, s.adapter, forwardTemperature(s.temperature)]);
+    groups.set(k, [...(groups.get(k) ?? []), s]);
+  }
+  return [...groups.values()];
+}
+
+/** The units one chunk sends gradient to and that should be stepped. */
+function unitsFor(r: TrainSample, units: ReadonlyMap<string, TrainUnit>, what: UpdateWhat): TrainUnit[] {
+  const names: string[] = [];
+  if (what.policy) {
+    if (units.has("base")) names.push("base");
+    if (r.adapter !== null) names.push(policyUnitName(r.adapter));
+  }
+  if (what.critic) names.push("value-head");
+  return [...new Set(names)].map((n) => units.get(n)).filter((u): u is TrainUnit => u !== undefined);
+}
+
+/**
+ * Runs PPO epochs over `samples` and returns per-role metrics.
+ *
+ * @example
+ * const report = ppoUpdate(model, units, cfg, samples, { policy: true, critic: false }, createRng(1));
+ */
+export function ppoUpdate(
+  model: Decoder,
+  units: ReadonlyMap<string, TrainUnit>,
+  cfg: TrainerConfig,
+  samples: readonly TrainSample[],
+  what: UpdateWhat,
+  rng: Rng,
+): UpdateReport {
+  const t0 = performance.now();
+  const stats = roleStats();
+  let steps = 0;
+  let normSum = 0;
+  let mbIndex = 0;
+  for (let epoch = 0; epoch < cfg.epochs; epoch++) {
+    const order = shuffled(samples, rng);
+    const size = cfg.minibatchSize > 0 ? cfg.minibatchSize : order.length;
+    for (let i = 0; i < order.length; i += size, mbIndex++) {
+      const mb = order.slice(i, i + size);
+      const d = { tokens: mb.reduce((a, s) => a + s.oldLogp.length, 0), seqs: mb.length };
+      const results: [ChunkResult, TrainSample[]][] = chunksOf(mb).map((c) => [chunkLoss(model, c, cfg, what, d), c]);
+      if (what.policy && cfg.approxKlSkip !== undefined) {
+        const kl = results.reduce((a, [r]) => a + r.metrics.approxKl * r.tokens, 0) / Math.max(d.tokens, 1);
+        if (!(kl <= cfg.approxKlSkip)) {
+          for (const [r] of results) stats.skip(r.role);
+          continue;
+        }
+      }
+      model.zeroGrad();
+      const touched = new Set<TrainUnit>();
+      for (const [r, c] of results) {
+        const mine = unitsFor(c[0], units, what);
+        const before = snapshotGrads(mine);
+        model.backward(r.tape, r.grads);
+        stats.add(r, mbIndex, Math.sqrt(deltaSq(mine, before)));
+        for (const u of mine) touched.add(u);
+      }
+      const norm = clipAndStep([...touched], cfg.maxGradNorm);
+      model.zeroGrad();
+      if (Number.isFinite(norm)) {
+        steps++;
+        normSum += norm;
+      }
+    }
+  }
+  return { roles: stats.report(samples), steps, gradNorm: steps ? normSum / steps : 0, ms: performance.now() - t0 };
+}

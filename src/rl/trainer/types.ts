@@ -1,0 +1,101 @@
+// Data shapes of the in-worker update: one cached sample as the trainer sees it, the trainer's
+// settings, and the per-role report. Types only; nothing here leaves the worker group except reports.
+import type { AggregationMode } from "../losses/aggregate.js";
+import type { KlEstimator } from "../kl-estimators.js";
+
+/**
+ * One rollout sample ready for training. Per-token arrays cover the R response tokens
+ * (tokens[promptLen..]) only. Lives in the worker group's cache; never serialised.
+ */
+export interface TrainSample {
+  id: number;
+  role: string;
+  episode: string;
+  adapter: string | null;
+  /** Sampling temperature; forwards divide logits by it (1 when sampled greedily). */
+  temperature: number;
+  tokens: Int32Array;
+  promptLen: number;
+  /** (R) log-probs of the sampling policy, recomputed by the training forward at rollout time. */
+  oldLogp: Float32Array;
+  /** (R) log-probs of the frozen reference, or null when the model has none. */
+  refLogp: Float32Array | null;
+  /** (R) critic values at rollout time, or null without a critic. */
+  oldValues: Float32Array | null;
+  /** (R) advantages (whitened) and critic targets. */
+  advantages: Float32Array;
+  returns: Float32Array;
+  /** HAPPO factor for this sample's episode (1 when not using HAPPO). */
+  happoFactor: number;
+}
+
+/** KL to the reference policy. */
+export interface KlSettings {
+  /** β; 0 turns the term off (the KL metric is still reported). */
+  coef: number;
+  estimator: KlEstimator;
+  /** "loss": β·KL in the loss (GRPO style); "reward": −β·KL folded into token rewards before advantages. */
+  placement: "loss" | "reward";
+  clamp?: number;
+}
+
+/** Settings of one worker group's PPO-style update. */
+export interface TrainerConfig {
+  /** Passes over the samples per update (PPO epochs). */
+  epochs: number;
+  /** Samples per minibatch (one optimiser step each); 0 = all samples in one minibatch. */
+  minibatchSize: number;
+  /** "token": per-token ratios; "action": MARFT's one ratio per action. */
+  policyLoss: "token" | "action";
+  /** Action-level loss: mean instead of sum of token log-probs. */
+  lengthNormalize: boolean;
+  clipLow: number;
+  clipHigh: number;
+  dualClip?: number;
+  aggregation: AggregationMode;
+  /** Divisor of the token-sum-norm aggregation (Dr.GRPO: the generation budget). */
+  normConst?: number;
+  kl: KlSettings;
+  /** Entropy bonus coefficient (0 = off; entropy is still reported). */
+  entropyCoef: number;
+  /** Critic loss settings (used when the model has a value head). */
+  value: { coef: number; clip?: number; huber?: number; level: "token" | "action" };
+  /** Skip a minibatch whose approximate KL (k3) to the sampling policy exceeds this. */
+  approxKlSkip?: number;
+  /** Global gradient-norm clip over the parameters a minibatch trains. */
+  maxGradNorm?: number;
+  lr: number;
+  /** Learning rate of the value head (default lr). */
+  criticLr?: number;
+  weightDecay: number;
+  betas: [number, number];
+  /** Seeds minibatch shuffling. */
+  seed: number;
+}
+
+/** Per-role figures of one update (means over the minibatches that ran). */
+export interface RoleUpdateMetrics {
+  samples: number;
+  responseLength: number;
+  entropy: number;
+  /** Mean per-token k3 KL of the current policy to the reference (NaN without a reference). */
+  klRef: number;
+  pgLoss: number;
+  clipFrac: number;
+  approxKl: number;
+  /** Norm of this role's contribution to the gradient, before clipping. */
+  gradNorm: number;
+  valueLoss: number;
+  explainedVariance: number;
+  minibatches: number;
+  skippedMinibatches: number;
+}
+
+export interface UpdateReport {
+  roles: Record<string, RoleUpdateMetrics>;
+  /** Optimiser steps taken. */
+  steps: number;
+  /** Global pre-clip gradient norm, mean over steps. */
+  gradNorm: number;
+  ms: number;
+}

@@ -1,0 +1,132 @@
+// The controller: one RL step as a dataflow — rollout → rewards → advantages → update — each a
+// named, timed phase function, plus greedy evaluation. It holds text, handles and scalars only;
+// every heavy tensor stays in the worker groups behind the transport.
+import type { Trajectory } from "../workflow/trajectory.js";
+import type { Sampling } from "../workflow/role.js";
+import { advantagePhase } from "./advantage-phase.js";
+import type { WorkerState } from "./messages.js";
+import { phaseTimer } from "./phase-timer.js";
+import { rewardPhase } from "./reward-phase.js";
+import { rolloutPhase, toolMs } from "./rollout-phase.js";
+import { type ControllerOptions, resolveOptions, type StepContext, type StepItem } from "./step-context.js";
+import { meanMetrics, type RoleStepMetrics, roleMetrics } from "./step-metrics.js";
+import type { TrafficStats } from "./transport.js";
+import { updatePhase } from "./update-phase.js";
+
+/** How busy one worker group was during a step. */
+export interface WorkerStepStats {
+  busyMs: Record<string, number>;
+  /** Busy time (all operations) / step wall time. */
+  busyFraction: number;
+  /** Mean sequences per decode step the generator saw this step. */
+  meanBatch: number;
+  decodeSteps: number;
+}
+
+export interface StepReport<S> {
+  step: number;
+  roles: Record<string, RoleStepMetrics>;
+  episodes: { count: number; rewarded: number; failed: number; metrics: Record<string, number> };
+  timings: {
+    stepMs: number;
+    /** Wall time per phase: rollout, rewards, advantages, update, bookkeeping. */
+    phases: Record<string, number>;
+    /** Decode time summed over worker groups. */
+    generationMs: number;
+    /** Tool call time summed over calls (they overlap in wall time). */
+    toolsMs: number;
+    /** Controller-side work: routing, message encoding, reward computation and validation, bookkeeping. */
+    controllerMs: number;
+    controllerFraction: number;
+  };
+  traffic: TrafficStats;
+  workers: Record<string, WorkerStepStats>;
+  trajectories: Trajectory<S>[];
+}
+
+export interface Controller<S extends object, T> {
+  /** One RL step over these episodes. */
+  step(items: readonly StepItem<S, T>[]): Promise<StepReport<S>>;
+  /** Runs episodes without training (default greedy) and returns their trajectories. */
+  evaluate(items: readonly StepItem<S, T>[], sampling?: Partial<Sampling>): Promise<Trajectory<S>[]>;
+  /** Steps taken so far. */
+  steps(): number;
+}
+
+/**
+ * Builds a controller over worker groups reached through `transport`.
+ *
+ * @example
+ * const controller = createController({ workflow: wf, cast, transport, rewards: [formatReward(), sharedOutcome(score)], advantage: { estimator: "grpo" } });
+ * const report = await controller.step(tasks.map((task, i) => ({ episode: { id: `e${i}`, state: init(task), taskId: task.id }, task })));
+ */
+export function createController<S extends object, T>(options: ControllerOptions<S, T>): Controller<S, T> {
+  const o = resolveOptions(options);
+  let stepNo = 0;
+  let last: Record<string, WorkerState> = {};
+  const groups = () => o.transport.groups();
+  const states = async () =>
+    Object.fromEntries(await Promise.all(groups().map(async (g) => [g, await o.transport.call(g, "state", {})] as const)));
+
+  const workerStats = (now: Record<string, WorkerState>, stepMs: number): Record<string, WorkerStepStats> => {
+    const out: Record<string, WorkerStepStats> = {};
+    for (const [g, s] of Object.entries(now)) {
+      const prev = last[g];
+      const busyMs = Object.fromEntries(Object.entries(s.busyMs).map(([k, v]) => [k, v - (prev?.busyMs[k] ?? 0)]));
+      const steps = s.generator.steps - (prev?.generator.steps ?? 0);
+      const seqs = s.generator.sequenceSteps - (prev?.generator.sequenceSteps ?? 0);
+      const busy = Object.values(busyMs).reduce((a, b) => a + b, 0);
+      out[g] = { busyMs, busyFraction: busy / stepMs, meanBatch: steps ? seqs / steps : 0, decodeSteps: steps };
+    }
+    return out;
+  };
+
+  return {
+    steps: () => stepNo,
+    async evaluate(items, sampling = { temperature: 0 }) {
+      const ctx: StepContext<S, T> = { o, step: stepNo, timer: phaseTimer() };
+      const trajectories = await rolloutPhase(ctx, items, sampling);
+      await Promise.all(groups().map((g) => o.transport.call(g, "release", {})));
+      return trajectories;
+    },
+    async step(items) {
+      if (stepNo === 0) last = await states();
+      const t0 = performance.now();
+      const timer = phaseTimer();
+      const ctx: StepContext<S, T> = { o, step: stepNo, timer };
+      o.transport.resetTraffic();
+      const trajectories = await timer.time("rollout", () => rolloutPhase(ctx, items));
+      const assigned = await timer.time("rewards", () => rewardPhase(ctx, trajectories, items));
+      const adv = await timer.time("advantages", () => advantagePhase(ctx, assigned));
+      const upd = await timer.time("update", () => updatePhase(ctx));
+      await timer.time("release", () => Promise.all(groups().map((g) => o.transport.call(g, "release", {}))));
+      const traffic = o.transport.traffic();
+      const stepMs = performance.now() - t0;
+      const { roles, episodes } = timer.sync("bookkeeping", () => ({
+        roles: roleMetrics(assigned, adv, upd),
+        episodes: {
+          count: trajectories.length,
+          rewarded: assigned.counts.rewarded,
+          failed: assigned.counts.failed,
+          metrics: meanMetrics(trajectories.map((t) => t.metrics)),
+        },
+      }));
+      const now = await states();
+      const workers = workerStats(now, stepMs);
+      last = now;
+      stepNo++;
+      const phases = timer.totals();
+      const generationMs = Object.values(workers).reduce((a, w) => a + (w.busyMs.generation ?? 0), 0);
+      const controllerMs = (phases.routing ?? 0) + traffic.codecMs + (phases.rewardBookkeeping ?? 0) + (phases.bookkeeping ?? 0);
+      return {
+        step: ctx.step,
+        roles,
+        episodes,
+        timings: { stepMs, phases, generationMs, toolsMs: toolMs(trajectories), controllerMs, controllerFraction: controllerMs / stepMs },
+        traffic,
+        workers,
+        trajectories,
+      };
+    },
+  };
+}

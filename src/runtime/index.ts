@@ -1,0 +1,37 @@
+// The runtime's public surface: models and casts, worker groups, transport, controller and the
+// naive generator, listed explicitly for src/index.ts to re-export.
+export { resolveModelSpec, loadModel, type ModelSource, type ModelSpec, type ResolvedModelSpec, type TrainMode } from "./models.js";
+export { adapterPerRole, byGroup, defineCast, rolesOf, shareAll, type Cast, type CastEntry, type CastSpec } from "./cast.js";
+export type { GenerationRequest, GenerationResult, Generator, GeneratorStats } from "./generator.js";
+export { createNaiveGenerator, type NaiveGeneratorOptions } from "./naive-generator.js";
+export { pickToken, type PickSettings, type Picked } from "./sampling.js";
+export type {
+  AdvantageStats,
+  AssignRewardsRequest,
+  AssignRewardsResponse,
+  ComputeAdvantagesRequest,
+  ComputeAdvantagesResponse,
+  DiagnosticsRequest,
+  DiagnosticsResponse,
+  GaeChain,
+  GaeChainsRequest,
+  GaeChainsResponse,
+  GenerateRequest,
+  GenerateResponse,
+  LogRatio,
+  RequestOf,
+  ResponseOf,
+  RewardItem,
+  UpdateRequest,
+  UpdateResponse,
+  WorkerGroupApi,
+  WorkerOp,
+  WorkerState,
+} from "./messages.js";
+export { inProcessTransport, type TrafficStats, type Transport } from "./transport.js";
+export { createWorkerGroup, type WorkerGroup, type WorkerGroupOptions } from "./worker-group.js";
+export { routingCaller, seedOf } from "./role-router.js";
+export type { AdvantageChoice, ControllerOptions, StepItem, UpdateOrder } from "./step-context.js";
+export type { RoleStepMetrics } from "./step-metrics.js";
+export { createController, type Controller, type StepReport, type WorkerStepStats } from "./controller.js";
+export { createRuntime, type Runtime, type RuntimeOptions } from "./runtime.js";

@@ -1,0 +1,157 @@
+// The controller ↔ worker-group contract: every operation a worker group offers, with typed request
+// and response messages. Messages hold ids, text, rewards, per-episode scalars and metrics only —
+// never token tensors — so any transport (in-process, worker_threads, NATS) can carry them as JSON.
+import type { EstimatorOptions } from "../rl/advantages/types.js";
+import type { GaeContinuation } from "../rl/advantages/gae-chain.js";
+import type { HappoKey } from "../rl/advantages/happo.js";
+import type { UpdateReport } from "../rl/trainer/types.js";
+import type { ChatMessage, Sampling } from "../workflow/role.js";
+import type { SampleHandle } from "../workflow/trajectory.js";
+import type { GeneratorStats } from "./generator.js";
+
+/** One role call routed to a worker group: the RoleCallRequest plus the adapter and sampling seed. */
+export type GenerateRequest = {
+  episodeId: string;
+  role: string;
+  node: string;
+  visit: number;
+  turn: number;
+  /** LoRA adapter from the cast (null = base weights). */
+  adapter: string | null;
+  sampling: Sampling;
+  stop: readonly string[];
+  maxNewTokens: number;
+  seed: number;
+} & ({ messages: ChatMessage[]; prompt?: undefined } | { prompt: string; messages?: undefined });
+
+export interface GenerateResponse {
+  text: string;
+  sampleHandle: SampleHandle;
+  promptTokens: number;
+  outputTokens: number;
+  finishReason: "stop" | "length";
+}
+
+/** A reward for one cached sample. */
+export interface RewardItem {
+  /** sampleHandle.id */
+  id: number;
+  /** Scalar (credited to the last response token) or one value per response token. */
+  reward: number | number[];
+  /** Group baseline key (GRPO/RLOO); the estimators also group by role and turn. */
+  groupKey: string;
+}
+
+export interface AssignRewardsRequest {
+  items: RewardItem[];
+}
+
+export interface AssignRewardsResponse {
+  accepted: number;
+}
+
+/** One piece of an episode's agent chain owned by this worker group, in agent order. */
+export interface GaeChain {
+  ids: number[];
+  /** Value and advantage of the element right after this piece (both 0 at a terminal end). */
+  next: GaeContinuation;
+}
+
+export interface GaeChainsRequest {
+  level: "action" | "token";
+  gamma: number;
+  lambda: number;
+  chains: GaeChain[];
+}
+
+/** Per chain: V and A of its first element, i.e. the `next` of the piece before it. */
+export interface GaeChainsResponse {
+  heads: GaeContinuation[];
+}
+
+export interface ComputeAdvantagesRequest {
+  /** A registered estimator name; gae-action / gae-token whiten what gaeChains computed. */
+  estimator: string;
+  options: EstimatorOptions;
+}
+
+/** Per-role advantage figures (over response tokens). */
+export interface AdvantageStats {
+  samples: number;
+  advantageMean: number;
+  advantageStd: number;
+  returnMean: number;
+}
+
+export interface ComputeAdvantagesResponse {
+  roles: Record<string, AdvantageStats>;
+  metrics: Record<string, number>;
+}
+
+export interface UpdateRequest {
+  /** Roles whose samples train (default: all roles with ready samples). */
+  roles?: string[];
+  policy: boolean;
+  critic: boolean;
+  /** HAPPO: advantage factors of the agents updated before, by happo key. */
+  happo?: { factors: Record<string, number>; by: HappoKey };
+  /** Return Σ(log π_new − log π_old) per sample after the update (for the next agent's factors). */
+  returnLogRatios?: boolean;
+}
+
+/** Σ over one sample's response tokens of (log π_new − log π_old), after an update. */
+export interface LogRatio {
+  episode: string;
+  turn: number;
+  logRatio: number;
+}
+
+export interface UpdateResponse {
+  report: UpdateReport;
+  /** One per updated sample, when `returnLogRatios` was asked. */
+  logRatios?: LogRatio[];
+}
+
+export interface DiagnosticsRequest {
+  roles?: string[];
+}
+
+/** Per role: mean per-token k3 KL of the current policy to the reference, and how far the reference moved. */
+export interface DiagnosticsResponse {
+  roles: Record<string, { samples: number; klRef: number; refDrift: number }>;
+}
+
+export interface WorkerState {
+  model: string;
+  roles: string[];
+  adapters: string[];
+  cachedSamples: number;
+  /** Role calls served, by role and adapter ("-" for the base). */
+  calls: Record<string, Record<string, number>>;
+  /** Busy wall time per operation (ms), generation = decode steps. */
+  busyMs: Record<string, number>;
+  generator: GeneratorStats;
+  updates: number;
+}
+
+/**
+ * What a worker group offers the controller. Every method takes and returns plain JSON data.
+ *
+ * @example
+ * const res = await transport.call("policy", "generate", request);
+ */
+export interface WorkerGroupApi {
+  generate(req: GenerateRequest): Promise<GenerateResponse>;
+  assignRewards(req: AssignRewardsRequest): Promise<AssignRewardsResponse>;
+  gaeChains(req: GaeChainsRequest): Promise<GaeChainsResponse>;
+  computeAdvantages(req: ComputeAdvantagesRequest): Promise<ComputeAdvantagesResponse>;
+  update(req: UpdateRequest): Promise<UpdateResponse>;
+  diagnostics(req: DiagnosticsRequest): Promise<DiagnosticsResponse>;
+  /** Drops every cached sample (end of a step). */
+  release(req: Record<string, never>): Promise<{ released: number }>;
+  state(req: Record<string, never>): Promise<WorkerState>;
+}
+
+export type WorkerOp = keyof WorkerGroupApi;
+export type RequestOf<K extends WorkerOp> = Parameters<WorkerGroupApi[K]>[0];
+export type ResponseOf<K extends WorkerOp> = Awaited<ReturnType<WorkerGroupApi[K]>>;

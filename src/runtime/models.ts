@@ -1,0 +1,97 @@
+// Physical model declarations: where the weights come from (a config to initialise, a checkpoint
+// directory, or an existing Decoder), how they train (full, LoRA, frozen), the critic and the KL
+// reference. Loading lives here too; nothing in this file knows about roles (see cast.ts).
+import type { LoraConfig, ModelConfig } from "../engine/config.js";
+import { loadHfModel } from "../engine/checkpoint/hf-model.js";
+import { Decoder } from "../engine/model/decoder.js";
+import { createByteTokenizer } from "../engine/tokenizer/byte-tokenizer.js";
+import { loadTokenizer } from "../engine/tokenizer/load-tokenizer.js";
+import type { Tokenizer } from "../engine/tokenizer/types.js";
+import { MasoError } from "../errors.js";
+
+/** Where a model's weights come from. */
+export type ModelSource =
+  /** Fresh weights for this architecture (tests, from-scratch runs). */
+  | { config: ModelConfig; seed?: number }
+  /** An HF model directory (config.json + safetensors); its tokenizer is loaded from the same place. */
+  | { checkpoint: string }
+  /** An existing engine model, used as is (e.g. after an SFT warm start). */
+  | { decoder: Decoder };
+
+/** How a model's parameters train. */
+export type TrainMode = "full" | "lora" | "frozen";
+
+/** Declares one physical model. */
+export interface ModelSpec {
+  /** Unique name; casts and sample handles refer to it. */
+  name: string;
+  source: ModelSource;
+  /** Default: "lora" when `lora` is set, else "full". */
+  train?: TrainMode;
+  /** LoRA settings for every adapter the cast puts on this model. */
+  lora?: LoraConfig;
+  /** Critic: a value head MLP on the last hidden state (needed by gae-action / gae-token). */
+  valueHead?: { hidden: number; detach?: boolean };
+  /**
+   * KL reference. "auto" (default): the base with the adapter disabled for LoRA models, none for
+   * full fine-tuning. "frozen-copy": a frozen copy of the initial weights (full fine-tuning only).
+   */
+  reference?: "auto" | "frozen-copy" | "none";
+  /** Tokenizer (default: the byte tokenizer, or the checkpoint's own). */
+  tokenizer?: Tokenizer;
+  /** Seeds LoRA and value-head initialisation (default 0). */
+  seed?: number;
+}
+
+/** A model after validation, with defaults applied. */
+export interface ResolvedModelSpec extends Omit<ModelSpec, "train" | "reference"> {
+  train: TrainMode;
+  reference: "adapter-off" | "frozen-copy" | "none";
+}
+
+/**
+ * Checks one model declaration and fills its defaults.
+ *
+ * @example
+ * resolveModelSpec({ name: "base", source: { config }, lora: { rank: 4, alpha: 8, targets: ["q_proj", "v_proj"] } });
+ */
+export function resolveModelSpec(spec: ModelSpec): ResolvedModelSpec {
+  const where = `model "${String(spec?.name)}"`;
+  if (typeof spec?.name !== "string" || !/^[A-Za-z0-9_.-]+$/.test(spec.name))
+    throw new MasoError("MODEL_SPEC", `${where}: name must be letters, digits, _ . -`, "name models like 'policy' or 'qwen-0.5b'");
+  const s = spec.source as Record<string, unknown> | undefined;
+  if (!s || !("config" in s || "checkpoint" in s || "decoder" in s))
+    throw new MasoError(
+      "MODEL_SPEC",
+      `${where}: source must be { config }, { checkpoint } or { decoder }`,
+      "say where the weights come from",
+    );
+  const train = spec.train ?? (spec.lora ? "lora" : "full");
+  if (!["full", "lora", "frozen"].includes(train))
+    throw new MasoError("MODEL_SPEC", `${where}: train is "${train}"`, "use one of full, lora, frozen");
+  if (train === "lora" && !spec.lora)
+    throw new MasoError("MODEL_SPEC", `${where}: train is "lora" but no lora settings are given`, "add lora: { rank, alpha, targets }");
+  const ref = spec.reference ?? "auto";
+  if (!["auto", "frozen-copy", "none"].includes(ref))
+    throw new MasoError("MODEL_SPEC", `${where}: reference is "${ref}"`, "use one of auto, frozen-copy, none");
+  if (ref === "frozen-copy" && train === "lora")
+    throw new MasoError("MODEL_SPEC", `${where}: a LoRA model's reference is its base with the adapter off`, "use reference: 'auto'");
+  const reference = ref === "auto" ? (train === "lora" ? "adapter-off" : "none") : ref;
+  return { ...spec, train, reference };
+}
+
+/** Builds the engine model and tokenizer of a declaration (trainable base only for "full"). */
+export async function loadModel(spec: ResolvedModelSpec): Promise<{ decoder: Decoder; tokenizer: Tokenizer }> {
+  const src = spec.source;
+  let decoder: Decoder;
+  let tokenizer = spec.tokenizer;
+  if ("decoder" in src) decoder = src.decoder;
+  else if ("config" in src) decoder = new Decoder(src.config, undefined, { seed: src.seed ?? 0 });
+  else {
+    const { config, params } = await loadHfModel(src.checkpoint);
+    decoder = new Decoder(config, params, { seed: spec.seed ?? 0 });
+    tokenizer ??= await loadTokenizer(src.checkpoint);
+  }
+  decoder.setTrainBase(spec.train === "full");
+  return { decoder, tokenizer: tokenizer ?? createByteTokenizer() };
+}

@@ -1,0 +1,50 @@
+// The controller's RoleCaller: routes each role call through the cast to the worker group (and
+// adapter) that serves the role, with a sampling seed derived from the call's identity. It sends
+// text and ids only and keeps no state beyond counters.
+import type { RoleCaller, RoleCallRequest, RoleCallResult } from "../workflow/runner.js";
+import type { Cast } from "./cast.js";
+import type { GenerateRequest } from "./messages.js";
+import type { PhaseTimer } from "./phase-timer.js";
+import type { Transport } from "./transport.js";
+
+/** FNV-1a over a string: a stable 32-bit seed that does not depend on call order. */
+export function seedOf(...parts: (string | number)[]): number {
+  let h = 0x811c9dc5;
+  for (const ch of parts.join("\u0000")) {
+    h ^= ch.codePointAt(0)!;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
+
+/**
+ * A RoleCaller that sends each call to the worker group the cast names.
+ *
+ * @example
+ * const caller = routingCaller(cast, transport, { step: 3, seed: 1, timer });
+ */
+export function routingCaller(cast: Cast, transport: Transport, o: { step: number; seed: number; timer: PhaseTimer }): RoleCaller {
+  return {
+    async call(req: RoleCallRequest): Promise<RoleCallResult> {
+      const msg = o.timer.sync("routing", () => {
+        const entry = cast.roles.get(req.role)!;
+        const base = {
+          episodeId: req.episodeId,
+          role: req.role,
+          node: req.node,
+          visit: req.visit,
+          turn: req.turn,
+          adapter: entry.adapter,
+          sampling: req.sampling,
+          stop: req.stop,
+          maxNewTokens: req.maxNewTokens,
+          seed: seedOf(o.seed, o.step, req.episodeId, req.node, req.visit),
+        };
+        const m: GenerateRequest = req.messages ? { ...base, messages: req.messages } : { ...base, prompt: req.prompt! };
+        return { model: entry.model, m };
+      });
+      const res = await transport.call(msg.model, "generate", msg.m);
+      return { text: res.text, sampleHandle: res.sampleHandle, promptTokens: res.promptTokens, outputTokens: res.outputTokens };
+    },
+  };
+}

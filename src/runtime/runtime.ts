@@ -1,0 +1,50 @@
+// Wires a whole runtime in one process: validates the cast, builds one worker group per model,
+// connects them through the in-process transport and returns the controller. Convenience only;
+// each part can be built by hand (e.g. with another transport).
+import type { Decoder } from "../engine/model/decoder.js";
+import type { Tokenizer } from "../engine/tokenizer/types.js";
+import type { TrainerOptions } from "../rl/trainer/config.js";
+import { type Cast, type CastSpec, defineCast, rolesOf } from "./cast.js";
+import { type Controller, createController } from "./controller.js";
+import type { Generator } from "./generator.js";
+import type { ModelSpec } from "./models.js";
+import type { ControllerOptions } from "./step-context.js";
+import { inProcessTransport, type Transport } from "./transport.js";
+import { createWorkerGroup, type WorkerGroup } from "./worker-group.js";
+
+export interface RuntimeOptions<S extends object, T> extends Omit<ControllerOptions<S, T>, "cast" | "transport"> {
+  models: readonly ModelSpec[];
+  cast: CastSpec;
+  /** One trainer config for every model, or one per model name. */
+  trainer?: TrainerOptions | Readonly<Record<string, TrainerOptions>>;
+  generator?: (model: Decoder, tokenizer: Tokenizer) => Generator;
+}
+
+export interface Runtime<S extends object, T> {
+  controller: Controller<S, T>;
+  cast: Cast;
+  transport: Transport;
+  /** In-process handles (tests, checkpoints); the controller itself only uses `transport`. */
+  workers: Record<string, WorkerGroup>;
+}
+
+/**
+ * Builds models, worker groups, transport and controller.
+ *
+ * @example
+ * const rt = await createRuntime({ workflow: wf, models: [{ name: "base", source: { config }, lora }], cast: adapterPerRole("base", rolesOf(wf)), rewards, advantage: { estimator: "grpo" } });
+ * const report = await rt.controller.step(items);
+ */
+export async function createRuntime<S extends object, T>(opts: RuntimeOptions<S, T>): Promise<Runtime<S, T>> {
+  const cast = defineCast({ models: opts.models, roles: rolesOf(opts.workflow), cast: opts.cast });
+  const perModel = opts.trainer && Object.keys(opts.trainer).some((k) => cast.models.has(k));
+  const workers: Record<string, WorkerGroup> = {};
+  for (const [name, spec] of cast.models) {
+    const roles = Object.fromEntries(cast.rolesOf(name).map((r) => [r, cast.roles.get(r)!.adapter]));
+    const trainer = perModel ? (opts.trainer as Record<string, TrainerOptions>)[name] : (opts.trainer as TrainerOptions | undefined);
+    workers[name] = await createWorkerGroup(spec, { roles, trainer, generator: opts.generator });
+  }
+  const transport = inProcessTransport(workers);
+  const controller = createController({ ...opts, cast, transport });
+  return { controller, cast, transport, workers };
+}

@@ -1,0 +1,81 @@
+// A worker group's sample cache: the heavy per-sample tensors (token ids, old and reference
+// log-probs, values, rewards, advantages) keyed by sample id. It lives inside the worker group and
+// is never serialised; the controller only ever sees the ids.
+import type { TrainSample } from "../rl/trainer/types.js";
+
+/** One generated sample and everything later phases attach to it. */
+export interface CachedSample {
+  id: number;
+  role: string;
+  episode: string;
+  node: string;
+  visit: number;
+  turn: number;
+  adapter: string | null;
+  temperature: number;
+  tokens: Int32Array;
+  promptLen: number;
+  /** Filled by scoring (lazily, before the first use and before any update). */
+  oldLogp: Float32Array | null;
+  refLogp: Float32Array | null;
+  oldValues: Float32Array | null;
+  /** Filled by assignRewards. */
+  reward: number | null;
+  tokenRewards: Float32Array | null;
+  groupKey: string | null;
+  /** Filled by the advantage phase: raw (before whitening) for GAE chains, then final. */
+  rawAdvantages: Float32Array | null;
+  rawReturns: Float32Array | null;
+  advantages: Float32Array | null;
+  returns: Float32Array | null;
+}
+
+/** Response length R of a sample. */
+export const responseLength = (s: CachedSample): number => s.tokens.length - s.promptLen;
+
+/**
+ * A sample cache with monotonically increasing ids.
+ *
+ * @example
+ * const cache = sampleCache(); const s = cache.add({ ... }); cache.get(s.id);
+ */
+export function sampleCache() {
+  const map = new Map<number, CachedSample>();
+  let next = 0;
+  return {
+    add(s: Omit<CachedSample, "id">): CachedSample {
+      const full = { ...s, id: next++ };
+      map.set(full.id, full);
+      return full;
+    },
+    get: (id: number) => map.get(id),
+    all: () => [...map.values()],
+    size: () => map.size,
+    clear(): number {
+      const n = map.size;
+      map.clear();
+      return n;
+    },
+  };
+}
+
+export type SampleCache = ReturnType<typeof sampleCache>;
+
+/** The trainer's view of a fully prepared sample. */
+export function toTrainSample(s: CachedSample, happoFactor: number): TrainSample {
+  return {
+    id: s.id,
+    role: s.role,
+    episode: s.episode,
+    adapter: s.adapter,
+    temperature: s.temperature,
+    tokens: s.tokens,
+    promptLen: s.promptLen,
+    oldLogp: s.oldLogp as Float32Array,
+    refLogp: s.refLogp,
+    oldValues: s.oldValues,
+    advantages: s.advantages as Float32Array,
+    returns: s.returns as Float32Array,
+    happoFactor,
+  };
+}

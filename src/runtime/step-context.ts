@@ -1,0 +1,92 @@
+// The resolved controller settings and per-step context every phase function receives. Types and
+// option resolution only; the phases themselves live in *-phase.ts.
+import { MasoError } from "../errors.js";
+import type { HappoKey } from "../rl/advantages/happo.js";
+import type { EstimatorOptions } from "../rl/advantages/types.js";
+import type { NamedReward } from "../rewards/types.js";
+import type { Workflow } from "../workflow/graph-types.js";
+import type { EpisodeInput } from "../workflow/runner.js";
+import { type Cast, rolesOf } from "./cast.js";
+import type { PhaseTimer } from "./phase-timer.js";
+import type { Transport } from "./transport.js";
+
+/** Which advantage estimator a model uses, and its options. */
+export interface AdvantageChoice {
+  estimator: string;
+  options?: EstimatorOptions;
+}
+
+/** How agents are updated within a step (MARFT). */
+export type UpdateOrder = "together" | "round-robin" | "happo";
+
+export interface ControllerOptions<S extends object, T> {
+  workflow: Workflow<S, string>;
+  cast: Cast;
+  transport: Transport;
+  /** Reward functions; validated per episode by src/rewards (missing / duplicate / NaN are loud). */
+  rewards: readonly NamedReward<T, S>[];
+  /** One estimator for every model, or one per model name. */
+  advantage: AdvantageChoice | Readonly<Record<string, AdvantageChoice>>;
+  /** Default "together". */
+  updateOrder?: UpdateOrder;
+  /** Agent (role) order for round-robin and HAPPO (default: the workflow's role node order). */
+  agentOrder?: readonly string[];
+  /** HAPPO: fixed (agentOrder) or seeded random order each step, factor key, optional factor clip. */
+  happo?: { order?: "fixed" | "random"; by?: HappoKey; clip?: readonly [number, number] };
+  /** Steps that train only critics before any policy update (default 0). */
+  criticWarmupSteps?: number;
+  /** Group baseline key of an episode (default: its taskId, else its id). */
+  groupKey?: (episode: EpisodeInput<S>, task: T) => string;
+  /** Episodes in flight at once (default all). */
+  concurrency?: number;
+  /** Reward validation errors: throw (default) or exclude the episode. */
+  onInvalidReward?: "throw" | "exclude";
+  seed?: number;
+}
+
+export interface ResolvedOptions<S extends object, T> extends ControllerOptions<S, T> {
+  updateOrder: UpdateOrder;
+  agentOrder: readonly string[];
+  criticWarmupSteps: number;
+  seed: number;
+  advantageOf: (model: string) => AdvantageChoice;
+}
+
+/** What each phase of one step sees. */
+export interface StepContext<S extends object, T> {
+  o: ResolvedOptions<S, T>;
+  step: number;
+  timer: PhaseTimer;
+}
+
+/** One unit of work for a step: an episode and the task its rewards are computed against. */
+export interface StepItem<S, T> {
+  episode: EpisodeInput<S>;
+  task: T;
+}
+
+/** Fills defaults and checks the controller options against the cast. */
+export function resolveOptions<S extends object, T>(o: ControllerOptions<S, T>): ResolvedOptions<S, T> {
+  const roles = rolesOf(o.workflow);
+  const agentOrder = o.agentOrder ?? roles;
+  for (const r of agentOrder)
+    if (!o.cast.roles.has(r))
+      throw new MasoError("CONTROLLER_CONFIG", `agentOrder names role "${r}", which the cast does not map`, `roles: ${roles.join(", ")}`);
+  const updateOrder = o.updateOrder ?? "together";
+  if (!["together", "round-robin", "happo"].includes(updateOrder))
+    throw new MasoError("CONTROLLER_CONFIG", `updateOrder is "${updateOrder}"`, "use together, round-robin or happo");
+  const single = typeof (o.advantage as AdvantageChoice).estimator === "string";
+  const perModel = o.advantage as Readonly<Record<string, AdvantageChoice>>;
+  if (!single)
+    for (const m of o.cast.models.keys())
+      if (!perModel[m])
+        throw new MasoError("CONTROLLER_CONFIG", `advantage has no entry for model "${m}"`, "give one estimator for all, or one per model");
+  return {
+    ...o,
+    updateOrder,
+    agentOrder,
+    criticWarmupSteps: o.criticWarmupSteps ?? 0,
+    seed: o.seed ?? 0,
+    advantageOf: (m) => (single ? (o.advantage as AdvantageChoice) : perModel[m]),
+  };
+}

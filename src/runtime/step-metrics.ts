@@ -1,0 +1,86 @@
+// Turns one step's phase outputs into the per-role metrics SYSTEM.md asks to log (reward by kind,
+// advantage stats, entropy, KL to reference, clip fraction, approximate KL, grad norm, samples,
+// response length, value loss, explained variance). Pure bookkeeping over scalars.
+import type { AssignedRewards } from "../rewards/combine.js";
+import type { AdvantageStats } from "./messages.js";
+import type { RoleUpdates } from "./update-phase.js";
+
+/** Everything logged per role per step. NaN where a figure does not apply (no reference, no critic). */
+export interface RoleStepMetrics {
+  /** Records of this role that received a reward. */
+  samples: number;
+  /** Mean total reward per record. */
+  reward: number;
+  /** Mean reward per record by kind (format, node, turn, trajectory). */
+  rewardByKind: Record<string, number>;
+  advantageMean: number;
+  advantageStd: number;
+  entropy: number;
+  klRef: number;
+  clipFrac: number;
+  approxKl: number;
+  gradNorm: number;
+  responseLength: number;
+  valueLoss: number;
+  explainedVariance: number;
+  /** Whether this role's policy was updated this step (false in critic warm-up or off-turn in round-robin). */
+  updated: boolean;
+  skippedMinibatches: number;
+}
+
+const sum = (v: number | number[]) => (typeof v === "number" ? v : v.reduce((a, b) => a + b, 0));
+
+/**
+ * Assembles per-role metrics.
+ *
+ * @example
+ * const roles = roleMetrics(assigned, advantageStats, updates);
+ */
+export function roleMetrics(
+  assigned: AssignedRewards,
+  adv: Record<string, AdvantageStats>,
+  upd: RoleUpdates,
+): Record<string, RoleStepMetrics> {
+  const rewards = new Map<string, { n: number; total: number; kinds: Record<string, number> }>();
+  for (const ep of assigned.episodes)
+    for (const r of ep.rewards) {
+      const role = r.role ?? "?";
+      const a = rewards.get(role) ?? { n: 0, total: 0, kinds: {} };
+      a.n++;
+      a.total += sum(r.value);
+      for (const [k, v] of Object.entries(r.byKind)) a.kinds[k] = (a.kinds[k] ?? 0) + (v ?? 0);
+      rewards.set(role, a);
+    }
+  const roles = new Set([...rewards.keys(), ...Object.keys(adv), ...Object.keys(upd)]);
+  const out: Record<string, RoleStepMetrics> = {};
+  for (const role of roles) {
+    const rw = rewards.get(role) ?? { n: 0, total: 0, kinds: {} };
+    const p = upd[role]?.policy;
+    const c = upd[role]?.critic;
+    out[role] = {
+      samples: rw.n,
+      reward: rw.n ? rw.total / rw.n : Number.NaN,
+      rewardByKind: Object.fromEntries(Object.entries(rw.kinds).map(([k, v]) => [k, v / Math.max(rw.n, 1)])),
+      advantageMean: adv[role]?.advantageMean ?? Number.NaN,
+      advantageStd: adv[role]?.advantageStd ?? Number.NaN,
+      entropy: p?.entropy ?? c?.entropy ?? Number.NaN,
+      klRef: p?.klRef ?? Number.NaN,
+      clipFrac: p?.clipFrac ?? Number.NaN,
+      approxKl: p?.approxKl ?? Number.NaN,
+      gradNorm: p?.gradNorm ?? Number.NaN,
+      responseLength: p?.responseLength ?? c?.responseLength ?? Number.NaN,
+      valueLoss: c?.valueLoss ?? Number.NaN,
+      explainedVariance: c?.explainedVariance ?? Number.NaN,
+      updated: p !== undefined && p.minibatches > p.skippedMinibatches,
+      skippedMinibatches: p?.skippedMinibatches ?? 0,
+    };
+  }
+  return out;
+}
+
+/** Mean of each numeric trajectory metric over episodes. */
+export function meanMetrics(all: readonly Record<string, number>[]): Record<string, number> {
+  const acc: Record<string, number> = {};
+  for (const m of all) for (const [k, v] of Object.entries(m)) acc[k] = (acc[k] ?? 0) + v;
+  return Object.fromEntries(Object.entries(acc).map(([k, v]) => [k, v / Math.max(all.length, 1)]));
+}

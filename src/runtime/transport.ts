@@ -1,0 +1,68 @@
+// How the controller reaches worker groups: one `call(group, op, message)` interface, with an
+// in-process implementation that JSON-encodes every message both ways (so nothing but data can
+// cross) and counts the bytes. A worker_threads or NATS transport implements the same interface.
+import { MasoError } from "../errors.js";
+import type { RequestOf, ResponseOf, WorkerGroupApi, WorkerOp } from "./messages.js";
+
+/** Traffic across the controller ↔ worker boundary since the last reset. */
+export interface TrafficStats {
+  messages: number;
+  /** Controller → worker bytes (UTF-8 JSON). */
+  bytesToWorkers: number;
+  /** Worker → controller bytes. */
+  bytesToController: number;
+  byOp: Record<string, { messages: number; bytes: number }>;
+  /** Time spent encoding and decoding messages (controller-side cost), ms. */
+  codecMs: number;
+}
+
+export interface Transport {
+  call<K extends WorkerOp>(group: string, op: K, msg: RequestOf<K>): Promise<ResponseOf<K>>;
+  /** Names of the reachable worker groups. */
+  groups(): string[];
+  traffic(): TrafficStats;
+  resetTraffic(): void;
+}
+
+const blank = (): TrafficStats => ({ messages: 0, bytesToWorkers: 0, bytesToController: 0, byOp: {}, codecMs: 0 });
+
+/**
+ * Worker groups in this process, reached through JSON messages with a byte counter.
+ *
+ * @example
+ * const transport = inProcessTransport({ policy: await createWorkerGroup(...) });
+ * await transport.call("policy", "state", {});
+ */
+export function inProcessTransport(workers: Readonly<Record<string, WorkerGroupApi>>): Transport {
+  let stats = blank();
+  const encode = (x: unknown, op: string, toWorker: boolean): unknown => {
+    const t0 = performance.now();
+    const json = JSON.stringify(x) ?? "null";
+    const bytes = Buffer.byteLength(json, "utf8");
+    const out = JSON.parse(json) as unknown;
+    stats.codecMs += performance.now() - t0;
+    if (toWorker) stats.bytesToWorkers += bytes;
+    else stats.bytesToController += bytes;
+    const o = (stats.byOp[op] ??= { messages: 0, bytes: 0 });
+    o.bytes += bytes;
+    if (toWorker) o.messages++;
+    return out;
+  };
+  return {
+    async call(group, op, msg) {
+      const w = workers[group];
+      if (!w)
+        throw new MasoError("TRANSPORT_UNKNOWN_GROUP", `no worker group named "${group}"`, `known: ${Object.keys(workers).join(", ")}`);
+      stats.messages++;
+      const req = encode(msg, op, true) as RequestOf<typeof op>;
+      const handler = w[op] as (m: RequestOf<typeof op>) => Promise<ResponseOf<typeof op>>;
+      const res = await handler(req);
+      return encode(res, op, false) as ResponseOf<typeof op>;
+    },
+    groups: () => Object.keys(workers),
+    traffic: () => structuredClone(stats),
+    resetTraffic() {
+      stats = blank();
+    },
+  };
+}

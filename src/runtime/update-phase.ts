@@ -1,0 +1,84 @@
+// Phase 4 of a step: the updates, in MARFT's order — all agents together, one agent per step in
+// round-robin, or HAPPO's sequence where each next agent's advantages are scaled by the product of
+// the ratios π_new/π_old of the agents updated before it (per-episode scalars carried here).
+import { accumulateHappoFactors } from "../rl/advantages/happo.js";
+import type { RoleUpdateMetrics, UpdateReport } from "../rl/trainer/types.js";
+import { createRng } from "../engine/model/init.js";
+import type { StepContext } from "./step-context.js";
+
+/** Per-role update figures: policy terms from the policy update, value terms from the critic update. */
+export type RoleUpdates = Record<string, { policy?: RoleUpdateMetrics; critic?: RoleUpdateMetrics }>;
+
+function record(out: RoleUpdates, report: UpdateReport, kind: "policy" | "critic"): void {
+  for (const [role, m] of Object.entries(report.roles)) (out[role] ??= {})[kind] = m;
+}
+
+function trainable<S extends object, T>(ctx: StepContext<S, T>): { groups: string[]; critics: string[] } {
+  const models = [...ctx.o.cast.models.values()].filter((m) => m.train !== "frozen");
+  return { groups: models.map((m) => m.name), critics: models.filter((m) => m.valueHead).map((m) => m.name) };
+}
+
+/** The agents to update this step, in order. */
+function agentsThisStep<S extends object, T>(ctx: StepContext<S, T>, groups: readonly string[]): string[] {
+  const { o } = ctx;
+  const agents = o.agentOrder.filter((r) => groups.includes(o.cast.roles.get(r)!.model));
+  if (o.updateOrder === "round-robin") return agents.length ? [agents[ctx.step % agents.length]] : [];
+  if (o.happo?.order === "random") {
+    const rng = createRng(o.seed * 31 + ctx.step);
+    for (let i = agents.length - 1; i > 0; i--) {
+      const j = Math.floor(rng.next() * (i + 1));
+      [agents[i], agents[j]] = [agents[j], agents[i]];
+    }
+  }
+  return agents;
+}
+
+/**
+ * Runs this step's updates and returns per-role metrics.
+ *
+ * @example
+ * const updates = await updatePhase(ctx);
+ */
+export async function updatePhase<S extends object, T>(ctx: StepContext<S, T>): Promise<RoleUpdates> {
+  const { o } = ctx;
+  const { groups, critics } = trainable(ctx);
+  const out: RoleUpdates = {};
+  const call = (g: string, policy: boolean, critic: boolean) => o.transport.call(g, "update", { policy, critic });
+  if (ctx.step < o.criticWarmupSteps) {
+    for (const r of await Promise.all(critics.map((g) => call(g, false, true)))) record(out, r.report, "critic");
+    return out;
+  }
+  if (o.updateOrder === "together") {
+    const reports = await Promise.all(groups.map((g) => call(g, true, critics.includes(g))));
+    reports.forEach((r, i) => {
+      record(out, r.report, "policy");
+      if (critics.includes(groups[i])) record(out, r.report, "critic");
+    });
+    return out;
+  }
+  for (const r of await Promise.all(critics.map((g) => call(g, false, true)))) record(out, r.report, "critic");
+  const by = o.happo?.by ?? "episode";
+  let factors = new Map<string, number>();
+  for (const role of agentsThisStep(ctx, groups)) {
+    const model = o.cast.roles.get(role)!.model;
+    const happo = o.updateOrder === "happo";
+    const res = await o.transport.call(model, "update", {
+      roles: [role],
+      policy: true,
+      critic: false,
+      happo: happo ? { factors: Object.fromEntries(factors), by } : undefined,
+      returnLogRatios: happo,
+    });
+    record(out, res.report, "policy");
+    if (happo && res.logRatios) {
+      const metas = res.logRatios.map((l) => ({ episode: l.episode, turn: l.turn, role, model, task: "", reward: 0 }));
+      factors = accumulateHappoFactors(
+        factors,
+        metas,
+        res.logRatios.map((l) => l.logRatio),
+        { by, clip: o.happo?.clip },
+      );
+    }
+  }
+  return out;
+}

@@ -1,0 +1,264 @@
+// A worker group: owns one physical model — weights, adapters, value head, optimisers, generator
+// and the sample cache — and implements WorkerGroupApi. Heavy tensors stay here; every method
+// returns ids, text, scalars or metrics. It never calls the controller or another worker group.
+import { Decoder } from "../engine/model/decoder.js";
+import { createRng } from "../engine/model/init.js";
+import { encodeChat } from "../engine/tokenizer/encode-chat.js";
+import type { Tokenizer } from "../engine/tokenizer/types.js";
+import { MasoError } from "../errors.js";
+import { actionLogRatios, happoKey } from "../rl/advantages/happo.js";
+import { resolveTrainerConfig, type TrainerOptions } from "../rl/trainer/config.js";
+import { klTerm } from "../rl/kl-estimators.js";
+import { ppoUpdate } from "../rl/trainer/ppo-update.js";
+import { scoreSamples } from "../rl/trainer/score.js";
+import { createUnits } from "../rl/trainer/units.js";
+import type { Generator } from "./generator.js";
+import type { GenerateRequest, LogRatio, UpdateRequest, UpdateResponse, WorkerGroupApi, WorkerState } from "./messages.js";
+import { loadModel, type ResolvedModelSpec } from "./models.js";
+import { createNaiveGenerator } from "./naive-generator.js";
+import { type CachedSample, sampleCache, toTrainSample } from "./sample-cache.js";
+import { computeAdvantages, runGaeChains } from "./worker-advantages.js";
+
+export interface WorkerGroupOptions {
+  /** Roles this group serves and their adapters (from the cast). */
+  roles: Readonly<Record<string, string | null>>;
+  trainer?: TrainerOptions;
+  /** Builds the sampler (default: the naive reference sampler). */
+  generator?: (model: Decoder, tokenizer: Tokenizer) => Generator;
+}
+
+/** A worker group plus in-process handles for tests and checkpoints (never sent over a transport). */
+export interface WorkerGroup extends WorkerGroupApi {
+  readonly name: string;
+  /** The engine model (in-process only: tests and checkpointing read it directly). */
+  readonly model: Decoder;
+  readonly tokenizer: Tokenizer;
+}
+
+/**
+ * Builds a worker group for one model: loads weights, adds one adapter per distinct adapter name in
+ * `roles`, the value head and the reference, and sets up optimisers and the generator.
+ *
+ * @example
+ * const wg = await createWorkerGroup(cast.models.get("base")!, { roles: { reasoner: "reasoner", actor: "actor" } });
+ */
+export async function createWorkerGroup(spec: ResolvedModelSpec, options: WorkerGroupOptions): Promise<WorkerGroup> {
+  const { decoder: model, tokenizer } = await loadModel(spec);
+  const adapters = [...new Set(Object.values(options.roles).filter((a): a is string => a !== null))];
+  for (const a of adapters) if (!model.adapters.has(a)) model.addAdapter(a, spec.lora!);
+  if (spec.valueHead && !model.valueHead) model.addValueHead(spec.valueHead.hidden, { detach: spec.valueHead.detach ?? true });
+  const reference = spec.reference === "frozen-copy" ? new Decoder(model.config, model.params.zerosLike(), { trainBase: false }) : null;
+  reference?.params.data.set(model.params.data);
+  const cfg = resolveTrainerConfig(options.trainer);
+  const units = spec.train === "frozen" ? new Map() : createUnits(model, cfg);
+  const generator = (options.generator ?? createNaiveGenerator)(model, tokenizer);
+  const cache = sampleCache();
+  const calls: Record<string, Record<string, number>> = {};
+  const busyMs: Record<string, number> = {};
+  let updates = 0;
+  const timed = async <T>(op: string, f: () => T | Promise<T>): Promise<T> => {
+    const t0 = performance.now();
+    try {
+      return await f();
+    } finally {
+      busyMs[op] = (busyMs[op] ?? 0) + performance.now() - t0;
+    }
+  };
+
+  /** Old log-probs, values and reference log-probs of samples not scored yet, in a few packed forwards. */
+  const ensureScored = (): void => {
+    const todo = cache.all().filter((s) => s.oldLogp === null);
+    if (todo.length === 0) return;
+    const t0 = performance.now();
+    const cur = scoreSamples(model, todo, { values: model.valueHead !== null });
+    todo.forEach((s, i) => {
+      s.oldLogp = cur[i].logp;
+      s.oldValues = cur[i].values;
+    });
+    if (spec.reference === "adapter-off") {
+      const withAdapter = todo.filter((s) => s.adapter !== null);
+      const ref = withAdapter.length ? scoreSamples(model, withAdapter, { adapterOff: true }) : [];
+      withAdapter.forEach((s, i) => {
+        s.refLogp = ref[i].logp;
+      });
+      for (const s of todo) if (s.adapter === null) s.refLogp = s.oldLogp; // the base is the reference
+    } else if (reference) {
+      const ref = scoreSamples(reference, todo);
+      todo.forEach((s, i) => {
+        s.refLogp = ref[i].logp;
+      });
+    }
+    busyMs.score = (busyMs.score ?? 0) + performance.now() - t0;
+  };
+
+  const metaOf = (s: CachedSample) => ({
+    episode: s.episode,
+    role: s.role,
+    model: spec.name,
+    task: s.groupKey ?? "",
+    turn: s.turn,
+    reward: 0,
+  });
+  const rewarded = (roles?: readonly string[]) =>
+    cache.all().filter((s) => s.reward !== null && s.advantages !== null && (!roles || roles.includes(s.role)));
+
+  const generate = async (req: GenerateRequest) => {
+    const expected = options.roles[req.role];
+    if (expected === undefined)
+      throw new MasoError(
+        "WORKER_ROLE",
+        `worker group "${spec.name}" does not serve role "${req.role}"`,
+        `it serves ${Object.keys(options.roles).join(", ")}`,
+      );
+    if (expected !== req.adapter)
+      throw new MasoError(
+        "WORKER_ADAPTER",
+        `role "${req.role}" asked for adapter ${String(req.adapter)}, the cast says ${String(expected)}`,
+        "route through the cast",
+      );
+    const prompt = req.messages
+      ? encodeChat(tokenizer, req.messages, { addGenerationPrompt: true })
+      : tokenizer.encode(req.prompt, { addSpecialTokens: false });
+    const out = await generator.submit({
+      promptTokens: prompt,
+      adapter: req.adapter,
+      maxNewTokens: req.maxNewTokens,
+      temperature: req.sampling.temperature,
+      topP: req.sampling.topP,
+      topK: req.sampling.topK,
+      stopTokenIds: tokenizer.eosTokenIds,
+      stopStrings: req.stop,
+      seed: req.seed,
+    });
+    const byRole = (calls[req.role] ??= {});
+    byRole[req.adapter ?? "-"] = (byRole[req.adapter ?? "-"] ?? 0) + 1;
+    const s = cache.add({
+      role: req.role,
+      episode: req.episodeId,
+      node: req.node,
+      visit: req.visit,
+      turn: req.turn,
+      adapter: req.adapter,
+      temperature: req.sampling.temperature,
+      tokens: Int32Array.from([...prompt, ...out.tokens]),
+      promptLen: prompt.length,
+      oldLogp: null,
+      refLogp: null,
+      oldValues: null,
+      reward: null,
+      tokenRewards: null,
+      groupKey: null,
+      rawAdvantages: null,
+      rawReturns: null,
+      advantages: null,
+      returns: null,
+    });
+    return {
+      text: out.text,
+      sampleHandle: { model: spec.name, id: s.id },
+      promptTokens: prompt.length,
+      outputTokens: out.tokens.length,
+      finishReason: out.finishReason,
+    };
+  };
+
+  const update = (req: UpdateRequest): UpdateResponse => {
+    if (spec.train === "frozen")
+      throw new MasoError("MODEL_FROZEN", `model "${spec.name}" is frozen`, "set train: 'full' or 'lora' to update it");
+    ensureScored();
+    const samples = rewarded(req.roles);
+    const factor = (s: CachedSample) => (req.happo ? (req.happo.factors[happoKey(metaOf(s), req.happo.by)] ?? 1) : 1);
+    const train = samples.map((s) => toTrainSample(s, factor(s)));
+    const report = ppoUpdate(model, units, cfg, train, { policy: req.policy, critic: req.critic }, createRng(cfg.seed + 7919 * updates++));
+    if (!req.returnLogRatios) return { report };
+    const after = scoreSamples(model, samples);
+    const offsets = [0];
+    for (const s of samples) offsets.push(offsets[offsets.length - 1] + s.oldLogp!.length);
+    const cat = (xs: Float32Array[]) => Float32Array.from(xs.flatMap((x) => Array.from(x)));
+    const ratios = actionLogRatios(
+      { offsets, mask: new Uint8Array(offsets[offsets.length - 1]).fill(1) },
+      cat(after.map((a) => a.logp)),
+      cat(samples.map((s) => s.oldLogp!)),
+    );
+    const logRatios: LogRatio[] = samples.map((s, i) => ({ episode: s.episode, turn: s.turn, logRatio: ratios[i] }));
+    return { report, logRatios };
+  };
+
+  const diagnostics = (roles?: readonly string[]) => {
+    ensureScored();
+    const mine = cache.all().filter((s) => s.refLogp !== null && (!roles || roles.includes(s.role)));
+    const cur = scoreSamples(model, mine);
+    const refNow =
+      spec.reference === "adapter-off" ? scoreSamples(model, mine, { adapterOff: true }) : reference ? scoreSamples(reference, mine) : cur;
+    const out: Record<string, { samples: number; klRef: number; refDrift: number }> = {};
+    mine.forEach((s, i) => {
+      const o = (out[s.role] ??= { samples: 0, klRef: 0, refDrift: 0 });
+      o.samples++;
+      let kl = 0;
+      for (let t = 0; t < cur[i].logp.length; t++) {
+        kl += klTerm(cur[i].logp[t], s.refLogp![t], "k3")[0];
+        o.refDrift = Math.max(o.refDrift, Math.abs(refNow[i].logp[t] - s.refLogp![t]));
+      }
+      o.klRef += kl / Math.max(cur[i].logp.length, 1);
+    });
+    for (const o of Object.values(out)) o.klRef /= o.samples;
+    return { roles: out };
+  };
+
+  return {
+    name: spec.name,
+    model,
+    tokenizer,
+    generate: (req) => generate(req),
+    assignRewards: (req) =>
+      timed("rewards", () => {
+        for (const item of req.items) {
+          const s = cache.get(item.id);
+          if (!s)
+            throw new MasoError(
+              "SAMPLE_UNKNOWN",
+              `assignRewards: worker group "${spec.name}" has no sample ${item.id}`,
+              "send handles from this step",
+            );
+          if (Array.isArray(item.reward)) {
+            if (item.reward.length !== s.tokens.length - s.promptLen)
+              throw new MasoError(
+                "REWARD_SHAPE",
+                `sample ${item.id}: ${item.reward.length} token rewards for ${s.tokens.length - s.promptLen} tokens`,
+                "one value per output token",
+              );
+            s.tokenRewards = Float32Array.from(item.reward);
+            s.reward = 0;
+          } else s.reward = item.reward;
+          s.groupKey = item.groupKey;
+        }
+        return { accepted: req.items.length };
+      }),
+    gaeChains: (req) =>
+      timed("advantages", () => {
+        ensureScored();
+        return runGaeChains(req, cache.get, cfg.kl);
+      }),
+    computeAdvantages: (req) =>
+      timed("advantages", () => {
+        ensureScored();
+        return computeAdvantages(req, cache.all(), spec.name, cfg.kl);
+      }),
+    update: (req) => timed("update", () => update(req)),
+    diagnostics: (req) => timed("diagnostics", () => diagnostics(req.roles)),
+    release: async () => ({ released: cache.clear() }),
+    state: async (): Promise<WorkerState> => {
+      const gen = generator.stats();
+      return {
+        model: spec.name,
+        roles: Object.keys(options.roles),
+        adapters: adapters,
+        cachedSamples: cache.size(),
+        calls: structuredClone(calls),
+        busyMs: { ...busyMs, generation: gen.busyMs },
+        generator: gen,
+        updates,
+      };
+    },
+  };
+}
