@@ -3,7 +3,7 @@
 // the reference never moves (adapter-off for LoRA, a frozen copy for full fine-tuning).
 import { describe, expect, it } from "vitest";
 import { sharedOutcome } from "../../src/rewards/outcome.js";
-import { adapterPerRole, createRuntime, createWorkerGroup, resolveModelSpec } from "../../src/runtime/index.js";
+import { adapterPerRole, createRuntime, createWorkerGroup, type ModelSpec, resolveModelSpec } from "../../src/runtime/index.js";
 import type { Trajectory } from "../../src/workflow/trajectory.js";
 import { ask, type TwoState, tinyConfig, twoRoleWorkflow } from "./helpers.js";
 
@@ -46,10 +46,10 @@ describe("per-role LoRA on one base", () => {
   });
 });
 
-const cases = [
+const cases: [string, Partial<ModelSpec>, string | null][] = [
   ["LoRA, reference = adapter off", { lora: { ...lora, targets: [...lora.targets] } }, "a"],
-  ["full fine-tuning, reference = frozen copy", { reference: "frozen-copy" as const }, null],
-] as const;
+  ["full fine-tuning, reference = frozen copy", { reference: "frozen-copy" }, null],
+];
 
 describe.each(cases)("KL to reference: %s", (_n, extra, adapter) => {
   it("is exactly 0 before the first update, positive after, and the reference stays frozen", async () => {
