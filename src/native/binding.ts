@@ -109,8 +109,11 @@ export interface NativeKernels {
 }
 
 const here = dirname(fileURLToPath(import.meta.url));
-/** Where node-gyp puts the addon, relative to both src/native and dist/native. */
-export const addonPath = join(here, "..", "..", "build", "Release", "maso.node");
+/**
+ * Where node-gyp puts the addon, relative to both src/native and dist/native. MASO_ADDON points
+ * at another build (e.g. one made with MASO_BLAS=none) without touching the installed one.
+ */
+export const addonPath = process.env.MASO_ADDON || join(here, "..", "..", "build", "Release", "maso.node");
 
 let loaded: NativeKernels | undefined;
 
