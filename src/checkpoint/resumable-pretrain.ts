@@ -51,7 +51,10 @@ export interface ResumablePretrainRun {
   config: ResumablePretrainConfig;
   train: Int32Array;
   heldOut: Int32Array | null;
-  /** Continue from the newest good checkpoint (corrupt ones are skipped and reported). */
+  /**
+   * Continue from the newest good checkpoint (corrupt ones are skipped and reported); a run killed
+   * before its first checkpoint starts over from step 0.
+   */
   resume?: boolean;
   onStep?: (row: PretrainRow) => void;
   onCheckpoint?: (step: number, dir: string) => void;
@@ -96,7 +99,7 @@ function heldOutLoss(model: Decoder, stream: Int32Array, seqLen: number, maxWind
 
 /**
  * Runs (or resumes) pretraining into `runDir`. A fresh run refuses a directory that already has
- * checkpoints (RUN_EXISTS); a resume refuses one without (CHECKPOINT_NONE).
+ * checkpoints (RUN_EXISTS); a resume whose checkpoints are all corrupt throws CHECKPOINT_CORRUPT.
  * @example
  * await runResumablePretrain({ runDir: "runs/a", config, train, heldOut, resume: true });
  */
@@ -124,7 +127,8 @@ export async function runResumablePretrain(run: ResumablePretrainRun): Promise<R
     ),
   ];
 
-  if (run.resume) {
+  const hasCheckpoints = (await listCheckpoints(runDir)).length > 0;
+  if (run.resume && hasCheckpoints) {
     const skipped: string[] = [];
     const ckpt = await findCheckpoint(runDir, { fallback: true, onSkip: (dir) => skipped.push(dir) });
     model = new Decoder(cfg.model, undefined, { seed: await readDecoderRngState(ckpt.part("model")), trainBase: true });
@@ -138,10 +142,11 @@ export async function runResumablePretrain(run: ResumablePretrainRun): Promise<R
       );
     run.onResume?.(ckpt.step, skipped);
   } else {
-    if ((await listCheckpoints(runDir)).length > 0)
+    if (hasCheckpoints)
       throw new MasoError("RUN_EXISTS", `${runDir} already has checkpoints`, "pass --resume to continue it, or choose a new run directory");
     model = new Decoder(cfg.model, undefined, { seed: cfg.seed, trainBase: true });
     opt = optimiserFor(model);
+    if (run.resume) run.onResume?.(0, []); // killed before its first checkpoint: start over, same numbers
   }
 
   const metrics = openMetricsWriter(runDir, { keepUpToStep: state.step });

@@ -1,29 +1,64 @@
-// The `maso` command line: parses the subcommand and returns an exit code (0 ok, 1 failure,
-// 2 usage error). Never calls process.exit, so it can be driven from tests.
-import { doctorReport, formatDoctor } from "./doctor.js";
+// The `maso` command line: picks the subcommand, runs it and returns an exit code (0 ok,
+// 1 failure, 2 usage error). Errors are printed with their code and hint. Never calls
+// process.exit, so it can be driven from tests; main-entry.ts sets the process exit code.
+import { MasoError } from "../errors.js";
+import { dashboardCommand } from "./commands/dashboard.js";
+import { doctorCommand } from "./commands/doctor.js";
+import { evalCommand } from "./commands/eval.js";
+import { exportCommand } from "./commands/export.js";
+import { pretrainCommand } from "./commands/pretrain.js";
+import { sftCommand } from "./commands/sft.js";
+import { trainCommand } from "./commands/train.js";
+import type { CliIo, Command } from "./commands/types.js";
+import { EXIT_CODES_HELP, EXIT_OK, EXIT_USAGE, exitCodeFor } from "./exit-codes.js";
 
-const USAGE = `usage: maso <command> [options]
+/** Every command, in help order. */
+export const COMMANDS: readonly Command[] = [
+  trainCommand,
+  evalCommand,
+  pretrainCommand,
+  sftCommand,
+  exportCommand,
+  dashboardCommand,
+  doctorCommand,
+];
+
+export const USAGE = `usage: maso <command> [options]
 
 commands:
-  doctor [--json]   report the native build: BLAS in use, threads, OpenMP
-  help              show this message`;
+${COMMANDS.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`).join("\n")}
+  help       show this message ('maso <command> --help' for one command)
 
-export async function main(argv: string[]): Promise<number> {
-  const [cmd, ...rest] = argv;
-  switch (cmd) {
-    case "doctor": {
-      const report = doctorReport();
-      console.log(rest.includes("--json") ? JSON.stringify(report, null, 2) : formatDoctor(report));
-      return report.nativeBuild === "ok" ? 0 : 1;
-    }
-    case undefined:
-    case "help":
-    case "--help":
-    case "-h":
-      console.log(USAGE);
-      return 0;
-    default:
-      console.error(`maso: unknown command '${cmd}'\n\n${USAGE}`);
-      return 2;
+${EXIT_CODES_HELP}`;
+
+const defaultIo = (): CliIo => ({ out: process.stdout, err: process.stderr, env: process.env });
+
+/**
+ * Runs `maso <argv…>` and resolves to the exit code.
+ * @example
+ * process.exitCode = await main(["pretrain", "--steps", "20"]);
+ */
+export async function main(argv: readonly string[], io: CliIo = defaultIo()): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
+    const cmd = COMMANDS.find((c) => c.name === rest[0]);
+    io.out.write(`${cmd ? `${cmd.help}\n\n${EXIT_CODES_HELP}` : USAGE}\n`);
+    return EXIT_OK;
+  }
+  const cmd = COMMANDS.find((c) => c.name === name);
+  if (!cmd) {
+    io.err.write(`maso: unknown command '${name}'\n\n${USAGE}\n`);
+    return EXIT_USAGE;
+  }
+  if (rest.includes("--help") || rest.includes("-h")) {
+    io.out.write(`${cmd.help}\n\n${EXIT_CODES_HELP}\n`);
+    return EXIT_OK;
+  }
+  try {
+    return await cmd.run(rest, io);
+  } catch (err) {
+    if (err instanceof MasoError) io.err.write(`maso ${name}: error ${err.code}: ${err.message}\n`);
+    else io.err.write(`maso ${name}: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    return exitCodeFor(err);
   }
 }

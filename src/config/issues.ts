@@ -115,8 +115,10 @@ export function toConfigIssues(
 }
 
 /** One line per issue: `algorithm.clipLow: got "x"; expected a value of type number`. */
-export function formatIssues(issues: readonly ConfigIssue[]): string {
-  return issues.map((i) => `  ${i.path}: got ${showValue(i.value)}; expected ${i.expected}`).join("\n");
+export function formatIssues(issues: readonly ConfigIssue[], max = 12): string {
+  const lines = issues.slice(0, max).map((i) => `  ${i.path}: got ${showValue(i.value)}; expected ${i.expected}`);
+  if (issues.length > max) lines.push(`  … and ${issues.length - max} more`);
+  return lines.join("\n");
 }
 
 /** A MasoError carrying the issues (as `issues`) with a message that lists all of them. */

@@ -17,11 +17,11 @@ describe("progress display", () => {
     const { chunks, stream } = sink(false);
     const p = createProgress(stream, { total: 10, now: () => t });
     t = 2000;
-    p.update({ step: 1, episodes: 8, tokens: 4000, roleRewards: { planner: 0.25, answer: -1 }, values: { loss: 3.14159 } });
+    p.update({ step: 1, episodes: 8, tokens: 4000, roleRewards: { planner: 0.25, answer: -1 }, values: { loss: 3.14259 } });
     t = 4000;
     p.update({ step: 2, episodes: 8, tokens: 4000, roleRewards: { planner: 0.5, answer: 0 } });
     expect(chunks).toEqual([
-      "step 1/10 | loss=3.142 | 4.00 ep/s | 2000 tok/s | reward planner=0.25 answer=-1 | eta 18s\n",
+      "step 1/10 | loss=3.143 | 4.00 ep/s | 2000 tok/s | reward planner=0.25 answer=-1 | eta 18s\n",
       "step 2/10 | 4.00 ep/s | 2000 tok/s | reward planner=0.5 answer=0 | eta 16s\n",
     ]);
     expect(chunks.join("")).not.toContain("\x1b");

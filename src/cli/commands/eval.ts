@@ -1,0 +1,98 @@
+// `maso eval`: held-out loss of an engine model (a pretraining run, checkpoint or HF folder) on
+// its run's data or --data. Evaluating a workflow's task metric needs the RL runtime, which is not
+// wired yet: that case fails with a clear error (exit 1).
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { CONFIG_FILE } from "../../config/load-config.js";
+import { type PretrainConfig, resolvePretrainConfig } from "../../config/pretrain-config.js";
+import { loadHfModel } from "../../engine/checkpoint/hf-model.js";
+import { Decoder } from "../../engine/model/decoder.js";
+import { createByteTokenizer } from "../../engine/tokenizer/byte-tokenizer.js";
+import { MasoError } from "../../errors.js";
+import { evalLoss } from "../../train/pretrain.js";
+import { num, parseFlags, str } from "../args.js";
+import { usageError } from "../exit-codes.js";
+import { findModel } from "../model-source.js";
+import { loadPretrainData } from "../pretrain-data.js";
+import { type Command, println } from "./types.js";
+
+async function runConfig(dir: string): Promise<Record<string, unknown> | null> {
+  try {
+    return JSON.parse(await readFile(join(dir, CONFIG_FILE), "utf8")) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+export const evalCommand: Command = {
+  name: "eval",
+  summary: "evaluate a model: held-out loss (workflow metrics: with the runtime)",
+  help: `usage: maso eval <runDir|checkpointDir|modelDir> [--data <file|world>] [options]
+
+Prints the held-out loss (nats/token) of the newest good checkpoint of a pretraining run, a
+checkpoint directory or an HF model folder, on the run's held-out split or --data.
+Workflow runs (maso train) need the RL runtime, which is not available yet (exit 1).
+
+options:
+  --data <file|world>   evaluation text (default: the run's held-out split)
+  --seq-len <n>         tokens per window (default: the run's, else 64)
+  --windows <n>         windows to score (default 32)
+  --model <name>        which model of a multi-model run
+  --step <n>            a specific checkpoint step
+  --json                print the result as JSON`,
+  async run(argv, io) {
+    const p = parseFlags(
+      "eval",
+      argv,
+      {
+        data: { type: "string" },
+        "seq-len": { type: "string" },
+        windows: { type: "string" },
+        model: { type: "string" },
+        step: { type: "string" },
+        json: { type: "boolean" },
+      },
+      1,
+    );
+    const src = p.positionals[0];
+    if (!src) throw usageError("eval: missing the run, checkpoint or model directory", "eval");
+    const rc = await runConfig(src);
+    if (rc && rc.kind !== "pretrain" && rc.models !== undefined && rc.cast !== undefined)
+      throw new MasoError(
+        "RUNTIME_NOT_AVAILABLE",
+        `${src} is a workflow run; evaluating it needs the RL runtime, which is not available yet`,
+        "evaluate a pretraining run or model folder, or wait for 'maso train'",
+      );
+    // an HF model folder also has a config.json; only a pretraining run's is a run config
+    const runCfg: PretrainConfig | null = rc?.kind === "pretrain" ? resolvePretrainConfig(rc, join(src, CONFIG_FILE)) : null;
+    const dataFlag = str(p, "data");
+    const dataCfg: PretrainConfig["data"] =
+      dataFlag === undefined
+        ? (runCfg?.data ?? { source: "world", worldSeed: 0, heldOutEvery: 20, maxDocuments: null })
+        : dataFlag === "world"
+          ? { source: "world", worldSeed: 0, heldOutEvery: 20, maxDocuments: null }
+          : { source: "file", path: dataFlag, worldSeed: 0, heldOutEvery: 1, maxDocuments: null };
+    const source = await findModel(src, { part: str(p, "model"), step: num(p, "step", "eval", { int: true, min: 0 }) });
+    const { config, params } = await loadHfModel(source.hfDir);
+    const tok = createByteTokenizer();
+    if (config.vocabSize !== tok.vocabSize)
+      throw new MasoError(
+        "NOT_AVAILABLE",
+        `eval supports the engine's byte-level models; ${source.describe} has vocabulary ${config.vocabSize}`,
+        "evaluate models trained with 'maso pretrain'",
+      );
+    const data = await loadPretrainData(dataCfg, tok);
+    const stream = data.heldOut ?? data.train;
+    const seqLen = num(p, "seq-len", "eval", { int: true, min: 2 }) ?? runCfg?.seqLen ?? 64;
+    const windows = num(p, "windows", "eval", { int: true, min: 1 }) ?? 32;
+    const loss = evalLoss(new Decoder(config, params, { trainBase: false }), stream, seqLen, windows);
+    const result = { model: source.describe, step: source.checkpoint?.step ?? null, heldOutLoss: loss, seqLen, windows };
+    println(
+      io,
+      p.values.json
+        ? JSON.stringify(result)
+        : `held-out loss ${loss.toFixed(4)} nats/token (${source.describe}, ${windows} windows of ${seqLen})`,
+    );
+    return 0;
+  },
+};

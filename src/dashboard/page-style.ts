@@ -1,0 +1,37 @@
+// The dashboard page's CSS, as a string served inline. Presentation only.
+export const PAGE_CSS = `
+*{box-sizing:border-box}
+body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#1d232a;background:#f6f7f9}
+header{padding:10px 18px;background:#1d232a;color:#fff;display:flex;gap:18px;align-items:baseline;flex-wrap:wrap}
+header h1{font-size:17px;margin:0}
+header .meta{color:#b8c0cc;font-size:13px}
+main{padding:12px 18px}
+section{background:#fff;border:1px solid #dde1e6;border-radius:6px;padding:12px;margin-bottom:14px}
+h2{font-size:15px;margin:0 0 8px}
+#charts{display:flex;flex-wrap:wrap;gap:12px}
+.chart{border:1px solid #eef0f3;border-radius:4px;padding:4px}
+.chart h3{font-size:13px;margin:2px 6px;font-weight:600}
+.empty{color:#6b7480;font-style:italic}
+.controls{display:flex;gap:10px;align-items:center;flex-wrap:wrap;margin-bottom:8px}
+select,button{font:inherit;padding:3px 6px}
+#graph{overflow-x:auto;border:1px solid #eef0f3;border-radius:4px;margin-bottom:10px}
+#graph rect{fill:#eef3fb;stroke:#6b8fc7;stroke-width:1.2}
+#graph g.active rect{fill:#ffe9b3;stroke:#d08a00;stroke-width:2}
+#graph g.tool rect{fill:#eef8ee;stroke:#5c9e5c}
+#graph g.function rect{fill:#f3eef8;stroke:#8e6bb8}
+#graph text{font-size:12px;text-anchor:middle;fill:#1d232a}
+#graph text.small{font-size:10px;fill:#4b5563}
+#graph path{fill:none;stroke:#9aa4b2;stroke-width:1.2}
+#graph path.taken{stroke:#d08a00;stroke-width:2}
+.viewer{display:grid;grid-template-columns:240px 1fr;gap:12px}
+#record-list{list-style:none;padding:0;margin:0;max-height:520px;overflow:auto;border:1px solid #eef0f3;border-radius:4px}
+#record-list li{padding:4px 8px;cursor:pointer;border-bottom:1px solid #f0f2f5;font-size:13px}
+#record-list li.active{background:#ffe9b3}
+#record{min-width:0}
+#record h3{margin:0 0 6px;font-size:14px}
+#record h4{margin:10px 0 4px;font-size:13px;color:#374151}
+pre{background:#f6f8fa;border:1px solid #e5e7eb;border-radius:4px;padding:6px 8px;white-space:pre-wrap;word-break:break-word;margin:0;max-height:260px;overflow:auto;font-size:12px}
+.msg{margin-bottom:4px}.msg b{font-size:11px;text-transform:uppercase;color:#6b7480}
+table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #e5e7eb;padding:3px 6px;text-align:left;vertical-align:top}
+.bad{color:#b42318}.good{color:#067647}
+`;

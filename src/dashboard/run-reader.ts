@@ -1,0 +1,101 @@
+// Reads what the dashboard shows from a run directory: config, summary, checkpoints, metrics lines
+// after a given count (for polling), trajectory steps, episode summaries and one episode with its
+// rewards. Read-only; never writes to the run directory.
+import { readFile, readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { listCheckpoints } from "../checkpoint/paths.js";
+import { MasoError } from "../errors.js";
+import { type MetricsRow, readMetrics } from "../progress/metrics-writer.js";
+import { type EpisodeRewards, readRewards } from "../progress/reward-writer.js";
+import { trajectoryFile } from "../workflow/trajectory-writer.js";
+import { type Trajectory, trajectoryFromJson } from "../workflow/trajectory.js";
+
+async function readJson(path: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(path, "utf8"));
+  } catch {
+    return null;
+  }
+}
+
+/** Run-level facts for the page header. */
+export async function readRunInfo(runDir: string): Promise<{ runDir: string; config: unknown; summary: unknown; checkpoints: number[] }> {
+  return {
+    runDir,
+    config: await readJson(join(runDir, "config.json")),
+    summary: await readJson(join(runDir, "summary.json")),
+    checkpoints: (await listCheckpoints(runDir)).map((c) => c.step),
+  };
+}
+
+/** Metric rows after the first `after` rows (the client polls with the count it has). */
+export function metricsAfter(runDir: string, after: number): { rows: MetricsRow[]; total: number } {
+  const all = readMetrics(runDir);
+  return { rows: all.slice(Math.max(0, after)), total: all.length };
+}
+
+/** Steps that have a trajectories file, ascending. */
+export async function trajectorySteps(runDir: string): Promise<number[]> {
+  let names: string[];
+  try {
+    names = await readdir(join(runDir, "trajectories"));
+  } catch {
+    return [];
+  }
+  return names
+    .map((n) => /^step-(\d+)\.jsonl$/.exec(n))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => Number(m[1]))
+    .sort((a, b) => a - b);
+}
+
+async function readStep(runDir: string, step: number): Promise<Trajectory[]> {
+  let text: string;
+  try {
+    text = await readFile(trajectoryFile(runDir, step), "utf8");
+  } catch {
+    throw new MasoError("DASHBOARD_NOT_FOUND", `no trajectories for step ${step}`, "pick a step from the list");
+  }
+  const out: Trajectory[] = [];
+  const lines = text.split("\n").filter((l) => l.trim() !== "");
+  for (let i = 0; i < lines.length; i++) {
+    try {
+      out.push(trajectoryFromJson(lines[i]));
+    } catch (e) {
+      if (i < lines.length - 1) throw e; // only a torn last line is tolerated
+    }
+  }
+  return out;
+}
+
+/** One line per episode of a step: id, task, status, records and total reward. */
+export async function episodeSummaries(runDir: string, step: number) {
+  const [trajs, rewards] = await Promise.all([readStep(runDir, step), readRewards(runDir, step)]);
+  const byEp = new Map(rewards.map((r) => [r.episodeId, r]));
+  return trajs.map((t) => ({
+    episodeId: t.episodeId,
+    taskId: t.taskId,
+    status: t.status,
+    records: t.records.length,
+    reward: totalReward(byEp.get(t.episodeId)),
+  }));
+}
+
+function totalReward(r: EpisodeRewards | undefined): number | null {
+  if (!r) return null;
+  let s = 0;
+  for (const e of r.entries) if (!("skip" in e)) s += Array.isArray(e.value) ? e.value.reduce((a, b) => a + b, 0) : e.value;
+  return s;
+}
+
+/** One episode's trajectory and its reward entries (empty when the run wrote none). */
+export async function readEpisode(
+  runDir: string,
+  step: number,
+  episodeId: string,
+): Promise<{ trajectory: Trajectory; rewards: EpisodeRewards["entries"] }> {
+  const trajectory = (await readStep(runDir, step)).find((t) => t.episodeId === episodeId);
+  if (!trajectory) throw new MasoError("DASHBOARD_NOT_FOUND", `no episode ${episodeId} at step ${step}`, "pick an episode from the list");
+  const rewards = (await readRewards(runDir, step)).find((r) => r.episodeId === episodeId)?.entries ?? [];
+  return { trajectory, rewards };
+}
