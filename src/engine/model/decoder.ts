@@ -9,32 +9,15 @@
 import { MasoError } from "../../errors.js";
 import { native } from "../../native/binding.js";
 import type { LoraConfig, LoraTarget, ModelConfig } from "../config.js";
-import { ParamTable, modelParamSpecs, projectionShape } from "../params.js";
+import { type ParamTable, projectionShape } from "../params.js";
 import { type PackedBatch, type SequenceInput, packBatch } from "./batch.js";
-import { type Rng, createRng, fillNormal } from "./init.js";
+import { type Rng, createRng } from "./init.js";
 import { type Adapter, createAdapter } from "./lora.js";
 import { type ValueHead, createValueHead, valueHeadBackward, valueHeadForward } from "./value-head.js";
+import { type LayerGrads, type LayerWeights, initParams, layerViews, validateConfig } from "./weights.js";
 
 type Proj = LoraTarget;
-
-/** Views of one layer's base tensors (used by the sampler, which shares these weights). */
-export interface LayerWeights {
-  ln1: Float32Array;
-  ln2: Float32Array;
-  qNorm?: Float32Array;
-  kNorm?: Float32Array;
-  w: Record<Proj, Float32Array>;
-  b: Partial<Record<Proj, Float32Array>>;
-}
-
-interface LayerGrads {
-  ln1: Float32Array;
-  ln2: Float32Array;
-  qNorm?: Float32Array;
-  kNorm?: Float32Array;
-  w: Record<Proj, Float32Array>;
-  b: Partial<Record<Proj, Float32Array>>;
-}
+export type { LayerWeights };
 
 /** Saved activations of one layer (all overwritten each forward). */
 interface LayerActs {
@@ -462,69 +445,4 @@ export class Decoder {
     this.projBackward(l, "v_proj", dln1, dv, a.ln1, batch, a.lora);
     k.rmsnormBackward(dx, g ? g.ln1 : null, dln1, a.x, w.ln1, a.rstd1, N, C);
   }
-}
-
-function layerViews(cfg: ModelConfig, t: ParamTable): LayerWeights[] {
-  const out: LayerWeights[] = [];
-  for (let l = 0; l < cfg.numLayers; l++) {
-    const p = `model.layers.${l}`;
-    const mod = (x: Proj) => (x.endsWith("_proj") && ["gate_proj", "up_proj", "down_proj"].includes(x) ? "mlp" : "self_attn");
-    const projs: Proj[] = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"];
-    const w = {} as Record<Proj, Float32Array>;
-    const b: Partial<Record<Proj, Float32Array>> = {};
-    for (const x of projs) {
-      w[x] = t.get(`${p}.${mod(x)}.${x}.weight`);
-      const bn = `${p}.${mod(x)}.${x}.bias`;
-      if (t.has(bn)) b[x] = t.get(bn);
-    }
-    out.push({
-      ln1: t.get(`${p}.input_layernorm.weight`),
-      ln2: t.get(`${p}.post_attention_layernorm.weight`),
-      qNorm: cfg.qkNorm ? t.get(`${p}.self_attn.q_norm.weight`) : undefined,
-      kNorm: cfg.qkNorm ? t.get(`${p}.self_attn.k_norm.weight`) : undefined,
-      w,
-      b,
-    });
-  }
-  return out;
-}
-
-/** Fresh weights for training from scratch: N(0, 0.02) matrices, unit norms, zero biases. */
-export function initParams(cfg: ModelConfig, rng: Rng): ParamTable {
-  const t = new ParamTable(modelParamSpecs(cfg));
-  for (const s of t.specs) {
-    const v = t.get(s.name);
-    if (s.name.endsWith("norm.weight") || s.name.endsWith("layernorm.weight")) v.fill(1);
-    else if (s.shape.length === 2)
-      fillNormal(
-        v,
-        rng,
-        s.name.endsWith("o_proj.weight") || s.name.endsWith("down_proj.weight") ? 0.02 / Math.sqrt(2 * cfg.numLayers) : 0.02,
-      );
-  }
-  return t;
-}
-
-export function validateConfig(cfg: ModelConfig): void {
-  const pos = (name: keyof ModelConfig) => {
-    const v = cfg[name];
-    if (typeof v !== "number" || !Number.isInteger(v) || v < 1)
-      throw new MasoError("MODEL_CONFIG", `model config field ${name} must be a positive integer, got ${String(v)}`);
-  };
-  for (const f of [
-    "vocabSize",
-    "hiddenSize",
-    "intermediateSize",
-    "numLayers",
-    "numHeads",
-    "numKvHeads",
-    "headDim",
-    "maxPositionEmbeddings",
-  ] as const)
-    pos(f);
-  if (cfg.numHeads % cfg.numKvHeads !== 0)
-    throw new MasoError("MODEL_CONFIG", `numHeads (${cfg.numHeads}) must be a multiple of numKvHeads (${cfg.numKvHeads})`);
-  if (cfg.headDim % 2 !== 0) throw new MasoError("MODEL_CONFIG", `headDim must be even for RoPE, got ${cfg.headDim}`);
-  if (!(cfg.ropeTheta > 1)) throw new MasoError("MODEL_CONFIG", `ropeTheta must be > 1, got ${cfg.ropeTheta}`);
-  if (!(cfg.rmsNormEps > 0)) throw new MasoError("MODEL_CONFIG", `rmsNormEps must be > 0, got ${cfg.rmsNormEps}`);
 }
