@@ -7,7 +7,7 @@ export const PAGE_SCRIPT = String.raw`
   var PALETTE = ["#2563eb", "#d97706", "#059669", "#dc2626", "#7c3aed", "#0891b2", "#be185d", "#4d7c0f", "#475569"];
   var ORDER = ["reward", "loss", "evalLoss", "eval", "entropy", "kl", "approxKl", "clipFrac", "gradNorm", "advantage", "value", "length", "samples"];
   var SKIP = { step: 1, time: 1, roles: 1 };
-  var S = { rows: [], charts: {}, traj: null, rewards: [], rec: 0 };
+  var S = { rows: [], charts: {}, traj: null, rewards: [], skipped: [], rec: 0 };
 
   function $(id) { return document.getElementById(id); }
   function el(tag, props, kids) {
@@ -117,7 +117,7 @@ export const PAGE_SCRIPT = String.raw`
   function loadEpisode() {
     var step = $("step-select").value, ep = $("episode-select").value;
     getJson("/api/steps/" + step + "/episodes/" + encodeURIComponent(ep)).then(function (b) {
-      S.traj = b.trajectory; S.rewards = b.rewards; S.rec = 0;
+      S.traj = b.trajectory; S.rewards = b.rewards; S.skipped = b.skipped; S.rec = 0;
       $("viewer").hidden = false;
       renderList(); renderGraph(); renderRecord();
     }).catch(function (e) { $("status").textContent = e.message; });
@@ -175,7 +175,7 @@ export const PAGE_SCRIPT = String.raw`
     box.textContent = "";
     var head = (S.rec + 1) + " / " + S.traj.records.length + ": " + r.node + " (" + r.kind + ")";
     box.appendChild(el("h3", { "data-testid": "record-title", text: head }));
-    box.appendChild(el("div", { cls: "meta", text: "role " + (r.role || "-") + " · model " + (r.model || "-") + " · turn " + r.turn + " · visit " + r.visit + (r.branch !== null ? " · branch " + r.branch : "") + " · " + r.ms + " ms" + (r.promptTokens !== null ? " · " + r.promptTokens + " prompt / " + r.outputTokens + " output tokens" : "") }));
+    box.appendChild(el("div", { cls: "meta", text: "role " + (r.role || "-") + " · model " + (r.model || "-") + " · turn " + r.turn + " · visit " + r.visit + (r.branch !== null ? " · branch " + r.branch : "") + " · " + (Math.round(r.ms * 10) / 10) + " ms" + (r.promptTokens !== null ? " · " + r.promptTokens + " prompt / " + r.outputTokens + " output tokens" : "") }));
     var parts = [];
     if (r.prompt !== null) {
       var p = typeof r.prompt === "string" ? el("pre", { text: r.prompt }) : el("div", {}, r.prompt.map(function (m) { return el("div", { cls: "msg" }, [el("b", { text: m.role }), el("pre", { text: m.content })]); }));
@@ -189,10 +189,19 @@ export const PAGE_SCRIPT = String.raw`
     if (r.toolResults.length) parts = parts.concat(section("Tool results", el("table", { "data-testid": "record-tools" }, [el("tr", {}, ["tool", "input", "result", "ms"].map(function (h) { return el("th", { text: h }); }))].concat(r.toolResults.map(function (t) {
       return el("tr", {}, [el("td", { text: t.tool }), el("td", {}, [el("pre", { text: json(t.input) })]), el("td", { cls: t.ok ? "" : "bad" }, [el("pre", { text: t.ok ? json(t.value) : (t.timedOut ? "timed out: " : "error: ") + t.error })]), el("td", { text: String(Math.round(t.ms)) })]);
     })))));
-    var mine = S.rewards.filter(function (e) { return e.recordIndex === r.index; });
-    parts = parts.concat(section("Rewards", mine.length ? el("table", { "data-testid": "record-rewards" }, [el("tr", {}, ["source", "kind", "value"].map(function (h) { return el("th", { text: h }); }))].concat(mine.map(function (e) {
-      return el("tr", {}, [el("td", { text: e.source || "-" }), el("td", { text: e.skip ? "skip" : e.kind }), el("td", { text: e.skip ? e.reason : Array.isArray(e.value) ? "per token: " + e.value.map(function (x) { return x.toFixed(3); }).join(" ") : String(e.value) })]);
-    }))) : el("div", { cls: "empty", "data-testid": "record-rewards", text: r.sampleHandle ? "no reward recorded" : "not trainable (no sample)" })));
+    var rw = null, sk = null;
+    S.rewards.forEach(function (e) { if (e.recordIndex === r.index) rw = e; });
+    S.skipped.forEach(function (e) { if (e.recordIndex === r.index) sk = e; });
+    var rrows = [];
+    if (rw) {
+      var fmt = function (v) { return Array.isArray(v) ? "per token: " + v.map(function (x) { return x.toFixed(3); }).join(" ") : String(Number(v.toFixed ? v.toFixed(6) : v)); };
+      rrows.push(el("tr", { cls: "total" }, [el("td", { text: "total" }), el("td", { text: "" }), el("td", { text: fmt(rw.value) })]));
+      Object.keys(rw.byKind).forEach(function (k) { rrows.push(el("tr", {}, [el("td", { text: "kind" }), el("td", { text: k }), el("td", { text: fmt(rw.byKind[k]) })])); });
+      Object.keys(rw.bySource).forEach(function (k) { rrows.push(el("tr", {}, [el("td", { text: "function" }), el("td", { text: k }), el("td", { text: fmt(rw.bySource[k]) })])); });
+    }
+    parts = parts.concat(section("Rewards", rw
+      ? el("table", { "data-testid": "record-rewards" }, [el("tr", {}, ["", "name", "value"].map(function (h) { return el("th", { text: h }); }))].concat(rrows))
+      : el("div", { cls: "empty", "data-testid": "record-rewards", text: sk ? "skipped: " + sk.reasons.join("; ") : r.sampleHandle ? "no reward recorded" : "not trainable (no sample)" })));
     if (r.kind !== "role") parts = parts.concat(section("Node output", el("pre", { text: json(r.output) })));
     parts.push(el("details", {}, [el("summary", { text: "state before" }), el("pre", { text: json(r.stateBefore) })]));
     parts.forEach(function (n) { box.appendChild(n); });

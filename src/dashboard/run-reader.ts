@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { listCheckpoints } from "../checkpoint/paths.js";
 import { MasoError } from "../errors.js";
 import { type MetricsRow, readMetrics } from "../progress/metrics-writer.js";
-import { type EpisodeRewards, readRewards } from "../progress/reward-writer.js";
+import { readRewards } from "../progress/reward-writer.js";
+import type { CombinedReward, EpisodeRewards, SkippedRecord } from "../rewards/combine.js";
 import { trajectoryFile } from "../workflow/trajectory-writer.js";
 import { type Trajectory, trajectoryFromJson } from "../workflow/trajectory.js";
 
@@ -84,18 +85,18 @@ export async function episodeSummaries(runDir: string, step: number) {
 function totalReward(r: EpisodeRewards | undefined): number | null {
   if (!r) return null;
   let s = 0;
-  for (const e of r.entries) if (!("skip" in e)) s += Array.isArray(e.value) ? e.value.reduce((a, b) => a + b, 0) : e.value;
+  for (const e of r.rewards) s += typeof e.value === "number" ? e.value : e.value.reduce((a, b) => a + b, 0);
   return s;
 }
 
-/** One episode's trajectory and its reward entries (empty when the run wrote none). */
+/** One episode's trajectory and its combined rewards (empty when the run wrote none). */
 export async function readEpisode(
   runDir: string,
   step: number,
   episodeId: string,
-): Promise<{ trajectory: Trajectory; rewards: EpisodeRewards["entries"] }> {
+): Promise<{ trajectory: Trajectory; rewards: CombinedReward[]; skipped: SkippedRecord[] }> {
   const trajectory = (await readStep(runDir, step)).find((t) => t.episodeId === episodeId);
   if (!trajectory) throw new MasoError("DASHBOARD_NOT_FOUND", `no episode ${episodeId} at step ${step}`, "pick an episode from the list");
-  const rewards = (await readRewards(runDir, step)).find((r) => r.episodeId === episodeId)?.entries ?? [];
-  return { trajectory, rewards };
+  const ep = (await readRewards(runDir, step)).find((r) => r.episodeId === episodeId);
+  return { trajectory, rewards: ep?.rewards ?? [], skipped: ep?.skipped ?? [] };
 }

@@ -1,17 +1,10 @@
-// Per-episode reward assignments as JSON lines beside the trajectories:
-// <runDir>/rewards/step-000001.jsonl, one `{ episodeId, entries }` line per episode, so the
-// dashboard can show each record's rewards. Only writes and reads files; computes no reward.
+// Per-episode combined rewards (what src/rewards' combineRewards/assignRewards return) as JSON
+// lines beside the trajectories: <runDir>/rewards/step-000001.jsonl, one episode per line, so the
+// dashboard can show each record's reward by kind and by function. Writes and reads files only.
 import { appendFile, mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { MasoError } from "../errors.js";
-import type { RewardEntry } from "../rewards/types.js";
-
-/** The rewards of one episode, as written. */
-export interface EpisodeRewards {
-  episodeId: string;
-  /** reward entries of every reward function, with the function's name */
-  entries: (RewardEntry & { source?: string })[];
-}
+import type { EpisodeRewards } from "../rewards/combine.js";
 
 /**
  * The rewards file of a training step.
@@ -25,9 +18,10 @@ export function rewardFile(runDir: string, step: number): string {
 }
 
 /**
- * Appends episodes' reward entries to the step's file.
+ * Appends episodes' combined rewards to the step's file; returns the path.
  * @example
- * await appendRewards(runDir, step, [{ episodeId: "ep-0", entries: [{ recordIndex: 0, value: 1, kind: "trajectory", source: "f1" }] }]);
+ * const { episodes } = assignRewards(items, rewardFns);
+ * await appendRewards(runDir, step, episodes);
  */
 export async function appendRewards(runDir: string, step: number, episodes: readonly EpisodeRewards[]): Promise<string> {
   const file = rewardFile(runDir, step);
@@ -46,12 +40,13 @@ export async function readRewards(runDir: string, step: number): Promise<Episode
     throw e;
   }
   const out: EpisodeRewards[] = [];
-  for (const line of text.split("\n")) {
-    if (line.trim() === "") continue;
+  const lines = text.split("\n").filter((l) => l.trim() !== "");
+  for (let i = 0; i < lines.length; i++) {
     try {
-      out.push(JSON.parse(line) as EpisodeRewards);
-    } catch {
-      // a torn line from a killed writer
+      out.push(JSON.parse(lines[i]) as EpisodeRewards);
+    } catch (e) {
+      if (i < lines.length - 1)
+        throw new MasoError("REWARDS_CORRUPT", `${rewardFile(runDir, step)}:${i + 1} is not JSON (${(e as Error).message})`);
     }
   }
   return out;

@@ -1,0 +1,53 @@
+// The dashboard's JSON API over a real run directory (no browser): metrics polling, steps,
+// episode summaries and one episode with its per-record rewards.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDashboardApp } from "../../src/dashboard/app.js";
+import { buildRunDir } from "./run-fixture.js";
+
+const runDir = mkdtempSync(join(tmpdir(), "maso-dash-api-"));
+beforeAll(() => buildRunDir(runDir, 3));
+afterAll(() => rmSync(runDir, { recursive: true, force: true }));
+
+describe("dashboard API", () => {
+  const app = () => createDashboardApp(runDir);
+  const get = async (path: string) => {
+    const res = await app().request(path);
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+
+  it("serves metrics after a line count, with per-role values", async () => {
+    const all = await get("/api/metrics?after=0");
+    expect(all.body.total).toBe(3);
+    const rows = all.body.rows as { step: number; roles: Record<string, { reward: Record<string, number>; samples: number }> }[];
+    expect(rows.map((r) => r.step)).toEqual([1, 2, 3]);
+    expect(Object.keys(rows[0].roles).sort()).toEqual(["answer", "decompose"]);
+    expect(rows[0].roles.decompose.reward.format).toBeCloseTo(-0.25);
+    expect(rows[2].roles.answer.reward.total).toBeGreaterThan(rows[0].roles.answer.reward.total);
+    expect((await get("/api/metrics?after=2")).body.rows).toHaveLength(1);
+  });
+
+  it("lists steps and episodes and returns one episode with its rewards", async () => {
+    expect((await get("/api/steps")).body.steps).toEqual([1, 2, 3]);
+    const eps = (await get("/api/steps/1/episodes")).body.episodes as { episodeId: string; records: number; reward: number }[];
+    expect(eps.map((e) => e.episodeId)).toEqual(["ep-0", "ep-1", "ep-2", "ep-3"]);
+    const one = (await get("/api/steps/1/episodes/ep-0")).body as {
+      trajectory: { records: { node: string }[] };
+      rewards: { recordIndex: number; byKind: Record<string, number> }[];
+    };
+    expect(one.trajectory.records.map((r) => r.node)).toEqual(["decompose", "retrieve", "retrieve", "join", "answer"]);
+    expect(one.rewards.map((r) => r.recordIndex)).toEqual([0, 4]);
+    expect((await get("/api/steps/1/episodes/nope")).status).toBe(404);
+    expect((await get("/api/steps/9/episodes")).status).toBe(404);
+  });
+
+  it("serves the page and uPlot from node_modules", async () => {
+    const page = await app().request("/");
+    expect(await page.text()).toContain('<script src="/vendor/uPlot.iife.min.js"></script>');
+    const js = await app().request("/vendor/uPlot.iife.min.js");
+    expect(js.headers.get("content-type")).toContain("javascript");
+    expect((await js.text()).length).toBeGreaterThan(10_000);
+  });
+});

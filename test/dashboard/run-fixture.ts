@@ -1,0 +1,107 @@
+// Test helper: builds a real run directory the way a training run writes it: a tiny
+// decompose -> parallel retrieve -> answer workflow walked by the real runner (roles answered by
+// the scripted test double), rewards from src/rewards, trajectories and rewards through the real
+// writers, and per-role metrics.jsonl lines. Test code only.
+import { writeEffectiveConfig } from "../../src/config/load-config.js";
+import { f1Score } from "../../src/envs/index.js";
+import { openMetricsWriter } from "../../src/progress/metrics-writer.js";
+import { appendRewards } from "../../src/progress/reward-writer.js";
+import { roleMetrics } from "../../src/progress/role-metrics.js";
+import { assignRewards } from "../../src/rewards/combine.js";
+import { formatReward } from "../../src/rewards/format.js";
+import { sharedOutcome } from "../../src/rewards/outcome.js";
+import {
+  END,
+  START,
+  appendTrajectories,
+  defineRole,
+  defineTool,
+  jsonStringListParser,
+  runEpisodes,
+  scriptedCaller,
+  tagParser,
+  workflow,
+} from "../../src/workflow/index.js";
+
+interface State {
+  question: string;
+  gold: string;
+  subQueries: string[];
+  passages: string[];
+  answer: string;
+}
+type Task = { id: string; question: string; gold: string };
+
+const decompose = defineRole<State, string[]>({
+  name: "decompose",
+  prompt: (s) => [{ role: "user", content: `Split into 1-3 search queries, as a JSON list:\n${s.question}` }],
+  parse: jsonStringListParser({ minItems: 1, maxItems: 3 }),
+  fallback: () => [],
+});
+const answer = defineRole<State, string>({
+  name: "answer",
+  prompt: (s) => [
+    { role: "system", content: "Answer inside <final_answer> tags." },
+    { role: "user", content: `${s.passages.join("\n")}\nQuestion: ${s.question}` },
+  ],
+  parse: tagParser("final_answer"),
+  fallback: () => "",
+});
+const DOCS: Record<string, string> = {
+  "capital of Arvel": "Lorin is the capital of Arvel.",
+  "river of Lorin": "The Sal river runs through Lorin.",
+};
+const search = defineTool<string, string[]>({ name: "retriever", run: (q) => (DOCS[q] ? [DOCS[q]] : []) });
+
+export const fixtureWorkflow = workflow<State>({ name: "qd-retrieve-answer", reducers: { passages: (a, b) => [...a, ...b] } })
+  .role("decompose", decompose, { update: (qs) => ({ subQueries: qs }) })
+  .tool("retrieve", search, { input: (_s, ctx) => String(ctx.item), update: (r) => ({ passages: r.ok ? r.value : [] }) })
+  .fn("join", () => ({}))
+  .role("answer", answer, { update: (a) => ({ answer: a }) })
+  .edge(START, "decompose")
+  .fanOut("decompose", { over: (s) => s.subQueries, branch: "retrieve", join: "join" })
+  .edge("join", "answer")
+  .edge("answer", END)
+  .compile();
+
+const TASKS: Task[] = [
+  { id: "t0", question: "Which river runs through the capital of Arvel?", gold: "Sal" },
+  { id: "t1", question: "What is the capital of Arvel?", gold: "Lorin" },
+];
+
+/** Writes `steps` training steps of 4 episodes each (episodes ep-0..ep-3, one more correct each step) into runDir. */
+export async function buildRunDir(runDir: string, steps = 3): Promise<void> {
+  await writeEffectiveConfig(runDir, {
+    name: "dashboard-fixture",
+    models: { shared: { preset: "tiny" } },
+    cast: { decompose: "shared", answer: "shared" },
+  });
+  const metrics = openMetricsWriter(runDir);
+  const rewardFns = [formatReward({ weight: 1 }), sharedOutcome<Task, State>((t, task) => f1Score(t.finalState.answer, [task.gold]))];
+  for (let step = 1; step <= steps; step++) {
+    // later steps answer better: the curves go up
+    const caller = scriptedCaller((req) => {
+      const ep = Number(req.episodeId.split("-")[1]);
+      if (req.role === "decompose")
+        return ep === 3 && step === 1 ? "capital of Arvel, river" : JSON.stringify(["capital of Arvel", "river of Lorin"]);
+      return `<final_answer>${ep < step ? TASKS[ep % 2].gold : "unknown"}</final_answer>`;
+    });
+    const episodes = Array.from({ length: 4 }, (_, i) => {
+      const task = TASKS[i % 2];
+      return {
+        id: `ep-${i}`,
+        taskId: task.id,
+        state: { question: task.question, gold: task.gold, subQueries: [], passages: [], answer: "" },
+      };
+    });
+    const trajectories = await runEpisodes(fixtureWorkflow, episodes, { caller });
+    const assigned = assignRewards(
+      trajectories.map((t, i) => ({ trajectory: t, task: TASKS[i % 2] })),
+      rewardFns,
+    );
+    await appendTrajectories(runDir, step, trajectories);
+    await appendRewards(runDir, step, assigned.episodes);
+    metrics.write({ step, episodes: trajectories.length, roles: roleMetrics(trajectories, assigned.episodes) });
+  }
+  await metrics.summary({ steps });
+}
