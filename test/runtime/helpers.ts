@@ -11,6 +11,7 @@ import { workflow } from "../../src/workflow/graph.js";
 import { textParser } from "../../src/workflow/parsers.js";
 import { defineRole } from "../../src/workflow/role.js";
 import type { ChatMessage } from "../../src/engine/tokenizer/types.js";
+import { native } from "../../src/native/binding.js";
 
 export const tok = createByteTokenizer();
 export const END_ID = tok.tokenToId("<|end|>")!;
@@ -40,19 +41,21 @@ export const ask = (content: string): ChatMessage[] => [{ role: "user", content 
 
 /**
  * Supervised warm start: teaches the model to answer each prompt with one of `choices` (uniformly)
- * followed by <|end|>, like a small SFT stage before RL.
+ * followed by <|end|>, like a small SFT stage before RL. Use rotations such as "abcd", "cdab": the
+ * deterministic letter-after-letter part teaches wide logit margins, so that a LoRA adapter (which
+ * cannot touch the tied embeddings) can later make one first letter dominant; with single-letter
+ * answers a tiny model's logit range caps that near 1/3.
  */
 export function warmStart(model: Decoder, prompts: readonly string[], choices: readonly string[], steps = 60, lr = 1e-2): void {
   const opt = createAdamW([{ name: "base", params: model.params, grads: model.grads! }], { lr, weightDecay: 0 });
+  const pairs = prompts.flatMap((p) => choices.map((c) => [p, c] as const));
   for (let step = 0; step < steps; step++) {
-    const seqs = prompts.flatMap((p) =>
-      choices.map((c) => {
-        const prompt = encodeChat(tok, ask(p), { addGenerationPrompt: true });
-        const tokens = [...prompt, ...tok.encode(c), END_ID];
-        const scoreMask = tokens.map((_, i) => (i >= prompt.length ? 1 : 0));
-        return { tokens, scoreMask };
-      }),
-    );
+    const seqs = pairs.map(([p, c]) => {
+      const prompt = encodeChat(tok, ask(p), { addGenerationPrompt: true });
+      const tokens = [...prompt, ...tok.encode(c), END_ID];
+      const scoreMask = tokens.map((_, i) => (i >= prompt.length ? 1 : 0));
+      return { tokens, scoreMask };
+    });
     const r = model.forward(seqs, { grad: true });
     model.backward(r.tape!, { dlogp: new Float32Array(r.logp.length).fill(-1 / r.logp.length) });
     opt.step();
@@ -131,4 +134,26 @@ export function items<S>(prompts: readonly string[], n: number, state: (q: strin
   return prompts.flatMap((q, i) =>
     Array.from({ length: n }, (_, k) => ({ episode: { id: `${tag}p${i}-${k}`, state: state(q), taskId: `p${i}` }, task: q })),
   );
+}
+
+/** The full next-token distribution after the chat prompt, under `adapter`. */
+export function firstDist(model: Decoder, prompt: string, adapter: string | null): Float64Array {
+  const p = encodeChat(tok, ask(prompt), { addGenerationPrompt: true });
+  const tokens = [...p, 0];
+  const scoreMask = tokens.map((_, i) => (i === tokens.length - 1 ? 1 : 0));
+  const { hidden } = model.forward([{ tokens, scoreMask, adapter }], { hidden: true });
+  const V = model.config.vocabSize;
+  const logits = new Float32Array(V);
+  native().matmulForward(logits, hidden!, model.head(), null, 1, model.config.hiddenSize, V, false);
+  const max = Math.max(...logits);
+  const e = Float64Array.from(logits, (x) => Math.exp(x - max));
+  const z = e.reduce((a, b) => a + b, 0);
+  return e.map((x) => x / z);
+}
+
+/** Exact KL(p ‖ q) between two next-token distributions. */
+export function klExact(p: Float64Array, q: Float64Array): number {
+  let kl = 0;
+  for (let i = 0; i < p.length; i++) if (p[i] > 0) kl += p[i] * Math.log(p[i] / q[i]);
+  return kl;
 }
