@@ -1,0 +1,121 @@
+// The CLI in-process: help texts, exit codes (0 ok, 1 failure, 2 usage), train's config
+// validation against a workflow module, and pretrain -> eval -> export on a tiny run.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { CliIo } from "../../src/cli/commands/types.js";
+import { COMMANDS, main } from "../../src/cli/main.js";
+
+const root = mkdtempSync(join(tmpdir(), "maso-cli-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const WORKFLOW = join(import.meta.dirname, "fixtures", "two-role-workflow.ts");
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = "";
+  let err = "";
+  const io: CliIo = { out: { write: (s: string) => (out += s), isTTY: false }, err: { write: (s: string) => (err += s) }, env: {} };
+  const code = await main(argv, io);
+  return { code, out, err };
+}
+
+describe("maso CLI", () => {
+  it("has --help for every command, with the exit codes", async () => {
+    for (const c of COMMANDS) {
+      const r = await cli(c.name, "--help");
+      expect(r.code).toBe(0);
+      expect(r.out).toContain(`usage: maso ${c.name}`);
+      expect(r.out).toContain("2  usage error");
+    }
+    const top = await cli("--help");
+    expect(top.out).toMatch(/train .*\n {2}eval .*\n {2}pretrain .*\n {2}sft .*\n {2}export .*\n {2}dashboard .*\n {2}doctor /);
+    expect((await cli("help", "export")).out).toContain("--format <f>");
+  });
+
+  it("returns 2 for usage errors and 1 for failures, printing the error code and hint", async () => {
+    expect(await cli("frobnicate")).toMatchObject({ code: 2 });
+    const flag = await cli("pretrain", "--stpes", "3");
+    expect(flag.code).toBe(2);
+    expect(flag.err).toContain("error USAGE: pretrain: Unknown option '--stpes'");
+    expect(flag.err).toContain("hint: run 'maso pretrain --help'");
+    expect((await cli("pretrain", "--steps", "many")).err).toContain("--steps must be an integer, got 'many'");
+    expect((await cli("pretrain", "--resume", root, "--steps", "5")).code).toBe(2);
+    expect((await cli("pretrain", "--preset", "huge", "--run-dir", join(root, "x"))).err).toContain(
+      'preset: got "huge"; expected one of: "tiny", "small", "base"',
+    );
+    const sft = await cli("sft", "--data", "x.jsonl");
+    expect(sft.code).toBe(1);
+    expect(sft.err).toContain("error NOT_AVAILABLE");
+    const missing = await cli("eval", join(root, "nothing-here"));
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain("error MODEL_NOT_FOUND");
+    expect((await cli("dashboard")).code).toBe(2);
+  });
+
+  it("train: validates the workflow's config, writes it, and fails clearly without the runtime", async () => {
+    const check = await cli("train", WORKFLOW, "--check");
+    expect(check.err).toBe("");
+    expect(check.code).toBe(0);
+    expect(check.out).toContain("workflow plan-answer: roles planner, answerer");
+    expect(check.out).toContain("planner -> base/planner");
+
+    const bad = join(root, "bad.yaml");
+    writeFileSync(bad, "models:\n  base: { preset: tiny }\ncast:\n  planner: base\n");
+    const unmapped = await cli("train", WORKFLOW, "--config", bad, "--check");
+    expect(unmapped.code).toBe(2);
+    expect(unmapped.err).toContain("error CONFIG_CAST_UNMAPPED_ROLE");
+    expect(unmapped.err).toContain("cast.answerer: got nothing (field missing)");
+
+    const runDir = join(root, "rl-run");
+    const r = await cli("train", WORKFLOW, "--run-dir", runDir);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("error RUNTIME_NOT_AVAILABLE");
+    const written = JSON.parse(readFileSync(join(runDir, "config.json"), "utf8"));
+    expect(written.algorithm.clipHigh).toBe(0.28);
+    expect(written.workflow).toBe(WORKFLOW);
+  });
+
+  it("pretrain, then eval and export the result (gguf: not available)", async () => {
+    const runDir = join(root, "pt");
+    const r = await cli(
+      "pretrain",
+      "--steps",
+      "4",
+      "--batch-size",
+      "2",
+      "--seq-len",
+      "16",
+      "--checkpoint-every",
+      "2",
+      "--eval-every",
+      "0",
+      "--run-dir",
+      runDir,
+    );
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^step 4\/4 \| loss=/m);
+    expect(existsSync(join(runDir, "summary.json"))).toBe(true);
+    const again = await cli("pretrain", "--steps", "4", "--run-dir", runDir);
+    expect(again.code).toBe(1);
+    expect(again.err).toContain("error RUN_EXISTS");
+
+    const ev = await cli("eval", runDir, "--json", "--windows", "4");
+    expect(ev.code).toBe(0);
+    const res = JSON.parse(ev.out);
+    expect(res.step).toBe(4);
+    expect(res.heldOutLoss).toBeGreaterThan(0);
+
+    const out = join(root, "export-hf");
+    expect((await cli("export", runDir, "--out", out, "--dtype", "bf16")).code).toBe(0);
+    expect(existsSync(join(out, "model.safetensors")) && existsSync(join(out, "tokenizer.json"))).toBe(true);
+    const ev2 = await cli("eval", out, "--json", "--windows", "4", "--seq-len", "16");
+    expect(Math.abs(JSON.parse(ev2.out).heldOutLoss - res.heldOutLoss)).toBeLessThan(0.05);
+    const gguf = await cli("export", runDir, "--out", join(root, "g"), "--format", "gguf");
+    expect(gguf.code).toBe(1);
+    expect(gguf.err).toContain("error NOT_AVAILABLE: export --format gguf is not available yet");
+    const peft = await cli("export", runDir, "--out", join(root, "p"), "--format", "peft");
+    expect(peft.code).toBe(1);
+    expect(peft.err).toContain("error EXPORT_NO_ADAPTER");
+  });
+});
