@@ -121,6 +121,17 @@ describe("run config", () => {
   });
 });
 
+describe("docs/config.md", () => {
+  it("its complete example validates", async () => {
+    const md = readFileSync(new URL("../../docs/config.md", import.meta.url), "utf8");
+    const yamlText = /```yaml\n([\s\S]*?)```/.exec(md)![1];
+    const { parse } = await import("yaml");
+    const { config, cast } = resolveRunConfig(parse(yamlText), { roles: ["decompose", "answer"] });
+    expect(config.runDir).toBe("runs/qd");
+    expect(cast.answer).toEqual({ model: "base", adapter: "answer" });
+  });
+});
+
 describe("pretrain config", () => {
   it("defaults and strictness", () => {
     expect(resolvePretrainConfig({}).preset).toBe("tiny");
