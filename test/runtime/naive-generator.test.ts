@@ -1,0 +1,69 @@
+// The reference sampler: results do not depend on batching, reported log-probs match a scoring
+// forward at the same temperature, greedy is the argmax, stops and limits behave, requests batch.
+import { describe, expect, it } from "vitest";
+import { Decoder } from "../../src/engine/model/decoder.js";
+import { encodeChat } from "../../src/engine/tokenizer/encode-chat.js";
+import { scoreSamples } from "../../src/rl/trainer/score.js";
+import { createNaiveGenerator, type GenerationRequest } from "../../src/runtime/index.js";
+import { ask, END_ID, probFirst, tinyConfig, tok, warmModel } from "./helpers.js";
+
+const req = (over: Partial<GenerationRequest> = {}): GenerationRequest => ({
+  promptTokens: encodeChat(tok, ask("hello"), { addGenerationPrompt: true }),
+  adapter: null,
+  maxNewTokens: 6,
+  temperature: 1,
+  topP: 1,
+  topK: 0,
+  stopTokenIds: tok.eosTokenIds,
+  stopStrings: [],
+  seed: 1,
+  ...over,
+});
+
+describe("naive generator", () => {
+  const model = new Decoder(tinyConfig(), undefined, { seed: 4 });
+
+  it("gives the same result for a seed alone or inside a batch, and batches concurrent requests", async () => {
+    const gen = createNaiveGenerator(model, tok);
+    const alone = await gen.submit(req({ seed: 42 }));
+    const many = await Promise.all([1, 2, 42, 3, 4].map((seed) => gen.submit(req({ seed }))));
+    expect(many[2].tokens).toEqual(alone.tokens);
+    const s = gen.stats();
+    expect(s.requests).toBe(6);
+    expect(s.sequenceSteps / s.steps).toBeGreaterThan(2);
+  });
+
+  it("reports log-probs equal to a scoring forward at the sampling temperature", async () => {
+    const gen = createNaiveGenerator(model, tok);
+    const r = req({ temperature: 0.7, topK: 50, topP: 0.9, maxNewTokens: 5, stopTokenIds: [] });
+    const out = await gen.submit(r);
+    const [scored] = scoreSamples(model, [
+      { tokens: [...r.promptTokens, ...out.tokens], promptLen: r.promptTokens.length, adapter: null, temperature: 0.7 },
+    ]);
+    expect(out.tokens).toHaveLength(5);
+    expect(out.finishReason).toBe("length");
+    for (let t = 0; t < 5; t++) expect(out.logprobs[t]).toBeCloseTo(scored.logp[t], 4);
+  });
+
+  it("greedy picks the argmax; stop ids and stop strings end generation", async () => {
+    const warm = warmModel(3, ["hi"], ["xyz!"]);
+    const gen = createNaiveGenerator(warm, tok);
+    const prompt = encodeChat(tok, ask("hi"), { addGenerationPrompt: true });
+    const greedy = await gen.submit(req({ promptTokens: prompt, temperature: 0 }));
+    expect(greedy.text).toBe("xyz!");
+    expect(greedy.tokens[greedy.tokens.length - 1]).toBe(END_ID);
+    expect(greedy.finishReason).toBe("stop");
+    expect(probFirst(warm, "hi", "x")).toBeGreaterThan(0.5);
+    const cut = await gen.submit(req({ promptTokens: prompt, temperature: 0, stopStrings: ["z"] }));
+    expect(cut.text).toBe("xy");
+    expect(cut.tokens).toHaveLength(3); // the tokens that formed the stop string stay
+    expect(cut.finishReason).toBe("stop");
+  });
+
+  it("rejects bad requests with actionable errors", () => {
+    const gen = createNaiveGenerator(model, tok);
+    expect(() => gen.submit(req({ adapter: "nope" }))).toThrow(/adapter 'nope'/);
+    expect(() => gen.submit(req({ maxNewTokens: 0 }))).toThrow(/maxNewTokens/);
+    expect(() => gen.submit(req({ promptTokens: Array(200).fill(97) }))).toThrow(/maxPromptTokens/);
+  });
+});
