@@ -75,7 +75,8 @@ export function createController<S extends object, T>(options: ControllerOptions
       const busyMs = Object.fromEntries(Object.entries(s.busyMs).map(([k, v]) => [k, v - (prev?.busyMs[k] ?? 0)]));
       const steps = s.generator.steps - (prev?.generator.steps ?? 0);
       const seqs = s.generator.sequenceSteps - (prev?.generator.sequenceSteps ?? 0);
-      const busy = Object.values(busyMs).reduce((a, b) => a + b, 0);
+      // scoring runs inside the advantages / update / diagnostics operations: counted there, not twice
+      const busy = Object.entries(busyMs).reduce((a, [k, v]) => (k === "score" ? a : a + v), 0);
       out[g] = { busyMs, busyFraction: busy / stepMs, meanBatch: steps ? seqs / steps : 0, decodeSteps: steps };
     }
     return out;

@@ -128,7 +128,7 @@ export interface WorkerState {
   cachedSamples: number;
   /** Role calls served, by role and adapter ("-" for the base). */
   calls: Record<string, Record<string, number>>;
-  /** Busy wall time per operation (ms), generation = decode steps. */
+  /** Busy wall time per operation (ms); generation = decode steps; score = rollout scoring, a part of advantages / update. */
   busyMs: Record<string, number>;
   generator: GeneratorStats;
   updates: number;
