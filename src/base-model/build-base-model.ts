@@ -1,0 +1,160 @@
+// Builds maso's small base model end to end: mixture → BPE tokenizer → Llama-architecture decoder
+// trained with maso's engine → HF directory (safetensors, tokenizer files, provenance.json).
+// Evaluation figures are added to the provenance by the caller (build.ts); nothing here prints.
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { saveHfModel } from "../engine/checkpoint/hf-model.js";
+import type { ModelConfig } from "../engine/config.js";
+import { Decoder } from "../engine/model/decoder.js";
+import { trainBpe } from "../engine/tokenizer/bpe-trainer.js";
+import { bpeTokenizerFiles } from "../engine/tokenizer/bpe-trainer-files.js";
+import { hfTokenizerFromFiles } from "../engine/tokenizer/hf-tokenizer.js";
+import { buildMixture, DEFAULT_MIXTURE_COUNTS, exampleTexts, type MixtureCounts } from "./mixture.js";
+import { type EncodedExample, encodeExample, exampleLoss, type TrainStep, trainExamples } from "./train-loop.js";
+
+/** Options of {@link buildBaseModel}; defaults are the committed model's. */
+export interface BaseModelOptions {
+  /** World and mixture seed; the evaluation must use the same one. Default 42. */
+  seed?: number;
+  steps?: number;
+  batchSize?: number;
+  lr?: number;
+  vocabSize?: number;
+  /** Model shape; defaults in {@link baseModelConfig}. */
+  hiddenSize?: number;
+  numLayers?: number;
+  counts?: MixtureCounts;
+  /** Output directory (created). */
+  outDir: string;
+  onStep?: (s: TrainStep) => void;
+  onLog?: (line: string) => void;
+}
+
+/** What was built, as written to provenance.json (without the evaluation). */
+export interface BaseModelProvenance {
+  seed: number;
+  steps: number;
+  batchSize: number;
+  lr: number;
+  model: ModelConfig;
+  parameters: number;
+  mixtureCounts: Record<string, number>;
+  examplesSeen: number;
+  tokensSeen: number;
+  heldOutExamples: number;
+  initialHeldOutLoss: number;
+  finalHeldOutLoss: number;
+  finalTrainLoss: number;
+  trainSeconds: number;
+  wallSeconds: number;
+  [extra: string]: unknown;
+}
+
+/** A Llama-style decoder config for the base model (GQA, tied embeddings). */
+export function baseModelConfig(vocabSize: number, eosTokenIds: number[], hiddenSize = 192, numLayers = 4): ModelConfig {
+  return {
+    architecture: "llama",
+    vocabSize,
+    hiddenSize,
+    intermediateSize: Math.round((hiddenSize * 8) / 3 / 32) * 32,
+    numLayers,
+    numHeads: hiddenSize / 32,
+    numKvHeads: 2,
+    headDim: 32,
+    ropeTheta: 10000,
+    rmsNormEps: 1e-5,
+    tieWordEmbeddings: true,
+    qkvBias: false,
+    oBias: false,
+    qkNorm: false,
+    maxPositionEmbeddings: 512,
+    eosTokenIds,
+  };
+}
+
+const MAX_LEN = 320;
+const HELD_OUT = 128;
+
+/**
+ * Trains the base model and saves it (BF16) with its tokenizer and provenance to `outDir`.
+ * @example await buildBaseModel({ outDir: "models/base", steps: 10 });
+ */
+export async function buildBaseModel(opts: BaseModelOptions): Promise<BaseModelProvenance> {
+  const t0 = performance.now();
+  const log = opts.onLog ?? (() => {});
+  const seed = opts.seed ?? 42;
+  const steps = opts.steps ?? 900;
+  const batchSize = opts.batchSize ?? 16;
+  const lr = opts.lr ?? 3e-3;
+  const mixture = buildMixture(seed, opts.counts ?? DEFAULT_MIXTURE_COUNTS);
+  log(`mixture: ${mixture.examples.length} examples ${JSON.stringify(mixture.counts)}`);
+
+  const bpe = trainBpe(mixture.examples.flatMap(exampleTexts), { vocabSize: opts.vocabSize ?? 4096 });
+  const files = bpeTokenizerFiles(bpe);
+  const tok = hfTokenizerFromFiles(files);
+  log(`tokenizer: byte-level BPE, ${tok.vocabSize} tokens`);
+
+  const heldOutRaw = mixture.examples.slice(0, HELD_OUT);
+  const train = mixture.examples.slice(HELD_OUT);
+  const heldOut = heldOutRaw.map((e) => encodeExample(tok, e, MAX_LEN));
+  const cache = new Map<number, EncodedExample>();
+  let tokensSeen = 0;
+  const pool = (i: number) => {
+    let ex = cache.get(i);
+    if (!ex) cache.set(i, (ex = encodeExample(tok, train[i], MAX_LEN)));
+    tokensSeen += ex.tokens.length;
+    return ex;
+  };
+
+  const config = baseModelConfig(tok.vocabSize, tok.eosTokenIds, opts.hiddenSize, opts.numLayers);
+  const model = new Decoder(config, undefined, { seed });
+  const parameters = model.params.data.length;
+  log(
+    `model: ${(parameters / 1e6).toFixed(2)}M parameters, d=${config.hiddenSize}, ${config.numLayers} layers, ${config.numHeads}/${config.numKvHeads} heads`,
+  );
+  const initialHeldOutLoss = exampleLoss(model, heldOut);
+  log(`held-out loss before training: ${initialHeldOutLoss.toFixed(3)} nats/token`);
+  const tTrain = performance.now();
+  const history = trainExamples(model, pool, train.length, {
+    steps,
+    batchSize,
+    seed,
+    heldOut,
+    evalEvery: 100,
+    schedule: { kind: "cosine", lr, warmupSteps: Math.min(30, Math.ceil(steps / 10)), totalSteps: steps, minLr: lr / 10 },
+    onStep: opts.onStep,
+  });
+  const trainSeconds = (performance.now() - tTrain) / 1000;
+  const last = history[history.length - 1];
+
+  await mkdir(opts.outDir, { recursive: true });
+  await saveHfModel(opts.outDir, config, model.params, { dtype: "BF16" });
+  for (const [name, text] of Object.entries(files)) await writeFile(join(opts.outDir, name), text);
+  const provenance: BaseModelProvenance = {
+    seed,
+    steps,
+    batchSize,
+    lr,
+    model: config,
+    parameters,
+    mixtureCounts: mixture.counts,
+    examplesSeen: steps * batchSize,
+    tokensSeen,
+    heldOutExamples: HELD_OUT,
+    initialHeldOutLoss,
+    finalHeldOutLoss: last.heldOutLoss ?? Number.NaN,
+    finalTrainLoss: history.slice(-20).reduce((a, h) => a + h.loss, 0) / Math.min(20, history.length),
+    trainSeconds,
+    wallSeconds: (performance.now() - t0) / 1000,
+    lossCurve: history
+      .filter((h) => h.heldOutLoss !== undefined)
+      .map((h) => ({ step: h.step, trainLoss: h.loss, heldOutLoss: h.heldOutLoss })),
+  };
+  await writeProvenance(opts.outDir, provenance);
+  return provenance;
+}
+
+/** Writes provenance.json (pretty, trailing newline). */
+export async function writeProvenance(dir: string, p: Record<string, unknown>): Promise<void> {
+  await writeFile(join(dir, "provenance.json"), `${JSON.stringify(p, null, 2)}\n`);
+}

@@ -1,0 +1,196 @@
+// The base model's pretraining mixture, generated from a seed with train-split material only: the
+// world's pretraining text, role-format instruction examples and a copying curriculum over freshly
+// invented names. Every fresh name avoids all dev/test entity words; the leak test checks the result.
+import type { ChatMessage } from "../engine/tokenizer/types.js";
+import { makeArithmeticTasks } from "../envs/tasks/arithmetic/arithmetic-tasks.js";
+import { createNameSource, wordSet } from "../envs/tasks/names.js";
+import { type Rng, createRng } from "../envs/tasks/rng.js";
+import { templateWords } from "../envs/tasks/world/phrasings.js";
+import { type WorldTasks, makeWorldTasks } from "../envs/tasks/world/world-tasks.js";
+import { freshWorld } from "./fresh-world.js";
+import {
+  answerPrompt,
+  answerTarget,
+  decomposePrompt,
+  extractPrompt,
+  mathPrompt,
+  NO_USEFUL_INFORMATION,
+  planPrompt,
+  searchPrompt,
+  summarizePrompt,
+} from "./prompts.js";
+import { supportingPassages } from "./world-passages.js";
+import { type ChainQuestion, type WorldIndex, chainQuestions, factPassage, factSentence } from "./world-qa.js";
+
+/** Kinds of examples in the mixture. */
+export const MIXTURE_KINDS = [
+  "world-text",
+  "copy",
+  "answer-fresh",
+  "answer-train",
+  "decompose",
+  "extract",
+  "summarize",
+  "search",
+  "plan",
+  "math",
+] as const;
+export type MixtureKind = (typeof MIXTURE_KINDS)[number];
+
+/** One example: plain text (every token trained) or a chat prompt plus the response to learn. */
+export type MixtureExample = { kind: MixtureKind; text: string } | { kind: MixtureKind; messages: ChatMessage[]; response: string };
+
+/** Examples per kind (world-text is always all of the world's pretraining text). */
+export type MixtureCounts = Record<Exclude<MixtureKind, "world-text">, number>;
+
+export const DEFAULT_MIXTURE_COUNTS: MixtureCounts = {
+  copy: 4000,
+  "answer-fresh": 12000,
+  "answer-train": 2000,
+  decompose: 1500,
+  extract: 800,
+  summarize: 800,
+  search: 1500,
+  plan: 600,
+  math: 1200,
+};
+
+/** The mixture and what it was made from. */
+export interface Mixture {
+  examples: MixtureExample[];
+  counts: Record<MixtureKind, number>;
+  /** The world whose train split it uses (same seed as the evaluation). */
+  tasks: WorldTasks;
+}
+
+const REL_QUERY: Record<string, string> = {
+  born_in: "birthplace",
+  works_for: "employer",
+  city_in: "country",
+  based_in: "headquarters",
+  founded_by: "founder",
+  spouse: "spouse",
+};
+
+/** Sub-queries of a chain question: the start entity plus the relations so far ("X founder birthplace"). */
+function subQueries(q: ChainQuestion): string[] {
+  return q.steps.map((_, i) => [q.chain[0], ...q.steps.slice(0, i + 1).map((s) => REL_QUERY[s.fact.relation])].join(" "));
+}
+
+/** The query for step `i` once the entity it starts from is known. */
+const stepQuery = (q: ChainQuestion, i: number) => `${q.steps[i].subject.name} ${REL_QUERY[q.steps[i].fact.relation]}`;
+
+function distractors(w: WorldIndex, rng: Rng, n: number): string[] {
+  const ids = [...w.factsOf.keys()];
+  return Array.from({ length: n }, () => {
+    const s = rng.pick(ids);
+    return factPassage(w, rng.pick(w.factsOf.get(s)!), s, rng);
+  });
+}
+
+function answerFresh(w: WorldIndex, q: ChainQuestion, rng: Rng): MixtureExample {
+  const support = [...new Set(q.steps.map((s) => factPassage(w, s.fact, s.subject.id, rng)))];
+  const passages = rng.shuffle([...support, ...distractors(w, rng, rng.int(0, 2))]);
+  return { kind: "answer-fresh", messages: answerPrompt(passages, q.question), response: answerTarget(q.answer) };
+}
+
+function copyExample(w: WorldIndex, rng: Rng, names: () => string): MixtureExample {
+  if (rng.next() < 0.3) {
+    const name = names();
+    return { kind: "copy", messages: answerPrompt([`The name is ${name}.`], "What is the name?"), response: answerTarget(name) };
+  }
+  const ones = chainQuestions(w).filter((q) => q.hops === 1);
+  const q = rng.pick(ones);
+  const s = q.steps[0];
+  return {
+    kind: "copy",
+    messages: answerPrompt([factPassage(w, s.fact, s.subject.id, rng)], q.question),
+    response: answerTarget(q.answer),
+  };
+}
+
+function evidenceExample(kind: "extract" | "summarize", w: WorldIndex, q: ChainQuestion, rng: Rng): MixtureExample {
+  const i = rng.int(0, q.steps.length - 1);
+  const s = q.steps[i];
+  const query = stepQuery(q, i);
+  const useful = rng.next() < 0.75;
+  const sentence = factSentence(w, s.fact, s.subject.id, rng);
+  const passages = rng.shuffle([...(useful ? [sentence] : []), ...distractors(w, rng, rng.int(useful ? 0 : 1, 2))]);
+  const messages = kind === "extract" ? extractPrompt(query, passages) : summarizePrompt(query, passages);
+  // a distractor may state the same fact by chance; then it is useful after all
+  const found = passages.find((p) => p.includes(s.object.name) && p.includes(s.subject.name));
+  return { kind, messages, response: useful ? sentence : found === undefined ? NO_USEFUL_INFORMATION : found };
+}
+
+function searchExample(w: WorldIndex, q: ChainQuestion, rng: Rng): MixtureExample {
+  const known = rng.int(0, q.steps.length);
+  const knowledge = q.steps.slice(0, known).map((s) => factSentence(w, s.fact, s.subject.id, rng));
+  const response = known === q.steps.length ? "<end>" : `<search>${stepQuery(q, known)}</search>`;
+  return { kind: "search", messages: searchPrompt(q.question, knowledge), response };
+}
+
+/**
+ * Builds the mixture for world `seed` (the same seed the evaluation uses).
+ * @example const { examples, counts } = buildMixture(42);
+ */
+export function buildMixture(seed: number, counts: MixtureCounts = DEFAULT_MIXTURE_COUNTS): Mixture {
+  const tasks = makeWorldTasks(seed);
+  const rng = createRng(`base-model-mixture:${seed}`);
+  const reserved = [...templateWords(), ...[...tasks.world.entities.values()].flatMap((e) => e.words)];
+  const heldOutWords = wordSet(
+    [...tasks.world.entities.values()].filter((e) => tasks.clusterSplit[e.cluster] !== "train").map((e) => e.name),
+  );
+  const nameSource = createNameSource(rng.fork("names"), reserved);
+  const personName = () => `${nameSource.word(2, 2)} ${nameSource.word(2, 3)}`;
+  const examples: MixtureExample[] = tasks.pretrainText.map((text) => ({ kind: "world-text", text }));
+
+  // fresh worlds, each used for a handful of examples
+  let world: WorldIndex = freshWorld(rng.fork("world0"), nameSource);
+  let questions = chainQuestions(world);
+  let uses = 0;
+  const fresh = (): [WorldIndex, ChainQuestion] => {
+    if (uses++ >= 40) {
+      world = freshWorld(rng.fork(`world${uses}-${examples.length}`), nameSource);
+      questions = chainQuestions(world);
+      uses = 0;
+    }
+    return [world, rng.pick(questions)];
+  };
+
+  for (let i = 0; i < counts.copy; i++) examples.push(copyExample(fresh()[0], rng, personName));
+  for (let i = 0; i < counts["answer-fresh"]; i++) examples.push(answerFresh(...fresh(), rng));
+  const passagesOf = supportingPassages(tasks);
+  const train = tasks.splits.train;
+  for (let i = 0; i < counts["answer-train"]; i++) {
+    const t = train[i % train.length];
+    examples.push({
+      kind: "answer-train",
+      messages: answerPrompt(rng.shuffle(passagesOf(t)), t.question),
+      response: answerTarget(t.answers[0]),
+    });
+  }
+  for (let i = 0; i < counts.decompose; i++) {
+    const [, q] = fresh();
+    examples.push({ kind: "decompose", messages: decomposePrompt(q.question), response: JSON.stringify(subQueries(q)) });
+  }
+  for (const kind of ["extract", "summarize"] as const)
+    for (let i = 0; i < counts[kind]; i++) examples.push(evidenceExample(kind, ...fresh(), rng));
+  for (let i = 0; i < counts.search; i++) examples.push(searchExample(...fresh(), rng));
+  for (let i = 0; i < counts.plan; i++) {
+    const t = train[(i * 7) % train.length];
+    examples.push({ kind: "plan", messages: planPrompt(t.question), response: answerTarget(t.answers[0]) });
+  }
+  const math = makeArithmeticTasks(seed).train.filter((m) => ![...wordSet([m.problem])].some((w) => heldOutWords.has(w)));
+  for (let i = 0; i < counts.math && math.length > 0; i++) {
+    const m = math[i % math.length];
+    examples.push({ kind: "math", messages: mathPrompt(m.problem), response: `The answer is \\boxed{${m.answer}}.` });
+  }
+  const tally = Object.fromEntries(MIXTURE_KINDS.map((k) => [k, 0])) as Record<MixtureKind, number>;
+  for (const e of examples) tally[e.kind]++;
+  return { examples: rng.fork("order").shuffle(examples), counts: tally, tasks };
+}
+
+/** Every piece of text in an example (prompt contents and response), for leak checks and tokenizer training. */
+export function exampleTexts(e: MixtureExample): string[] {
+  return "text" in e ? [e.text] : [...e.messages.map((m) => m.content), e.response];
+}

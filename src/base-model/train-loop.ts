@@ -1,0 +1,137 @@
+// Masked next-token training over mixture examples: a chat example trains only its response (and the
+// closing <|im_end|>), plain text trains every token; each example weighs the same in a batch.
+// One variable-length sequence per example (the engine packs without padding). No I/O here.
+import { MasoError } from "../errors.js";
+import type { Decoder } from "../engine/model/decoder.js";
+import { createRng } from "../engine/model/init.js";
+import { createAdamW } from "../engine/optim/adamw.js";
+import { type LrSchedule, lrAt } from "../engine/optim/schedule.js";
+import { encodeChat } from "../engine/tokenizer/encode-chat.js";
+import type { Tokenizer } from "../engine/tokenizer/types.js";
+import type { MixtureExample } from "./mixture.js";
+
+/** Token ids of one example and the positions that carry loss. */
+export interface EncodedExample {
+  tokens: number[];
+  scoreMask: number[];
+}
+
+/**
+ * Encodes an example exactly as generation will see it: the prompt with its generation prompt, then
+ * the response followed by the end token. Plain text gets a leading end token as separator.
+ */
+export function encodeExample(tok: Tokenizer, e: MixtureExample, maxLen: number): EncodedExample {
+  const end = tok.eosTokenIds[0];
+  if (end === undefined) throw new MasoError("TOKENIZER_NO_EOS", "the tokenizer has no end token", "use a tokenizer with an eos_token");
+  let prompt: number[];
+  let target: number[];
+  if ("text" in e) {
+    prompt = [end];
+    target = tok.encode(e.text, { addSpecialTokens: false, parseSpecialTokens: false }).slice(0, maxLen - 1);
+  } else {
+    prompt = encodeChat(tok, e.messages, { addGenerationPrompt: true });
+    target = [...tok.encode(e.response, { addSpecialTokens: false, parseSpecialTokens: false }), end];
+  }
+  const tokens = [...prompt, ...target];
+  if (tokens.length > maxLen)
+    throw new MasoError(
+      "BASE_MODEL_DATA",
+      `an example of kind ${e.kind} has ${tokens.length} tokens, over ${maxLen}`,
+      "shorten the prompts or raise maxLen",
+    );
+  return { tokens, scoreMask: tokens.map((_, i) => (i >= prompt.length ? 1 : 0)) };
+}
+
+/** Mean over examples of each example's mean response loss (nats/token). */
+export function exampleLoss(model: Decoder, batch: readonly EncodedExample[]): number {
+  const out = model.forward(batch);
+  return perExampleMean(out.logp, batch);
+}
+
+function perExampleMean(logp: Float32Array, batch: readonly EncodedExample[]): number {
+  let at = 0;
+  let sum = 0;
+  for (const ex of batch) {
+    const n = countScored(ex);
+    let s = 0;
+    for (let i = 0; i < n; i++) s -= logp[at + i];
+    at += n;
+    sum += s / n;
+  }
+  return sum / batch.length;
+}
+
+const countScored = (ex: EncodedExample) => ex.scoreMask.reduce((a, b) => a + b, 0);
+
+/** Options of {@link trainExamples}. */
+export interface TrainExamplesOptions {
+  steps: number;
+  batchSize: number;
+  schedule: LrSchedule;
+  seed: number;
+  weightDecay?: number;
+  maxGradNorm?: number;
+  /** Held-out examples scored every `evalEvery` steps and at the end. */
+  heldOut?: readonly EncodedExample[];
+  evalEvery?: number;
+  onStep?: (s: TrainStep) => void;
+}
+
+/** One step's figures. */
+export interface TrainStep {
+  step: number;
+  loss: number;
+  lr: number;
+  gradNorm: number;
+  tokensPerSecond: number;
+  heldOutLoss?: number;
+}
+
+/** Trains all base weights on examples drawn uniformly (seeded) from `pool`; returns the history. */
+export function trainExamples(
+  model: Decoder,
+  pool: (i: number) => EncodedExample,
+  poolSize: number,
+  opts: TrainExamplesOptions,
+): TrainStep[] {
+  if (poolSize < 1) throw new MasoError("BASE_MODEL_DATA", "the training pool is empty");
+  if (!model.grads) model.setTrainBase(true);
+  const opt = createAdamW([{ name: "base", params: model.params, grads: model.grads! }], {
+    lr: opts.schedule.lr,
+    weightDecay: opts.weightDecay ?? 0.01,
+    maxGradNorm: opts.maxGradNorm ?? 1.0,
+  });
+  const rng = createRng(opts.seed);
+  const history: TrainStep[] = [];
+  for (let step = 0; step < opts.steps; step++) {
+    const t0 = performance.now();
+    const batch = Array.from({ length: opts.batchSize }, () => pool(Math.floor(rng.next() * poolSize)));
+    model.zeroGrad();
+    const out = model.forward(batch, { grad: true });
+    const dlogp = new Float32Array(out.logp.length);
+    let at = 0;
+    for (const ex of batch) {
+      const n = countScored(ex);
+      dlogp.fill(-1 / (n * batch.length), at, at + n);
+      at += n;
+    }
+    const loss = perExampleMean(out.logp, batch);
+    model.backward(out.tape!, { dlogp });
+    const lr = lrAt(opts.schedule, step);
+    const report = opt.step(lr);
+    const tokens = batch.reduce((a, ex) => a + ex.tokens.length, 0);
+    const rec: TrainStep = {
+      step: step + 1,
+      loss,
+      lr,
+      gradNorm: report.gradNorm,
+      tokensPerSecond: tokens / ((performance.now() - t0) / 1000),
+    };
+    const every = opts.evalEvery ?? 0;
+    if (opts.heldOut && ((every > 0 && (step + 1) % every === 0) || step + 1 === opts.steps))
+      rec.heldOutLoss = exampleLoss(model, opts.heldOut);
+    history.push(rec);
+    opts.onStep?.(rec);
+  }
+  return history;
+}
