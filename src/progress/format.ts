@@ -84,7 +84,9 @@ export function formatBlock(u: ProgressUpdate, s: ProgressStats, width = 80): st
   if (roles.length) {
     const w = Math.max(...roles.map(([r]) => r.length));
     lines.push("  reward by role:");
-    for (const [r, v] of roles) lines.push(`    ${r.padEnd(w)}  ${formatValue(v)}`);
+    const MAX_ROLES = 12; // keep the block shorter than a terminal, so redrawing in place works
+    for (const [r, v] of roles.slice(0, MAX_ROLES)) lines.push(`    ${r.padEnd(w)}  ${formatValue(v)}`);
+    if (roles.length > MAX_ROLES) lines.push(`    … ${roles.length - MAX_ROLES} more roles`);
   }
   return lines.map((l) => (l.length > width ? l.slice(0, width) : l));
 }

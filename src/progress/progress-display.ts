@@ -51,13 +51,13 @@ export function createProgress(stream: ProgressStream, opts: ProgressOptions): P
   let drawn = 0; // lines of the live block currently on screen
   let last: string[] = [];
 
-  const erase = () => {
-    if (drawn > 0) stream.write(`${up(drawn)}${`${CLEAR_LINE}\n`.repeat(drawn)}${up(drawn)}`);
-    drawn = 0;
-  };
-  const draw = (lines: string[]) => {
-    erase();
-    stream.write(lines.map((l) => `${CLEAR_LINE}${l}\n`).join(""));
+  /** Overwrites the block on screen with `lines` in one write (no blank frame in between). */
+  const draw = (lines: string[], before = "") => {
+    let s = drawn > 0 ? up(drawn) : "";
+    s += before + lines.map((l) => `${CLEAR_LINE}${l}\n`).join("");
+    const extra = drawn - lines.length - (before ? 1 : 0);
+    if (extra > 0) s += `${`${CLEAR_LINE}\n`.repeat(extra)}${up(extra)}`;
+    stream.write(s);
     drawn = lines.length;
   };
 
@@ -79,7 +79,7 @@ export function createProgress(stream: ProgressStream, opts: ProgressOptions): P
         elapsedSeconds: elapsed,
       };
       if (tty) {
-        last = formatBlock(u, stats, stream.columns ?? 80);
+        last = formatBlock(u, stats, stream.columns && stream.columns >= 20 ? stream.columns : 80);
         draw(last);
       } else {
         stream.write(`${formatStepLine(u, stats)}\n`);
@@ -90,9 +90,7 @@ export function createProgress(stream: ProgressStream, opts: ProgressOptions): P
         stream.write(`${line}\n`);
         return;
       }
-      erase();
-      stream.write(`${line}\n`);
-      if (last.length) draw(last);
+      draw(last, `${CLEAR_LINE}${line}\n`);
     },
     finish() {
       drawn = 0;
