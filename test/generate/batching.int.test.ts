@@ -138,3 +138,18 @@ describe("prefix sharing", () => {
     await first;
   });
 });
+
+describe("adapters removed mid-run", () => {
+  it("fail only the requests that use them", async () => {
+    const m = tinyModel("qwen2", 31);
+    addRandomAdapter(m, "gone", 4);
+    const sampler = new Sampler(m, { tokenizer });
+    const keep = sampler.submit({ promptTokens: enc("keep"), maxNewTokens: 20, ignoreEos: true, seed: 1 });
+    const lost = sampler.submit({ promptTokens: enc("lost"), adapter: "gone", maxNewTokens: 20, ignoreEos: true, seed: 1 });
+    await new Promise((res) => setImmediate(res));
+    await new Promise((res) => setImmediate(res));
+    m.adapters.delete("gone");
+    await expect(lost).rejects.toMatchObject({ code: "ADAPTER_UNKNOWN" });
+    expect((await keep).tokens).toHaveLength(20);
+  });
+});

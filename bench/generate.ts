@@ -1,0 +1,218 @@
+// `npm run bench:generate`: generation throughput of maso's Sampler (paged KV cache, continuous
+// batching) and of llama.cpp through node-llama-cpp on the same weights (exported to GGUF F32) and
+// thread count: prefill and decode tokens/s at batch 1, 16, 64 on two shapes, with maso/llama.cpp
+// ratios, plus maso's prefix-sharing speed-up for 8 samples of one 256-token prompt.
+// Prints one JSON object. Env: MASO_THREADS, MASO_BENCH_SHAPES=tiny,small, MASO_BENCH_BATCHES=1,16,64,
+// MASO_BENCH_PROMPT (64), MASO_BENCH_NEW (16), MASO_NODE_LLAMA_CPP=<path to node-llama-cpp's dist/index.js>
+// when the package is not installed in this project. Measures only; changes nothing on disk but a temp dir.
+import { mkdtemp, rm } from "node:fs/promises";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { ModelConfig } from "../src/engine/config.js";
+import { writeGguf } from "../src/engine/export/gguf.js";
+import { Sampler } from "../src/engine/generate/sampler.js";
+import { Decoder } from "../src/engine/model/decoder.js";
+import { createByteTokenizer } from "../src/engine/tokenizer/byte-tokenizer.js";
+import { defaultThreads, native } from "../src/native/binding.js";
+
+const common = { rmsNormEps: 1e-6, maxPositionEmbeddings: 4096, oBias: false, qkNorm: false, ropeTheta: 10000, qkvBias: false } as const;
+const SHAPES: Record<string, ModelConfig> = {
+  tiny: {
+    ...common,
+    architecture: "llama",
+    vocabSize: 512,
+    hiddenSize: 256,
+    intermediateSize: 704,
+    numLayers: 4,
+    numHeads: 4,
+    numKvHeads: 4,
+    headDim: 64,
+    tieWordEmbeddings: false,
+  },
+  small: {
+    ...common,
+    architecture: "llama",
+    vocabSize: 4096,
+    hiddenSize: 512,
+    intermediateSize: 1408,
+    numLayers: 8,
+    numHeads: 8,
+    numKvHeads: 2,
+    headDim: 64,
+    tieWordEmbeddings: false,
+  },
+};
+
+const list = (env: string | undefined, def: string) => (env ?? def).split(",").filter(Boolean);
+const threads = defaultThreads();
+const shapes = list(process.env.MASO_BENCH_SHAPES, "tiny,small");
+const batches = list(process.env.MASO_BENCH_BATCHES, "1,16,64").map(Number);
+const PROMPT = Number(process.env.MASO_BENCH_PROMPT ?? 64);
+const NEW = Number(process.env.MASO_BENCH_NEW ?? 16);
+const round = (x: number) => Math.round(x * 10) / 10;
+const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
+
+/** B distinct prompts of PROMPT byte-range ids (distinct, so nothing is shared). */
+const prompts = (B: number) => Array.from({ length: B }, (_, b) => Array.from({ length: PROMPT }, (_, i) => (b * 31 + i * 7) % 250));
+
+interface Rates {
+  prefillTokS: number;
+  decodeTokS: number;
+}
+
+async function masoRates(model: Decoder, B: number): Promise<Rates> {
+  const sampler = new Sampler(model, { maxBatch: B, maxPrefillTokens: B * PROMPT });
+  const run = () => sampler.generate(prompts(B).map((p) => ({ promptTokens: p, maxNewTokens: NEW + 1, temperature: 0, ignoreEos: true })));
+  await run(); // warm-up: pool growth, page faults
+  const before = sampler.stats();
+  await run();
+  const s = sampler.stats();
+  return {
+    prefillTokS: round(((s.prefillTokens - before.prefillTokens) / (s.prefillMs - before.prefillMs)) * 1000),
+    decodeTokS: round(((s.decodeTokens - before.decodeTokens) / (s.decodeMs - before.decodeMs)) * 1000),
+  };
+}
+
+// node-llama-cpp's API, the little this bench uses
+interface LlamaSequence {
+  evaluateWithoutGeneratingNewTokens(tokens: number[]): Promise<void>;
+  evaluate(tokens: number[], opts: { temperature: number }): AsyncGenerator<number>;
+  clearHistory(): Promise<void>;
+}
+interface LlamaContext {
+  getSequence(): LlamaSequence;
+  dispose(): Promise<void>;
+}
+interface LlamaModel {
+  createContext(opts: {
+    sequences: number;
+    contextSize: number;
+    batchSize: number;
+    threads: { ideal: number; min: number };
+  }): Promise<LlamaContext>;
+  dispose(): Promise<void>;
+}
+interface Llama {
+  loadModel(opts: { modelPath: string }): Promise<LlamaModel>;
+}
+interface NodeLlamaCpp {
+  getLlama(opts: object): Promise<Llama>;
+  LlamaLogLevel: { error: unknown };
+}
+
+async function loadNodeLlamaCpp(): Promise<{ mod: NodeLlamaCpp | null; note: string }> {
+  const spec = process.env.MASO_NODE_LLAMA_CPP;
+  try {
+    const mod = (await import(spec ? pathToFileURL(spec).href : "node-llama-cpp")) as NodeLlamaCpp;
+    return { mod, note: spec ? `node-llama-cpp from ${spec}` : "node-llama-cpp" };
+  } catch (err) {
+    return { mod: null, note: `node-llama-cpp not installed (${(err as Error).message.split("\n")[0]}); add node-llama-cpp@3.21.1` };
+  }
+}
+
+async function llamaRates(llama: Llama, path: string, B: number): Promise<Rates> {
+  const model = await llama.loadModel({ modelPath: path });
+  try {
+    const ctx = await model.createContext({
+      sequences: B,
+      contextSize: B * (PROMPT + NEW + 8),
+      batchSize: Math.min(B * PROMPT, 4096),
+      threads: { ideal: threads, min: threads },
+    });
+    const seqs = Array.from({ length: B }, () => ctx.getSequence());
+    const once = async (): Promise<{ prefillMs: number; decodeMs: number }> => {
+      await Promise.all(seqs.map((s) => s.clearHistory()));
+      const p = prompts(B);
+      let t = performance.now();
+      await Promise.all(seqs.map((s, b) => s.evaluateWithoutGeneratingNewTokens(p[b])));
+      const prefillMs = performance.now() - t;
+      t = performance.now();
+      await Promise.all(
+        seqs.map(async (s) => {
+          let n = 0;
+          for await (const _ of s.evaluate([1], { temperature: 0 })) if (++n >= NEW) break;
+        }),
+      );
+      return { prefillMs, decodeMs: performance.now() - t };
+    };
+    await once(); // warm-up
+    const r = await once();
+    await ctx.dispose();
+    return { prefillTokS: round(((B * PROMPT) / r.prefillMs) * 1000), decodeTokS: round(((B * NEW) / r.decodeMs) * 1000) };
+  } finally {
+    await model.dispose();
+  }
+}
+
+async function prefixSharing(model: Decoder): Promise<object> {
+  const prompt = Array.from({ length: 256 }, (_, i) => (i * 13) % 250);
+  const reqs = Array.from({ length: 8 }, (_, i) => ({ promptTokens: prompt, maxNewTokens: NEW, temperature: 1, seed: i, ignoreEos: true }));
+  const time = async (prefixSharing: boolean) => {
+    const sampler = new Sampler(model, { prefixSharing, maxPrefillTokens: 8 * 256 });
+    await sampler.generate(reqs); // warm-up
+    const before = sampler.stats();
+    const t = performance.now();
+    await sampler.generate(reqs);
+    return { ms: performance.now() - t, prefillTokens: sampler.stats().prefillTokens - before.prefillTokens };
+  };
+  const unshared = await time(false);
+  const shared = await time(true);
+  return {
+    samples: 8,
+    promptTokens: 256,
+    newTokens: NEW,
+    sharedMs: round(shared.ms),
+    unsharedMs: round(unshared.ms),
+    speedup: ratio(unshared.ms, shared.ms),
+    prefillTokens: { shared: shared.prefillTokens, unshared: unshared.prefillTokens },
+  };
+}
+
+async function main(): Promise<void> {
+  const info = native().info();
+  const { mod, note } = await loadNodeLlamaCpp();
+  const llama = mod ? await mod.getLlama({ gpu: false, build: "never", maxThreads: threads, logLevel: mod.LlamaLogLevel.error }) : null;
+  const dir = await mkdtemp(join(tmpdir(), "maso-bench-gen-"));
+  const out: Record<string, unknown> = {
+    threads,
+    gemm: info.gemm,
+    // llama.cpp's threads spin while waiting: on a machine busier than its core count they collapse
+    loadAverageBefore: loadavg()[0],
+    llamaCpp: note,
+    promptTokens: PROMPT,
+    newTokens: NEW,
+    notes:
+      "tokens/s over all sequences; decode = one new token per sequence per step; llama.cpp runs F32 weights with its default F16 KV cache",
+    shapes: [] as object[],
+  };
+  try {
+    for (const name of shapes) {
+      const config = SHAPES[name];
+      if (!config) throw new Error(`unknown shape ${name}; use ${Object.keys(SHAPES).join(",")}`);
+      const model = new Decoder(config, undefined, { seed: 1, trainBase: false });
+      const path = join(dir, `${name}.gguf`);
+      await writeGguf(path, model, { tokenizer: createByteTokenizer() });
+      const rows = [];
+      for (const B of batches) {
+        const maso = await masoRates(model, B);
+        const cpp = llama ? await llamaRates(llama, path, B) : null;
+        rows.push({
+          batch: B,
+          maso,
+          llamaCpp: cpp,
+          ratio: cpp ? { prefill: ratio(maso.prefillTokS, cpp.prefillTokS), decode: ratio(maso.decodeTokS, cpp.decodeTokS) } : null,
+        });
+      }
+      const entry: Record<string, unknown> = { shape: name, params: model.params.data.length, rows };
+      if (name === "small" || shapes.length === 1) entry.prefixSharing = await prefixSharing(model);
+      (out.shapes as object[]).push(entry);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  out.loadAverageAfter = loadavg()[0];
+  console.log(JSON.stringify(out, null, 2));
+}
+
+await main();
