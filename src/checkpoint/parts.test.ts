@@ -22,7 +22,10 @@ function build(seed: number) {
   m.addAdapter("planner", lora);
   m.addAdapter("answer", lora);
   m.addValueHead(8);
-  for (const a of m.adapters.values()) a.params.data.forEach((_, i, d) => (d[i] = Math.sin(seed + i)));
+  for (const a of m.adapters.values()) {
+    const d = a.params.data;
+    for (let i = 0; i < d.length; i++) d[i] = Math.sin(seed + i);
+  }
   const groups = [...m.adapters.values()].map((a) => ({ name: a.name, params: a.params, grads: a.grads }));
   const opt = createAdamW(groups, { lr: 1e-3 });
   return { m, opt };
