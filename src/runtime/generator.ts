@@ -54,4 +54,6 @@ export interface GeneratorStats {
 export interface Generator {
   submit(request: GenerationRequest): Promise<GenerationResult>;
   stats(): GeneratorStats;
+  /** Called after every update: drop anything computed with the old weights (e.g. shared prefixes). */
+  weightsChanged?(): void;
 }

@@ -4,6 +4,7 @@ export { resolveModelSpec, loadModel, type ModelSource, type ModelSpec, type Res
 export { adapterPerRole, byGroup, defineCast, rolesOf, shareAll, type Cast, type CastEntry, type CastSpec } from "./cast.js";
 export type { GenerationRequest, GenerationResult, Generator, GeneratorStats } from "./generator.js";
 export { createNaiveGenerator, type NaiveGeneratorOptions } from "./naive-generator.js";
+export { createSamplerGenerator } from "./sampler-generator.js";
 export { pickToken, type PickSettings, type Picked } from "./sampling.js";
 export type {
   AdvantageStats,

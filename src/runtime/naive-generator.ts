@@ -113,7 +113,11 @@ export function createNaiveGenerator(model: Decoder, tokenizer: Tokenizer, optio
 
   return {
     submit(req) {
-      checkRequest(model, req);
+      try {
+        checkRequest(model, req);
+      } catch (err) {
+        return Promise.reject(err);
+      }
       stats.requests++;
       return new Promise<GenerationResult>((resolve, reject) => {
         queue.push({ req, rng: createRng(req.seed), tokens: [], logprobs: [], resolve, reject });

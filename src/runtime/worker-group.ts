@@ -15,7 +15,7 @@ import { createUnits } from "../rl/trainer/units.js";
 import type { Generator } from "./generator.js";
 import type { GenerateRequest, LogRatio, UpdateRequest, UpdateResponse, WorkerGroupApi, WorkerState } from "./messages.js";
 import { loadModel, type ResolvedModelSpec } from "./models.js";
-import { createNaiveGenerator } from "./naive-generator.js";
+import { createSamplerGenerator } from "./sampler-generator.js";
 import { type CachedSample, sampleCache, toTrainSample } from "./sample-cache.js";
 import { computeAdvantages, runGaeChains } from "./worker-advantages.js";
 
@@ -23,7 +23,7 @@ export interface WorkerGroupOptions {
   /** Roles this group serves and their adapters (from the cast). */
   roles: Readonly<Record<string, string | null>>;
   trainer?: TrainerOptions;
-  /** Builds the sampler (default: the naive reference sampler). */
+  /** Builds the sampler (default: the engine's KV-cache Sampler; createNaiveGenerator is the reference). */
   generator?: (model: Decoder, tokenizer: Tokenizer) => Generator;
 }
 
@@ -51,7 +51,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
   reference?.params.data.set(model.params.data);
   const cfg = resolveTrainerConfig(options.trainer);
   const units = spec.train === "frozen" ? new Map() : createUnits(model, cfg);
-  const generator = (options.generator ?? createNaiveGenerator)(model, tokenizer);
+  const generator = (options.generator ?? createSamplerGenerator)(model, tokenizer);
   const cache = sampleCache();
   const calls: Record<string, Record<string, number>> = {};
   const busyMs: Record<string, number> = {};
@@ -170,6 +170,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
     const factor = (s: CachedSample) => (req.happo ? (req.happo.factors[happoKey(metaOf(s), req.happo.by)] ?? 1) : 1);
     const train = samples.map((s) => toTrainSample(s, factor(s)));
     const report = ppoUpdate(model, units, cfg, train, { policy: req.policy, critic: req.critic }, createRng(cfg.seed + 7919 * updates++));
+    generator.weightsChanged?.();
     if (!req.returnLogRatios) return { report };
     const after = scoreSamples(model, samples);
     const offsets = [0];

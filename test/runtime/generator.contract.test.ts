@@ -1,10 +1,13 @@
-// The reference sampler: results do not depend on batching, reported log-probs match a scoring
-// forward at the same temperature, greedy is the argmax, stops and limits behave, requests batch.
+// One suite for every Generator: the naive reference sampler and the engine's KV-cache Sampler.
+// Results do not depend on batching, reported log-probs match a scoring forward at the sampling
+// temperature, greedy is the argmax, stops and limits behave, requests batch, bad requests reject.
 import { describe, expect, it } from "vitest";
 import { Decoder } from "../../src/engine/model/decoder.js";
+import { MasoError } from "../../src/errors.js";
 import { encodeChat } from "../../src/engine/tokenizer/encode-chat.js";
 import { scoreSamples } from "../../src/rl/trainer/score.js";
-import { createNaiveGenerator, type GenerationRequest } from "../../src/runtime/index.js";
+import type { Tokenizer } from "../../src/engine/tokenizer/types.js";
+import { createNaiveGenerator, createSamplerGenerator, type GenerationRequest, type Generator } from "../../src/runtime/index.js";
 import { ask, END_ID, probFirst, tinyConfig, tok, warmModel } from "./helpers.js";
 
 const req = (over: Partial<GenerationRequest> = {}): GenerationRequest => ({
@@ -20,11 +23,16 @@ const req = (over: Partial<GenerationRequest> = {}): GenerationRequest => ({
   ...over,
 });
 
-describe("naive generator", () => {
+const impls: [string, (m: Decoder, t: Tokenizer) => Generator][] = [
+  ["naive", createNaiveGenerator],
+  ["kv-cache sampler", createSamplerGenerator],
+];
+
+describe.each(impls)("generator contract: %s", (_name, createGenerator) => {
   const model = new Decoder(tinyConfig(), undefined, { seed: 4 });
 
   it("gives the same result for a seed alone or inside a batch, and batches concurrent requests", async () => {
-    const gen = createNaiveGenerator(model, tok);
+    const gen = createGenerator(model, tok);
     const alone = await gen.submit(req({ seed: 42 }));
     const many = await Promise.all([1, 2, 42, 3, 4].map((seed) => gen.submit(req({ seed }))));
     expect(many[2].tokens).toEqual(alone.tokens);
@@ -34,7 +42,7 @@ describe("naive generator", () => {
   });
 
   it("reports log-probs equal to a scoring forward at the sampling temperature", async () => {
-    const gen = createNaiveGenerator(model, tok);
+    const gen = createGenerator(model, tok);
     const r = req({ temperature: 0.7, topK: 50, topP: 0.9, maxNewTokens: 5, stopTokenIds: [] });
     const out = await gen.submit(r);
     const [scored] = scoreSamples(model, [
@@ -47,7 +55,7 @@ describe("naive generator", () => {
 
   it("greedy picks the argmax; stop ids and stop strings end generation", async () => {
     const warm = warmModel(3, ["hi"], ["xyz!"]);
-    const gen = createNaiveGenerator(warm, tok);
+    const gen = createGenerator(warm, tok);
     const prompt = encodeChat(tok, ask("hi"), { addGenerationPrompt: true });
     const greedy = await gen.submit(req({ promptTokens: prompt, temperature: 0 }));
     expect(greedy.text).toBe("xyz!");
@@ -60,10 +68,21 @@ describe("naive generator", () => {
     expect(cut.finishReason).toBe("stop");
   });
 
-  it("rejects bad requests with actionable errors", () => {
-    const gen = createNaiveGenerator(model, tok);
-    expect(() => gen.submit(req({ adapter: "nope" }))).toThrow(/adapter 'nope'/);
-    expect(() => gen.submit(req({ maxNewTokens: 0 }))).toThrow(/maxNewTokens/);
-    expect(() => gen.submit(req({ promptTokens: Array(200).fill(97) }))).toThrow(/maxPromptTokens/);
+  it("rejects bad requests with MasoErrors", async () => {
+    const gen = createGenerator(model, tok);
+    await expect(gen.submit(req({ adapter: "nope" }))).rejects.toThrow(/nope/);
+    await expect(gen.submit(req({ maxNewTokens: 0 }))).rejects.toThrow(/maxNewTokens/);
+    await expect(gen.submit(req({ promptTokens: Array(200).fill(97) }))).rejects.toBeInstanceOf(MasoError);
+  });
+});
+
+describe("generator implementations agree", () => {
+  it("greedy decoding gives the same tokens and log-probs", async () => {
+    const model = new Decoder(tinyConfig(), undefined, { seed: 8 });
+    const outs = await Promise.all(
+      impls.map(([, make]) => make(model, tok).submit(req({ temperature: 0, maxNewTokens: 8, stopTokenIds: [] }))),
+    );
+    expect(outs[1].tokens).toEqual(outs[0].tokens);
+    outs[0].logprobs.forEach((lp, t) => expect(outs[1].logprobs[t]).toBeCloseTo(lp, 4));
   });
 });
