@@ -1,7 +1,8 @@
 // `npm run bench:engine`: training-step throughput (forward + backward + AdamW, fp32) of maso's
 // engine and of PyTorch on the same shapes and thread count, side by side in one run; MFU against
 // a GEMM peak measured here; peak RSS, and RSS drift over repeated steps (leak check).
-// Prints one JSON object per shape. Env: MASO_BENCH_SHAPES=tiny,small,qwen0.5b  MASO_BENCH_STEPS.
+// Prints one JSON object per shape. Env: MASO_BENCH_SHAPES=tiny,small,qwen0.5b-layers,
+// MASO_BENCH_STEPS, MASO_BENCH_LEAK=0 to skip the 100-step RSS check on the tiny shape.
 import { execFileSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -141,6 +142,13 @@ function benchTorch(s: Shape, threads: number, warmup: number, steps: number) {
   }
 }
 
+/** RSS after step 10 and after step `steps` of a maso-only run: flat means no leak. */
+function leakCheck(s: Shape, steps: number) {
+  const { rss } = benchMaso(s, 0, steps);
+  const mb = (i: number) => rss[i] / 2 ** 20;
+  return { steps, rss_mb_at_10: mb(9), rss_mb_at_end: mb(steps - 1), growth_mb: mb(steps - 1) - mb(9) };
+}
+
 const wanted = (process.env.MASO_BENCH_SHAPES ?? SHAPES.map((s) => s.name).join(",")).split(",");
 const info = native().info();
 const peak = gemmPeakGflops();
@@ -164,6 +172,7 @@ for (const s of SHAPES.filter((x) => wanted.includes(x.name))) {
       gemm_peak_gflops: peak,
       peak_rss_mb: Math.max(...rssMb),
       rss_drift_mb: rssMb[rssMb.length - 1] - rssMb[1],
+      ...(s.name === "tiny" && process.env.MASO_BENCH_LEAK !== "0" ? { leak_check: leakCheck(s, 100) } : {}),
     }),
   );
 }
