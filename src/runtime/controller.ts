@@ -62,8 +62,8 @@ export interface Controller<S extends object, T> {
  */
 export function createController<S extends object, T>(options: ControllerOptions<S, T>): Controller<S, T> {
   const o = resolveOptions(options);
-  let stepNo = 0;
-  let last: Record<string, WorkerState> = {};
+  let stepNo = o.startStep ?? 0;
+  let last: Record<string, WorkerState> | null = null;
   const groups = () => o.transport.groups();
   const states = async () =>
     Object.fromEntries(await Promise.all(groups().map(async (g) => [g, await o.transport.call(g, "state", {})] as const)));
@@ -71,7 +71,7 @@ export function createController<S extends object, T>(options: ControllerOptions
   const workerStats = (now: Record<string, WorkerState>, stepMs: number): Record<string, WorkerStepStats> => {
     const out: Record<string, WorkerStepStats> = {};
     for (const [g, s] of Object.entries(now)) {
-      const prev = last[g];
+      const prev = last?.[g];
       const busyMs = Object.fromEntries(Object.entries(s.busyMs).map(([k, v]) => [k, v - (prev?.busyMs[k] ?? 0)]));
       const steps = s.generator.steps - (prev?.generator.steps ?? 0);
       const seqs = s.generator.sequenceSteps - (prev?.generator.sequenceSteps ?? 0);
@@ -91,7 +91,7 @@ export function createController<S extends object, T>(options: ControllerOptions
       return trajectories;
     },
     async step(items) {
-      if (stepNo === 0) last = await states();
+      last ??= await states();
       const t0 = performance.now();
       const timer = phaseTimer();
       const ctx: StepContext<S, T> = { o, step: stepNo, timer };

@@ -42,6 +42,8 @@ export interface ControllerOptions<S extends object, T> {
   /** Reward validation errors: throw (default) or exclude the episode. */
   onInvalidReward?: "throw" | "exclude";
   seed?: number;
+  /** Number of the first step (default 0); a resumed run passes the steps already taken. */
+  startStep?: number;
 }
 
 export interface ResolvedOptions<S extends object, T> extends ControllerOptions<S, T> {

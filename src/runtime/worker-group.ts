@@ -11,7 +11,7 @@ import { resolveTrainerConfig, type TrainerOptions } from "../rl/trainer/config.
 import { klTerm } from "../rl/kl-estimators.js";
 import { ppoUpdate } from "../rl/trainer/ppo-update.js";
 import { scoreSamples } from "../rl/trainer/score.js";
-import { createUnits } from "../rl/trainer/units.js";
+import { createUnits, type TrainUnit } from "../rl/trainer/units.js";
 import type { Generator } from "./generator.js";
 import type { GenerateRequest, LogRatio, UpdateRequest, UpdateResponse, WorkerGroupApi, WorkerState } from "./messages.js";
 import { loadModel, type ResolvedModelSpec } from "./models.js";
@@ -33,6 +33,10 @@ export interface WorkerGroup extends WorkerGroupApi {
   /** The engine model (in-process only: tests and checkpointing read it directly). */
   readonly model: Decoder;
   readonly tokenizer: Tokenizer;
+  /** Trainable units and their AdamW optimisers (in-process only: checkpointing). */
+  readonly units: ReadonlyMap<string, TrainUnit>;
+  /** Updates run so far; it seeds minibatch shuffling, so a resumed run sets it back. */
+  updates: number;
 }
 
 /**
@@ -50,7 +54,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
   const reference = spec.reference === "frozen-copy" ? new Decoder(model.config, model.params.zerosLike(), { trainBase: false }) : null;
   reference?.params.data.set(model.params.data);
   const cfg = resolveTrainerConfig(options.trainer);
-  const units = spec.train === "frozen" ? new Map() : createUnits(model, cfg);
+  const units: Map<string, TrainUnit> = spec.train === "frozen" ? new Map() : createUnits(model, cfg);
   const generator = (options.generator ?? createSamplerGenerator)(model, tokenizer);
   const cache = sampleCache();
   const calls: Record<string, Record<string, number>> = {};
@@ -210,6 +214,13 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
     name: spec.name,
     model,
     tokenizer,
+    units,
+    get updates() {
+      return updates;
+    },
+    set updates(n: number) {
+      updates = n;
+    },
     generate: (req) => generate(req),
     assignRewards: (req) =>
       timed("rewards", () => {
