@@ -18,7 +18,7 @@ export type { SequenceInput } from "./engine/model/batch.js";
 export type { Adapter } from "./engine/model/lora.js";
 export type { ValueHead } from "./engine/model/value-head.js";
 export { createRng, type Rng } from "./engine/model/init.js";
-export { createAdamW, globalGradNorm, type AdamW, type AdamWConfig, type ParamGroup, type StepReport } from "./engine/optim/adamw.js";
+export { createAdamW, globalGradNorm, type AdamW, type AdamWConfig, type ParamGroup, type StepReport as OptimizerStepReport } from "./engine/optim/adamw.js";
 export { lrAt, type LrSchedule } from "./engine/optim/schedule.js";
 
 // engine: checkpoints
@@ -151,3 +151,94 @@ export {
 
 // checkpoints of trainable state beyond HF/PEFT files
 export { loadOptimizerState, saveOptimizerState, loadValueHead, saveValueHead } from "./engine/checkpoint/training-state.js";
+
+// generation: KV-cache continuous batching, and GGUF export
+export {
+  Sampler,
+  sampleToken,
+  samplingSupport,
+  type SamplerOptions,
+  type SamplerStats,
+  type FinishReason,
+  type GenerationRequest,
+  type GenerationResult,
+} from "./engine/generate/index.js";
+export { writeGguf, type GgufExportOptions } from "./engine/export/gguf.js";
+
+// runtime: models, casts, worker groups, controller
+export {
+  createRuntime,
+  createController,
+  createWorkerGroup,
+  inProcessTransport,
+  defineCast,
+  rolesOf,
+  shareAll,
+  byGroup,
+  adapterPerRole,
+  resolveModelSpec,
+  loadModel,
+  createNaiveGenerator,
+  createSamplerGenerator,
+  routingCaller,
+  type ModelSpec,
+  type ModelSource,
+  type TrainMode,
+  type Cast,
+  type CastSpec,
+  type Generator,
+  type GeneratorStats,
+  type WorkerGroup,
+  type Transport,
+  type TrafficStats,
+  type Controller,
+  type ControllerOptions,
+  type StepItem,
+  type StepReport,
+  type RoleStepMetrics,
+  type AdvantageChoice,
+  type UpdateOrder,
+  type Runtime,
+  type RuntimeOptions,
+} from "./runtime/index.js";
+export {
+  resolveTrainerConfig,
+  DEFAULT_TRAINER,
+  ppoUpdate,
+  type TrainerOptions,
+  type TrainerConfig,
+  type UpdateReport,
+} from "./rl/trainer/index.js";
+
+// run checkpoints, configuration, progress and metrics
+export {
+  writeCheckpoint,
+  findCheckpoint,
+  verifyCheckpoint,
+  restoreCheckpoint,
+  listCheckpoints,
+  decoderPart,
+  adamwPart,
+  jsonPart,
+  type Checkpointable,
+  type CheckpointManifest,
+} from "./checkpoint/index.js";
+export {
+  resolveRunConfig,
+  loadRunConfig,
+  writeEffectiveConfig,
+  resolveCast,
+  MODEL_PRESETS,
+  type RunConfig,
+  type RunConfigInput,
+  type ConfigIssue,
+} from "./config/index.js";
+export {
+  createProgress,
+  openMetricsWriter,
+  readMetrics,
+  appendRewards,
+  roleMetrics,
+  type MetricsRow,
+  type Progress,
+} from "./progress/index.js";
