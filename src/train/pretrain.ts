@@ -2,7 +2,7 @@
 // stream, next-token cross-entropy, AdamW with a schedule. Used by the demo and by `maso pretrain`;
 // it knows nothing of roles or RL.
 import { MasoError } from "../errors.js";
-import { Decoder } from "../engine/model/decoder.js";
+import type { Decoder } from "../engine/model/decoder.js";
 import { type Rng, createRng } from "../engine/model/init.js";
 import { createAdamW } from "../engine/optim/adamw.js";
 import { type LrSchedule, lrAt } from "../engine/optim/schedule.js";
@@ -45,7 +45,8 @@ export function tokenStream(tok: Tokenizer, texts: readonly string[]): Int32Arra
 }
 
 function sampleWindows(stream: Int32Array, rng: Rng, batch: number, len: number): number[][] {
-  if (stream.length < len + 1) throw new MasoError("PRETRAIN_DATA", `the token stream (${stream.length}) is shorter than one sequence (${len + 1})`);
+  if (stream.length < len + 1)
+    throw new MasoError("PRETRAIN_DATA", `the token stream (${stream.length}) is shorter than one sequence (${len + 1})`);
   const out: number[][] = [];
   for (let b = 0; b < batch; b++) {
     const start = Math.floor(rng.next() * (stream.length - len));
@@ -57,7 +58,8 @@ function sampleWindows(stream: Int32Array, rng: Rng, batch: number, len: number)
 /** Mean next-token loss (nats) over fixed windows that tile the stream. */
 export function evalLoss(model: Decoder, stream: Int32Array, seqLen: number, maxWindows = 32): number {
   const seqs: { tokens: number[] }[] = [];
-  for (let s = 0; s + seqLen <= stream.length && seqs.length < maxWindows; s += seqLen) seqs.push({ tokens: Array.from(stream.subarray(s, s + seqLen)) });
+  for (let s = 0; s + seqLen <= stream.length && seqs.length < maxWindows; s += seqLen)
+    seqs.push({ tokens: Array.from(stream.subarray(s, s + seqLen)) });
   if (seqs.length === 0) throw new MasoError("PRETRAIN_DATA", "held-out stream is shorter than one sequence");
   const { logp } = model.forward(seqs);
   let sum = 0;
@@ -86,12 +88,18 @@ export function pretrain(model: Decoder, train: Int32Array, heldOut: Int32Array 
     model.backward(out.tape!, { dlogp: new Float32Array(M).fill(-1 / M) });
     const lr = lrAt(opts.schedule, step);
     const report = opt.step(lr);
-    const rec: PretrainStep = { step: step + 1, loss, lr, gradNorm: report.gradNorm, tokensPerSecond: (opts.batchSize * opts.seqLen) / ((performance.now() - t0) / 1000) };
+    const rec: PretrainStep = {
+      step: step + 1,
+      loss,
+      lr,
+      gradNorm: report.gradNorm,
+      tokensPerSecond: (opts.batchSize * opts.seqLen) / ((performance.now() - t0) / 1000),
+    };
     const every = opts.evalEvery ?? 0;
-    if (heldOut && ((every > 0 && (step + 1) % every === 0) || step + 1 === opts.steps)) rec.evalLoss = evalLoss(model, heldOut, opts.seqLen);
+    if (heldOut && ((every > 0 && (step + 1) % every === 0) || step + 1 === opts.steps))
+      rec.evalLoss = evalLoss(model, heldOut, opts.seqLen);
     history.push(rec);
     opts.onStep?.(rec);
   }
   return history;
 }
-

@@ -83,6 +83,8 @@ describe("generator implementations agree", () => {
       impls.map(([, make]) => make(model, tok).submit(req({ temperature: 0, maxNewTokens: 8, stopTokenIds: [] }))),
     );
     expect(outs[1].tokens).toEqual(outs[0].tokens);
-    outs[0].logprobs.forEach((lp, t) => expect(outs[1].logprobs[t]).toBeCloseTo(lp, 4));
+    outs[0].logprobs.forEach((lp, t) => {
+      expect(outs[1].logprobs[t]).toBeCloseTo(lp, 4);
+    });
   });
 });

@@ -19,7 +19,9 @@ const m = (episode: string, role: string, turn: number, reward: number, value?: 
 
 function expectClose(actual: ArrayLike<number>, expected: number[], digits = 6): void {
   expect(actual.length).toBe(expected.length);
-  expected.forEach((e, i) => expect(actual[i], `index ${i}`).toBeCloseTo(e, digits));
+  expected.forEach((e, i) => {
+    expect(actual[i], `index ${i}`).toBeCloseTo(e, digits);
+  });
 }
 
 describe("gae-action (MARFT action level)", () => {

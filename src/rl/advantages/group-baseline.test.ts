@@ -32,7 +32,9 @@ function batch(): AdvantageInput {
 
 function expectClose(actual: ArrayLike<number>, expected: number[], digits = 6): void {
   expect(actual.length).toBe(expected.length);
-  expected.forEach((e, i) => expect(actual[i], `index ${i}`).toBeCloseTo(e, digits));
+  expected.forEach((e, i) => {
+    expect(actual[i], `index ${i}`).toBeCloseTo(e, digits);
+  });
 }
 
 describe("grpo", () => {

@@ -11,7 +11,9 @@ const input = { offsets: [0, 4], mask: [0, 1, 1, 1], logp: [0, -1, -2, -0.5], re
 
 function expectClose(actual: ArrayLike<number>, expected: number[], digits = 6): void {
   expect(actual.length).toBe(expected.length);
-  expected.forEach((e, i) => expect(actual[i], `index ${i}`).toBeCloseTo(e, digits));
+  expected.forEach((e, i) => {
+    expect(actual[i], `index ${i}`).toBeCloseTo(e, digits);
+  });
 }
 
 describe("reinforce-pp", () => {

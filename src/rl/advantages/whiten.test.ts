@@ -22,7 +22,9 @@ describe("whitenByScope", () => {
     const mean = (1 + 10 + 3 + 20) / 4;
     const sd = Math.sqrt(x.reduce((a, v) => a + (v - mean) ** 2, 0) / 4);
     const w = whitenByScope(x, layout, samples, "model", 0);
-    x.forEach((v, i) => expect(w.values[i]).toBeCloseTo((v - mean) / sd, 5));
+    x.forEach((v, i) => {
+      expect(w.values[i]).toBeCloseTo((v - mean) / sd, 5);
+    });
     expect(w.scopes).toBe(1);
   });
 

@@ -7,7 +7,9 @@ const layout = { offsets: [0, 2, 3, 3], mask: [1, 1, 1] }; // sequences of 2, 1 
 
 describe("aggregationWeights", () => {
   it("token-mean divides by the token count", () => {
-    [1 / 3, 1 / 3, 1 / 3].forEach((e, i) => expect(aggregationWeights(layout)[i]).toBeCloseTo(e, 15));
+    [1 / 3, 1 / 3, 1 / 3].forEach((e, i) => {
+      expect(aggregationWeights(layout)[i]).toBeCloseTo(e, 15);
+    });
   });
   it("seq-mean-token-sum divides by the non-empty sequence count", () => {
     expect([...aggregationWeights(layout, { mode: "seq-mean-token-sum" })]).toEqual([0.5, 0.5, 0.5]);

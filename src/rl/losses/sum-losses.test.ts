@@ -16,7 +16,9 @@ describe("sumLosses", () => {
   it("adds losses and same-kind gradients", () => {
     const total = sumLosses(ppo, kl, ent);
     expect(total.loss).toBeCloseTo(ppo.loss + kl.loss + ent.loss, 12);
-    fx.mask.forEach((_, t) => expect(total.grads.dlogp![t]).toBeCloseTo(ppo.grads.dlogp![t] + kl.grads.dlogp![t], 6));
+    fx.mask.forEach((_, t) => {
+      expect(total.grads.dlogp![t]).toBeCloseTo(ppo.grads.dlogp![t] + kl.grads.dlogp![t], 6);
+    });
     expect([...total.grads.dentropy!]).toEqual([...ent.grads.dentropy!]);
     expect(total.metrics.totalLoss).toBe(total.loss);
     expect(total.metrics.pgLoss).toBe(ppo.loss);
