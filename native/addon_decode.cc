@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "napi-args.h"
+
 namespace maso {
 // native/decode.cc (declared here: kernels.h belongs to the training engine)
 void kv_cache_write(float* kc, float* vc, const float* k, const float* v, const int32_t* slots, int N,
@@ -22,64 +24,6 @@ void attention_decode_naive(float* out, const float* q, const float* kc, const f
 using namespace maso;
 
 namespace {
-
-// Argument checks, as in addon.cc.
-struct Call {
-  const Napi::CallbackInfo& info;
-  const char* fn;
-
-  [[noreturn]] void fail(int i, const std::string& name, const std::string& what) const {
-    throw Napi::TypeError::New(info.Env(), std::string("maso native ") + fn + "(): argument " +
-                                               std::to_string(i) + " '" + name + "' " + what +
-                                               " [" + __FILE__ + "]");
-  }
-
-  double number(int i, const char* name) const {
-    if (!info[i].IsNumber()) fail(i, name, "must be a number");
-    double x = info[i].As<Napi::Number>().DoubleValue();
-    if (!std::isfinite(x)) fail(i, name, "must be finite");
-    return x;
-  }
-
-  int dim(int i, const char* name) const {
-    double x = number(i, name);
-    if (x < 0 || x != std::floor(x) || x > 2147483647.0) fail(i, name, "must be a non-negative int32");
-    return (int)x;
-  }
-
-  float* f32(int i, const char* name, int64_t need) const {
-    if (!info[i].IsTypedArray() ||
-        info[i].As<Napi::TypedArray>().TypedArrayType() != napi_float32_array)
-      fail(i, name, "must be a Float32Array");
-    auto a = info[i].As<Napi::Float32Array>();
-    if ((int64_t)a.ElementLength() < need)
-      fail(i, name, "has " + std::to_string(a.ElementLength()) + " elements, needs " + std::to_string(need));
-    return a.Data();
-  }
-
-  // Int32Array of at least `need` values, each in [lo, hi)
-  int32_t* i32(int i, const char* name, int64_t need, int64_t lo, int64_t hi) const {
-    if (!info[i].IsTypedArray() ||
-        info[i].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array)
-      fail(i, name, "must be an Int32Array");
-    auto a = info[i].As<Napi::Int32Array>();
-    if ((int64_t)a.ElementLength() < need)
-      fail(i, name, "has " + std::to_string(a.ElementLength()) + " elements, needs " + std::to_string(need));
-    int32_t* d = a.Data();
-    for (int64_t k = 0; k < need; k++)
-      if (d[k] < lo || d[k] >= hi)
-        fail(i, name, "value " + std::to_string(d[k]) + " at index " + std::to_string(k) +
-                          " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + ")");
-    return d;
-  }
-
-  void arity(int n) const {
-    if ((int)info.Length() != n)
-      throw Napi::TypeError::New(info.Env(), std::string("maso native ") + fn + "(): expected " +
-                                                 std::to_string(n) + " arguments, got " +
-                                                 std::to_string(info.Length()));
-  }
-};
 
 // kvCacheWrite(kc, vc, k, v, slots, N, W, rows)
 Napi::Value KvCacheWrite(const Napi::CallbackInfo& info) {

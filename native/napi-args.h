@@ -1,0 +1,84 @@
+// Argument checks shared by every N-API binding file: types, integer ranges, index contents and
+// buffer lengths are verified before any kernel runs; failures throw a JavaScript TypeError naming
+// the function and argument. Nothing here may exit or abort.
+#pragma once
+#include <napi.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+namespace maso {
+
+struct Call {
+  const Napi::CallbackInfo& info;
+  const char* fn;
+
+  [[noreturn]] void fail(int i, const std::string& name, const std::string& what) const {
+    throw Napi::TypeError::New(info.Env(), std::string("maso native ") + fn + "(): argument " +
+                                               std::to_string(i) + " '" + name + "' " + what +
+                                               " [" + __FILE__ + "]");
+  }
+
+  double number(int i, const char* name) const {
+    if (!info[i].IsNumber()) fail(i, name, "must be a number");
+    double x = info[i].As<Napi::Number>().DoubleValue();
+    if (!std::isfinite(x)) fail(i, name, "must be finite");
+    return x;
+  }
+
+  int64_t count(int i, const char* name) const {
+    double x = number(i, name);
+    if (x < 0 || x != std::floor(x) || x > 9.0e15) fail(i, name, "must be a non-negative integer");
+    return (int64_t)x;
+  }
+
+  int dim(int i, const char* name) const {
+    int64_t x = count(i, name);
+    if (x > 2147483647) fail(i, name, "exceeds int32 range");
+    return (int)x;
+  }
+
+  bool flag(int i, const char* name) const {
+    if (!info[i].IsBoolean()) fail(i, name, "must be a boolean");
+    return info[i].As<Napi::Boolean>().Value();
+  }
+
+  bool isNull(int i) const { return info[i].IsNull() || info[i].IsUndefined(); }
+
+  float* f32(int i, const char* name, int64_t need, bool optional = false) const {
+    if (optional && isNull(i)) return nullptr;
+    if (!info[i].IsTypedArray() ||
+        info[i].As<Napi::TypedArray>().TypedArrayType() != napi_float32_array)
+      fail(i, name, optional ? "must be a Float32Array or null" : "must be a Float32Array");
+    auto a = info[i].As<Napi::Float32Array>();
+    if ((int64_t)a.ElementLength() < need)
+      fail(i, name, "has " + std::to_string(a.ElementLength()) + " elements, needs " + std::to_string(need));
+    return a.Data();
+  }
+
+  // Int32Array of at least `need` values, each in [lo, hi)
+  int32_t* i32(int i, const char* name, int64_t need, int64_t lo, int64_t hi) const {
+    if (!info[i].IsTypedArray() ||
+        info[i].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array)
+      fail(i, name, "must be an Int32Array");
+    auto a = info[i].As<Napi::Int32Array>();
+    if ((int64_t)a.ElementLength() < need)
+      fail(i, name, "has " + std::to_string(a.ElementLength()) + " elements, needs " + std::to_string(need));
+    int32_t* d = a.Data();
+    for (int64_t k = 0; k < need; k++)
+      if (d[k] < lo || d[k] >= hi)
+        fail(i, name, "value " + std::to_string(d[k]) + " at index " + std::to_string(k) +
+                          " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + ")");
+    return d;
+  }
+
+  void arity(int n) const {
+    if ((int)info.Length() != n)
+      throw Napi::TypeError::New(info.Env(), std::string("maso native ") + fn + "(): expected " +
+                                                 std::to_string(n) + " arguments, got " +
+                                                 std::to_string(info.Length()));
+  }
+};
+
+}  // namespace maso
