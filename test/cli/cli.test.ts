@@ -75,7 +75,7 @@ describe("maso CLI", () => {
     expect(written.workflow).toBe(WORKFLOW);
   });
 
-  it("pretrain, then eval and export the result (gguf: not available)", async () => {
+  it("pretrain, then eval and export the result (HF, GGUF, PEFT refused without adapters)", async () => {
     const runDir = join(root, "pt");
     const r = await cli(
       "pretrain",
@@ -111,9 +111,12 @@ describe("maso CLI", () => {
     expect(existsSync(join(out, "model.safetensors")) && existsSync(join(out, "tokenizer.json"))).toBe(true);
     const ev2 = await cli("eval", out, "--json", "--windows", "4", "--seq-len", "16");
     expect(Math.abs(JSON.parse(ev2.out).heldOutLoss - res.heldOutLoss)).toBeLessThan(0.05);
-    const gguf = await cli("export", runDir, "--out", join(root, "g"), "--format", "gguf");
-    expect(gguf.code).toBe(1);
-    expect(gguf.err).toContain("error NOT_AVAILABLE: export --format gguf is not available yet");
+    const ggufFile = join(root, "model.gguf");
+    const gguf = await cli("export", runDir, "--out", ggufFile, "--format", "gguf", "--dtype", "f16");
+    expect(gguf.err).toBe("");
+    expect(gguf.code).toBe(0);
+    expect(readFileSync(ggufFile).subarray(0, 4).toString("latin1")).toBe("GGUF");
+    expect((await cli("export", runDir, "--out", ggufFile, "--format", "gguf", "--dtype", "bf16")).code).toBe(2);
     const peft = await cli("export", runDir, "--out", join(root, "p"), "--format", "peft");
     expect(peft.code).toBe(1);
     expect(peft.err).toContain("error EXPORT_NO_ADAPTER");
