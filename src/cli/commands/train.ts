@@ -1,22 +1,29 @@
 // `maso train <workflow file>`: loads the workflow module, validates the run config against the
-// workflow's roles, writes the effective config, and hands over to the RL runtime. Until the runtime
-// exists it stops there with RUNTIME_NOT_AVAILABLE (exit 1); `--check` validates only (exit 0).
-import { resolve } from "node:path";
-import { importModule, readConfigFile, resolveRunConfig, writeEffectiveConfig } from "../../config/load-config.js";
+// workflow's roles, writes the effective config and runs RL training with checkpoints; `--resume
+// <runDir>` continues a killed run exactly; `--check` validates only (exit 0).
+import { readFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { CONFIG_FILE, importModule, readConfigFile, resolveRunConfig, writeEffectiveConfig } from "../../config/load-config.js";
 import type { RunConfig } from "../../config/run-config.js";
 import { MasoError } from "../../errors.js";
+import { createProgress } from "../../progress/progress-display.js";
+import { createRuntime } from "../../runtime/runtime.js";
+import { runTraining } from "../../runtime/train-run.js";
 import type { Workflow } from "../../workflow/graph-types.js";
-import { parseFlags, str } from "../args.js";
+import { num, parseFlags, str } from "../args.js";
 import { usageError } from "../exit-codes.js";
-import { type Command, println } from "./types.js";
+import { runtimeOptions } from "../train/runtime-options.js";
+import { isWorkflow, moduleExports, trainingModule } from "../train/workflow-module.js";
+import { PAUSE_ENV } from "./pretrain.js";
+import { type CliIo, type Command, println } from "./types.js";
 
-/** The runtime entry the CLI will call once src/runtime provides it. */
-const RUNTIME_MODULE = "../../runtime/index.js";
-
-function isWorkflow(v: unknown): v is Workflow<object, string> {
-  const w = v as Workflow<object, string> | null;
-  return !!w && typeof w === "object" && typeof w.name === "string" && w.nodes instanceof Map && w.outgoing instanceof Map;
-}
+const FLAGS = {
+  config: { type: "string" },
+  "run-dir": { type: "string" },
+  steps: { type: "string" },
+  resume: { type: "string" },
+  check: { type: "boolean" },
+} as const;
 
 /** Role names of a compiled workflow (role nodes' roles), in node order. */
 export function workflowRoles(wf: Workflow<object, string>): string[] {
@@ -25,75 +32,153 @@ export function workflowRoles(wf: Workflow<object, string>): string[] {
   return roles;
 }
 
-export const trainCommand: Command = {
-  name: "train",
-  summary: "train a workflow's roles with RL (validates now; runtime pending)",
-  help: `usage: maso train <workflow file> [--config <file>] [--run-dir <dir>] [--resume] [--check]
-
-Loads the workflow module (.ts/.js: export 'workflow', a compiled workflow, and optionally
-'config', the run config), validates the config against the workflow's roles (see docs/config.md)
-and writes <runDir>/config.json. Training itself needs the RL runtime, which is not wired yet:
-the command then exits 1 with RUNTIME_NOT_AVAILABLE.
-
-options:
-  --config <file>     run config (JSON/YAML/JS/TS); replaces the module's 'config' export
-  --run-dir <dir>     overrides runDir
-  --resume            continue the run in runDir from its newest good checkpoint
-  --check             validate the workflow and config only, then exit 0`,
-  async run(argv, io) {
-    const p = parseFlags(
-      "train",
-      argv,
-      { config: { type: "string" }, "run-dir": { type: "string" }, resume: { type: "boolean" }, check: { type: "boolean" } },
-      1,
+async function loadExports(file: string): Promise<Record<string, unknown>> {
+  const mod = await importModule(file).catch((e: unknown) => {
+    if (e instanceof MasoError) throw e;
+    throw new MasoError(
+      "WORKFLOW_FILE",
+      `cannot load workflow ${file}: ${(e as Error).message}`,
+      "check the path and that the module runs",
     );
-    const file = p.positionals[0];
+  });
+  const exp = moduleExports(mod);
+  if (!isWorkflow(exp.workflow))
+    throw new MasoError("WORKFLOW_FILE", `${file} exports no compiled workflow`, "export const workflow = workflow(...)...compile()");
+  return exp;
+}
+
+async function savedConfig(runDir: string): Promise<Record<string, unknown>> {
+  try {
+    return JSON.parse(await readFile(join(runDir, CONFIG_FILE), "utf8")) as Record<string, unknown>;
+  } catch {
+    throw new MasoError(
+      "RUN_NOT_FOUND",
+      `${runDir} is not a training run (no readable ${CONFIG_FILE})`,
+      "pass the run directory a 'maso train' run created",
+    );
+  }
+}
+
+async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  const p = parseFlags("train", argv, FLAGS, 1);
+  const resumeDir = str(p, "resume");
+  let file: string = p.positionals[0] ?? "";
+  let raw: unknown;
+  let exp: Record<string, unknown>;
+  if (resumeDir !== undefined) {
+    const extra = ["config", "run-dir", "steps", "check"].filter((k) => p.values[k] !== undefined);
+    if (extra.length)
+      throw usageError(`train: --resume takes every setting from ${join(resumeDir, CONFIG_FILE)}; drop --${extra.join(", --")}`, "train");
+    const saved = await savedConfig(resumeDir);
+    file ||= typeof saved.workflow === "string" ? saved.workflow : "";
+    if (!file) throw usageError(`train: ${join(resumeDir, CONFIG_FILE)} names no workflow; pass the workflow file`, "train");
+    exp = await loadExports(file);
+    raw = { ...saved, runDir: resumeDir };
+  } else {
     if (!file) throw usageError("train: missing the workflow file", "train");
-    const mod = await importModule(file).catch((e: unknown) => {
-      if (e instanceof MasoError) throw e;
-      throw new MasoError(
-        "WORKFLOW_FILE",
-        `cannot load workflow ${file}: ${(e as Error).message}`,
-        "check the path and that the module runs",
-      );
-    });
-    const wf = mod.workflow ?? mod.default;
-    if (!isWorkflow(wf))
-      throw new MasoError("WORKFLOW_FILE", `${file} exports no compiled workflow`, "export const workflow = workflow(...)...compile()");
+    exp = await loadExports(file);
     const cfgPath = str(p, "config");
-    const raw = cfgPath ? await readConfigFile(cfgPath) : mod.config;
+    raw = cfgPath ? await readConfigFile(cfgPath) : exp.config;
     if (raw === undefined)
       throw new MasoError(
         "CONFIG_MISSING",
         `${file} exports no 'config' and no --config was given`,
         "pass --config <file> (see docs/config.md)",
       );
-    const input = { ...(raw as object), ...(str(p, "run-dir") && { runDir: str(p, "run-dir") }) };
-    const roles = workflowRoles(wf);
-    const { config, cast } = resolveRunConfig(input, { roles, source: cfgPath ?? `${file} (config export)` });
-    println(io, `workflow ${wf.name}: roles ${roles.join(", ")}`);
-    for (const [role, e] of Object.entries(cast)) println(io, `  ${role} -> ${e.model}${e.adapter ? `/${e.adapter}` : ""}`);
-    if (p.values.check) {
-      println(io, "config ok");
-      return 0;
-    }
+    const steps = num(p, "steps", "train", { int: true, min: 1 });
+    const r = raw as Record<string, unknown>;
+    raw = {
+      ...r,
+      ...(str(p, "run-dir") && { runDir: str(p, "run-dir") }),
+      ...(steps !== undefined && { schedule: { ...(r.schedule as object), steps } }),
+    };
+  }
+  const wf = exp.workflow as Workflow<object, string>;
+  const roles = workflowRoles(wf);
+  const source = resumeDir !== undefined ? join(resumeDir, CONFIG_FILE) : (str(p, "config") ?? `${file} (config export)`);
+  const { config, cast } = resolveRunConfig(raw, { roles, source });
+  println(io, `workflow ${wf.name}: roles ${roles.join(", ")}`);
+  for (const [role, e] of Object.entries(cast)) println(io, `  ${role} -> ${e.model}${e.adapter ? `/${e.adapter}` : ""}`);
+  if (p.values.check) {
+    println(io, "config ok");
+    return 0;
+  }
+  if (resumeDir === undefined) {
     const effective: RunConfig = { ...config, workflow: resolve(file) };
-    const path = await writeEffectiveConfig(config.runDir, effective);
-    println(io, `effective config: ${path}`);
-    // biome-ignore lint/suspicious/noExplicitAny: the runtime's module is optional until it lands
-    let runtime: any = null;
-    try {
-      const spec: string = RUNTIME_MODULE;
-      runtime = await import(spec);
-    } catch {
-      runtime = null;
-    }
-    if (typeof runtime?.trainFromCli !== "function")
-      throw new MasoError(
-        "RUNTIME_NOT_AVAILABLE",
-        "the RL runtime is not available yet, so 'maso train' can only validate",
-        "use --check to validate; 'maso pretrain' trains engine models today",
-      );
-    return await runtime.trainFromCli({ workflow: wf, module: mod, config, cast, resume: p.values.resume === true, io });
-  },
+    println(io, `effective config: ${await writeEffectiveConfig(config.runDir, effective)}`);
+  }
+  const mod = trainingModule(exp, file);
+  const pauseMs = Number(io.env[PAUSE_ENV] ?? 0);
+  const opts = runtimeOptions(config, cast, mod);
+  const { schedule } = config;
+  let progress = createProgress(io.out, { total: schedule.steps });
+  const result = await runTraining({
+    runDir: config.runDir,
+    build: (startStep) => createRuntime({ ...opts, startStep }),
+    tasks: mod.tasks.train,
+    initialState: mod.initialState,
+    taskId: mod.taskId,
+    rewards: mod.rewards,
+    steps: schedule.steps,
+    tasksPerStep: schedule.tasksPerStep,
+    groupSize: config.algorithm.groupSize,
+    seed: config.seed,
+    checkpointEvery: config.checkpoint.every,
+    keep: config.checkpoint.keep,
+    eval:
+      mod.metric && mod.tasks.dev?.length
+        ? { every: config.eval.every, tasks: mod.tasks.dev, episodes: config.eval.episodes, metric: mod.metric }
+        : undefined,
+    resume: resumeDir !== undefined,
+    onResume: (step, skipped) => {
+      progress = createProgress(io.out, { total: schedule.steps, startStep: step });
+      for (const s of skipped) progress.log(`skipped corrupt checkpoint ${s}`);
+      progress.log(`resumed from step ${step}`);
+    },
+    onStep: (row, report) =>
+      progress.update({
+        step: row.step,
+        episodes: row.episodes.count,
+        tokens: row.tokens,
+        values: { eval: row.eval?.metric },
+        roleRewards: Object.fromEntries(Object.entries(report.roles).map(([r, m]) => [r, m.reward])),
+      }),
+    onCheckpoint: (step, dir) => progress.log(`checkpoint step ${step}: ${dir}`),
+    beforeCommit:
+      pauseMs > 0
+        ? async (tmp) => {
+            io.err.write(`checkpoint write paused before commit: ${tmp}\n`);
+            await new Promise((r) => setTimeout(r, pauseMs));
+          }
+        : undefined,
+  });
+  progress.finish();
+  const last = result.rows.at(-1);
+  const rewards = last
+    ? Object.entries(last.roles).map(([r, m]) => `${r} ${Number((m.reward as { total?: number })?.total).toFixed(3)}`)
+    : [];
+  println(io, `done: ${schedule.steps} steps in ${config.runDir}${rewards.length ? `; last reward ${rewards.join(", ")}` : ""}`);
+  return 0;
+}
+
+export const trainCommand: Command = {
+  name: "train",
+  summary: "train a workflow's roles with RL, with checkpoints and exact --resume",
+  help: `usage: maso train <workflow file> [--config <file>] [--run-dir <dir>] [--steps <n>] [--check]
+       maso train --resume <runDir> [<workflow file>]
+
+Loads the workflow module (.ts/.js; see docs/training.md: 'workflow', 'rewards', 'tasks',
+'initialState', optionally 'config', 'taskId', 'metric'), validates the run config against the
+workflow's roles (docs/config.md), writes <runDir>/config.json and trains: metrics.jsonl (per-step,
+per-role), trajectories/ and rewards/ per step, summary.json, and checkpoints/step-NNNNNN every
+checkpoint.every steps and at the end (newest checkpoint.keep kept). A killed run continues
+exactly with --resume.
+
+options:
+  --config <file>     run config (JSON/YAML/JS/TS); replaces the module's 'config' export
+  --run-dir <dir>     overrides runDir
+  --steps <n>         overrides schedule.steps
+  --resume <runDir>   continue that run from its newest good checkpoint (settings from its config.json)
+  --check             validate the workflow and config only, then exit 0`,
+  run,
 };

@@ -1,0 +1,102 @@
+// Maps a validated run config (src/config) and a workflow module onto the runtime's options:
+// model declarations, cast, per-model trainer settings, advantage estimator and update order.
+// Pure translation; building the runtime is createRuntime's job.
+import type { CastEntry as ConfigCastEntry } from "../../config/cast.js";
+import { type ModelPreset, presetConfig } from "../../config/model-presets.js";
+import type { RunConfig } from "../../config/run-config.js";
+import { createByteTokenizer } from "../../engine/tokenizer/byte-tokenizer.js";
+import type { TrainerOptions } from "../../rl/trainer/config.js";
+import type { CastSpec } from "../../runtime/cast.js";
+import type { ModelSpec } from "../../runtime/models.js";
+import type { RuntimeOptions } from "../../runtime/runtime.js";
+import type { WorkflowModule } from "./workflow-module.js";
+
+type ModelCfg = RunConfig["models"][string];
+
+/** One config model as a runtime model declaration (weights seeded by the run seed). */
+export function modelSpec(name: string, m: ModelCfg, config: RunConfig): ModelSpec {
+  const tok = createByteTokenizer();
+  const lora = m.lora ? { rank: m.lora.rank, alpha: m.lora.alpha, targets: [...m.lora.targets] } : undefined;
+  const trainBase = m.trainBase ?? !m.lora;
+  const train = trainBase ? "full" : "lora";
+  const keepRef = m.reference && config.algorithm.klCoef > 0;
+  return {
+    name,
+    source: m.preset
+      ? { config: presetConfig(m.preset as ModelPreset, tok.eosTokenIds), seed: config.seed }
+      : { checkpoint: m.checkpoint! },
+    train,
+    lora,
+    valueHead: m.valueHead ? { hidden: m.valueHead.hidden, detach: m.valueHead.detach } : undefined,
+    reference: !keepRef ? "none" : train === "lora" ? "auto" : "frozen-copy",
+    seed: config.seed,
+  };
+}
+
+/** The trainer settings of one model: its optimiser plus the algorithm's PPO settings. */
+export function trainerOptions(m: ModelCfg, config: RunConfig): TrainerOptions {
+  const a = config.algorithm;
+  const opt = m.optimizer;
+  return {
+    epochs: a.epochs,
+    minibatchSize: a.minibatchSize,
+    policyLoss: a.actionLevel ? "action" : "token",
+    lengthNormalize: a.lengthNormalize,
+    clipLow: a.clipLow,
+    clipHigh: a.clipHigh,
+    aggregation: a.lossAggregation,
+    kl: { coef: a.klCoef, estimator: a.klEstimator },
+    entropyCoef: a.entropyCoef,
+    value: { coef: a.valueCoef, clip: a.valueClip },
+    ...(a.maxApproxKl !== null && { approxKlSkip: a.maxApproxKl }),
+    maxGradNorm: opt.maxGradNorm,
+    lr: opt.lr,
+    weightDecay: opt.weightDecay,
+    betas: [opt.beta1, opt.beta2],
+    seed: config.seed,
+  };
+}
+
+/** The cast in the runtime's form. */
+export function castSpec(cast: Readonly<Record<string, ConfigCastEntry>>): CastSpec {
+  return Object.fromEntries(
+    Object.entries(cast).map(([role, e]) => [role, e.adapter === null ? { model: e.model } : { model: e.model, adapter: e.adapter }]),
+  );
+}
+
+/**
+ * Everything createRuntime needs, from the config and the module.
+ * @example
+ * const rt = await createRuntime({ ...runtimeOptions(config, cast, mod), startStep: 0 });
+ */
+export function runtimeOptions<S extends object, T>(
+  config: RunConfig,
+  cast: Readonly<Record<string, ConfigCastEntry>>,
+  mod: WorkflowModule<S, T>,
+): RuntimeOptions<S, T> {
+  const a = config.algorithm;
+  // each estimator accepts only its own options: γ/λ for GAE, γ for REINFORCE++, groups for the rest
+  const critic = a.estimator.startsWith("gae");
+  const group = !critic && a.estimator !== "reinforce-pp";
+  const used = [...new Set(Object.values(cast).map((e) => e.model))];
+  return {
+    workflow: mod.workflow,
+    models: used.map((name) => modelSpec(name, config.models[name], config)),
+    cast: castSpec(cast),
+    trainer: Object.fromEntries(used.map((name) => [name, trainerOptions(config.models[name], config)])),
+    rewards: mod.rewards,
+    advantage: {
+      estimator: a.estimator,
+      options: {
+        normalize: a.normalize,
+        ...(critic && { gamma: a.gamma, lambda: a.lambda }),
+        ...(a.estimator === "reinforce-pp" && { gamma: a.gamma }),
+        ...(group && { groupBy: a.groupBy }),
+      },
+    },
+    updateOrder: a.updateOrder,
+    criticWarmupSteps: a.criticWarmupSteps,
+    concurrency: config.schedule.concurrency,
+    seed: config.seed,
+  };
+}

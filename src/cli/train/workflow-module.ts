@@ -1,0 +1,69 @@
+// The contract of a workflow module that `maso train` loads (see docs/training.md): a compiled
+// workflow, reward functions, train/dev tasks and the initial state of an episode, as named exports
+// or one default-exported object. Checks the shape and says what is missing; runs nothing.
+import { MasoError } from "../../errors.js";
+import type { NamedReward } from "../../rewards/types.js";
+import type { Workflow } from "../../workflow/graph-types.js";
+import type { Trajectory } from "../../workflow/trajectory.js";
+
+/**
+ * What a workflow module provides.
+ * @example
+ * export const workflow = build<S>({ name: "demo" }).role(...).compile();
+ * export const rewards = [sharedOutcome((t) => (t.finalState.answer === "4" ? 1 : 0))];
+ * export const tasks = { train: [{ q: "2+2" }], dev: [{ q: "1+3" }] };
+ * export const initialState = (task) => ({ q: task.q, hint: "", answer: "" });
+ */
+export interface WorkflowModule<S extends object = object, T = unknown> {
+  workflow: Workflow<S, string>;
+  /** run config (docs/config.md); `--config` replaces it */
+  config?: unknown;
+  rewards: readonly NamedReward<T, S>[];
+  tasks: { train: readonly T[]; dev?: readonly T[] };
+  /** the state an episode on `task` starts from */
+  initialState: (task: T) => S;
+  /** group-baseline key of a task (default `task-<index>`) */
+  taskId?: (task: T, index: number) => string;
+  /** held-out score of an episode (0..1), logged as eval.metric on the dev tasks */
+  metric?: (trajectory: Trajectory<S>, task: T) => number;
+}
+
+const bad = (file: string, what: string, hint: string) => new MasoError("WORKFLOW_MODULE", `${file}: ${what}`, hint);
+
+/** True for a compiled workflow. */
+export function isWorkflow(v: unknown): v is Workflow<object, string> {
+  const w = v as Workflow<object, string> | null;
+  return !!w && typeof w === "object" && typeof w.name === "string" && w.nodes instanceof Map && w.outgoing instanceof Map;
+}
+
+/** The module's exports: named ones, or the fields of a default-exported object. */
+export function moduleExports(mod: Record<string, unknown>): Record<string, unknown> {
+  const d = mod.default as Record<string, unknown> | undefined;
+  if (mod.workflow === undefined && d && typeof d === "object" && !isWorkflow(d)) return { ...d };
+  return { ...mod, workflow: mod.workflow ?? (isWorkflow(d) ? d : undefined) };
+}
+
+/**
+ * Checks the training exports of a loaded module (the workflow itself is checked by the caller).
+ * Errors: WORKFLOW_MODULE, naming the missing or malformed export.
+ * @example
+ * const m = trainingModule(moduleExports(await importModule(file)), file);
+ */
+export function trainingModule(exp: Record<string, unknown>, file: string): WorkflowModule<object, unknown> {
+  if (!isWorkflow(exp.workflow)) throw bad(file, "exports no compiled workflow", "export const workflow = workflow(...)...compile()");
+  const rewards = exp.rewards as NamedReward[] | undefined;
+  if (!Array.isArray(rewards) || rewards.length === 0 || rewards.some((r) => typeof r?.name !== "string" || typeof r.fn !== "function"))
+    throw bad(file, "exports no 'rewards' (a non-empty array of named reward functions)", "export const rewards = [sharedOutcome(score)]");
+  const tasks = exp.tasks as WorkflowModule["tasks"] | undefined;
+  if (!tasks || !Array.isArray(tasks.train) || tasks.train.length === 0 || (tasks.dev !== undefined && !Array.isArray(tasks.dev)))
+    throw bad(
+      file,
+      "exports no 'tasks' ({ train: [...], dev?: [...] } with at least one train task)",
+      "export const tasks = { train, dev }",
+    );
+  if (typeof exp.initialState !== "function")
+    throw bad(file, "exports no 'initialState' (task => the episode's first state)", "export const initialState = (task) => ({ ... })");
+  for (const k of ["taskId", "metric"] as const)
+    if (exp[k] !== undefined && typeof exp[k] !== "function") throw bad(file, `'${k}' must be a function`, "see docs/training.md");
+  return exp as unknown as WorkflowModule<object, unknown>;
+}

@@ -1,0 +1,251 @@
+// An RL training run that can be killed at any moment and resumed exactly: draws tasks through a
+// seeded cursor, runs controller steps, writes per-step per-role metrics, trajectories and rewards,
+// and checkpoints every worker group and the run state every K steps (keeping N). It knows nothing
+// of the terminal or the CLI; callers watch it through callbacks.
+import { rm } from "node:fs/promises";
+import { jsonPart } from "../checkpoint/parts.js";
+import { listCheckpoints } from "../checkpoint/paths.js";
+import { findCheckpoint, restoreCheckpoint, type VerifiedCheckpoint } from "../checkpoint/read-checkpoint.js";
+import type { Checkpointable } from "../checkpoint/types.js";
+import { cleanCheckpointLeftovers, writeCheckpoint } from "../checkpoint/write-checkpoint.js";
+import { createRng } from "../engine/model/init.js";
+import { MasoError } from "../errors.js";
+import { type MetricValues, type MetricsRow, openMetricsWriter } from "../progress/metrics-writer.js";
+import { appendRewards, rewardFile } from "../progress/reward-writer.js";
+import { roleMetrics as rolloutRoleMetrics } from "../progress/role-metrics.js";
+import { assignRewards } from "../rewards/combine.js";
+import type { NamedReward } from "../rewards/types.js";
+import { appendTrajectories, trajectoryFile } from "../workflow/trajectory-writer.js";
+import type { Trajectory } from "../workflow/trajectory.js";
+import { checkRunState, type RunState, runtimeParts, type TaskCursor } from "./checkpoint-parts.js";
+import type { StepReport } from "./controller.js";
+import type { Runtime } from "./runtime.js";
+import type { StepItem } from "./step-context.js";
+import type { RoleStepMetrics } from "./step-metrics.js";
+
+/** Greedy evaluation on held-out tasks, logged as `eval.metric` (mean of `metric`). */
+export interface TrainRunEval<S, T> {
+  /** every this many steps, and at the end (0: only at the end) */
+  every: number;
+  tasks: readonly T[];
+  /** at most this many tasks (null: all) */
+  episodes: number | null;
+  metric: (trajectory: Trajectory<S>, task: T) => number;
+}
+
+export interface TrainRunOptions<S extends object, T> {
+  runDir: string;
+  /** Builds the runtime; `startStep` is the number of steps already taken (0 for a fresh run). */
+  build: (startStep: number) => Promise<Runtime<S, T>>;
+  /** Training tasks; each step draws `tasksPerStep` of them in a seeded order, epoch after epoch. */
+  tasks: readonly T[];
+  initialState: (task: T) => S;
+  /** Group-baseline key of a task (default: its index in `tasks`). */
+  taskId?: (task: T, index: number) => string;
+  /** The reward functions the runtime uses; rerun here for the per-episode rewards files. */
+  rewards: readonly NamedReward<T, S>[];
+  steps: number;
+  tasksPerStep: number;
+  /** episodes per task (group size) */
+  groupSize: number;
+  seed: number;
+  checkpointEvery: number;
+  keep: number;
+  eval?: TrainRunEval<S, T>;
+  /** Continue from the newest good checkpoint (a run killed before its first one starts over). */
+  resume?: boolean;
+  onStep?: (row: TrainRow, report: StepReport<S>) => void;
+  onCheckpoint?: (step: number, dir: string) => void;
+  onResume?: (step: number, skipped: string[]) => void;
+  /** Fault-injection hook passed to writeCheckpoint (tests only). */
+  beforeCommit?: (tmpDir: string) => Promise<void>;
+}
+
+/** One line of metrics.jsonl. Everything outside `timings` and `time` is deterministic for a seed. */
+export interface TrainRow extends MetricsRow {
+  step: number;
+  epoch: number;
+  episodes: { count: number; rewarded: number; failed: number; metrics: Record<string, number> };
+  tokens: number;
+  roles: Record<string, MetricValues>;
+  eval?: { metric: number; episodes: number };
+  timings: MetricValues;
+}
+
+export interface TrainRunResult {
+  startStep: number;
+  rows: TrainRow[];
+}
+
+const mix = (seed: number, epoch: number) => (Math.imul(seed >>> 0, 0x9e3779b1) ^ Math.imul(epoch + 1, 0x85ebca6b)) >>> 0;
+
+/** Task indices in the seeded order of `epoch`. */
+function epochOrder(seed: number, epoch: number, n: number): Int32Array {
+  const rng = createRng(mix(seed, epoch));
+  const order = Int32Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(rng.next() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order;
+}
+
+/** The next `count` task indices, advancing `cursor` in place. */
+export function nextTasks(cursor: TaskCursor, count: number, n: number, seed: number): number[] {
+  const out: number[] = [];
+  let order = epochOrder(seed, cursor.epoch, n);
+  for (let k = 0; k < count; k++) {
+    if (cursor.index >= n) {
+      cursor.epoch++;
+      cursor.index = 0;
+      order = epochOrder(seed, cursor.epoch, n);
+    }
+    out.push(order[cursor.index++]);
+  }
+  return out;
+}
+
+/** The controller's per-role metrics merged with the rollout's (lengths, format failures, reward by kind). */
+function roleRow(report: RoleStepMetrics | undefined, rollout: MetricValues | undefined): MetricValues {
+  const r = report;
+  const base: MetricValues = { ...rollout };
+  if (!r) return base;
+  return {
+    ...base,
+    reward: { total: r.reward, ...r.rewardByKind },
+    samples: r.samples,
+    advantage: { mean: r.advantageMean, std: r.advantageStd },
+    entropy: r.entropy,
+    kl: { ref: r.klRef, approx: r.approxKl },
+    clipFrac: r.clipFrac,
+    gradNorm: r.gradNorm,
+    length: { response: r.responseLength, ...(rollout?.promptLength !== undefined && { prompt: rollout.promptLength as number }) },
+    value: { loss: r.valueLoss, explainedVariance: r.explainedVariance },
+    updated: r.updated ? 1 : 0,
+    skippedMinibatches: r.skippedMinibatches,
+  };
+}
+
+/** Deletes step files (trajectories, rewards) a killed run wrote after its checkpoint. */
+async function dropStepFiles(runDir: string, from: number, to: number): Promise<void> {
+  for (let s = from; s <= to; s++) {
+    await rm(trajectoryFile(runDir, s), { force: true });
+    await rm(rewardFile(runDir, s), { force: true });
+  }
+}
+
+async function evaluate<S extends object, T>(rt: Runtime<S, T>, o: TrainRunEval<S, T>, initialState: (t: T) => S) {
+  const tasks = o.episodes === null ? o.tasks : o.tasks.slice(0, o.episodes);
+  const items = tasks.map((task, i) => ({ episode: { id: `eval-${i}`, state: initialState(task), taskId: `eval-${i}` }, task }));
+  const trajectories = await rt.controller.evaluate(items);
+  const sum = trajectories.reduce((a, t, i) => a + o.metric(t, tasks[i]), 0);
+  return { metric: sum / Math.max(tasks.length, 1), episodes: tasks.length };
+}
+
+/**
+ * Runs (or resumes) RL training into `runDir`. A fresh run refuses a directory that has
+ * checkpoints (RUN_EXISTS); a resume whose checkpoints are all corrupt throws CHECKPOINT_CORRUPT.
+ * @example
+ * await runTraining({ runDir, build: (s) => createRuntime({ ...opts, startStep: s }), tasks, initialState, rewards, steps: 20, tasksPerStep: 2, groupSize: 4, seed: 0, checkpointEvery: 5, keep: 2 });
+ */
+export async function runTraining<S extends object, T>(o: TrainRunOptions<S, T>): Promise<TrainRunResult> {
+  const { runDir } = o;
+  if (o.tasks.length === 0) throw new MasoError("TRAIN_NO_TASKS", "the training task list is empty", "give at least one training task");
+  await cleanCheckpointLeftovers(runDir);
+  const state: RunState = { step: 0, cursor: { epoch: 0, index: 0 }, seed: o.seed };
+  const runPart = jsonPart(
+    "run",
+    () => ({ step: state.step, cursor: { ...state.cursor }, seed: state.seed }),
+    (v) => {
+      Object.assign(state, checkRunState(v));
+    },
+  );
+  const hasCheckpoints = (await listCheckpoints(runDir)).length > 0;
+  let ckpt: VerifiedCheckpoint | null = null;
+  const skipped: string[] = [];
+  if (o.resume && hasCheckpoints) ckpt = await findCheckpoint(runDir, { fallback: true, onSkip: (dir) => skipped.push(dir) });
+  else if (hasCheckpoints)
+    throw new MasoError("RUN_EXISTS", `${runDir} already has checkpoints`, "pass --resume to continue it, or choose a new run directory");
+  const startStep = ckpt ? checkRunState(await ckpt.part("run").json("state.json")).step : 0;
+  const rt = await o.build(startStep);
+  const parts: Checkpointable[] = runtimeParts(rt.workers, runPart);
+  if (ckpt) {
+    await restoreCheckpoint(ckpt, parts);
+    if (state.step !== ckpt.step || state.seed !== o.seed)
+      throw new MasoError(
+        "CHECKPOINT_CORRUPT",
+        `${ckpt.dir}: run state (step ${state.step}, seed ${state.seed}) does not match the manifest step ${ckpt.step} / seed ${o.seed}`,
+        "resume from an earlier checkpoint, with the run's own config",
+      );
+  }
+  if (o.resume) o.onResume?.(state.step, skipped);
+
+  const metrics = openMetricsWriter(runDir, { keepUpToStep: state.step });
+  await dropStepFiles(runDir, state.step + 1, o.steps);
+  const taskId = o.taskId ?? ((_: T, i: number) => `task-${i}`);
+  const rows: TrainRow[] = [];
+  const t0 = performance.now();
+  while (state.step < o.steps) {
+    const stepNo = state.step + 1;
+    const picked = nextTasks(state.cursor, o.tasksPerStep, o.tasks.length, o.seed);
+    const items: StepItem<S, T>[] = picked.flatMap((ti, k) =>
+      Array.from({ length: o.groupSize }, (_, g) => ({
+        episode: { id: `s${stepNo}-t${k}-g${g}`, state: o.initialState(o.tasks[ti]), taskId: taskId(o.tasks[ti], ti) },
+        task: o.tasks[ti],
+      })),
+    );
+    const report = await rt.controller.step(items);
+    state.step = stepNo;
+    const { episodes: rewarded } = assignRewards(
+      report.trajectories.map((t, i) => ({ trajectory: t, task: items[i].task })),
+      o.rewards,
+      { onInvalid: "exclude" },
+    );
+    await appendTrajectories(runDir, stepNo, report.trajectories as Trajectory[]);
+    await appendRewards(runDir, stepNo, rewarded);
+    const rollout = rolloutRoleMetrics(report.trajectories as Trajectory[], rewarded);
+    const roles: Record<string, MetricValues> = {};
+    for (const role of new Set([...Object.keys(report.roles), ...Object.keys(rollout)]).values())
+      roles[role] = roleRow(report.roles[role], rollout[role]);
+    let tokens = 0;
+    for (const t of report.trajectories) for (const r of t.records) tokens += (r.promptTokens ?? 0) + (r.outputTokens ?? 0);
+    const row: TrainRow = {
+      step: stepNo,
+      epoch: state.cursor.epoch,
+      episodes: report.episodes,
+      tokens,
+      roles,
+      timings: {
+        stepMs: report.timings.stepMs,
+        generationMs: report.timings.generationMs,
+        controllerMs: report.timings.controllerMs,
+        episodesPerSecond: report.episodes.count / (report.timings.stepMs / 1000),
+        tokensPerSecond: tokens / (report.timings.stepMs / 1000),
+        phases: report.timings.phases,
+      },
+    };
+    const last = stepNo === o.steps;
+    if (o.eval && o.eval.tasks.length > 0 && ((o.eval.every > 0 && stepNo % o.eval.every === 0) || last))
+      row.eval = await evaluate(rt, o.eval, o.initialState);
+    metrics.write(row);
+    rows.push(row);
+    o.onStep?.(row, report);
+    if (stepNo % o.checkpointEvery === 0 || last) {
+      const written = await writeCheckpoint(runDir, stepNo, parts, { keep: o.keep, beforeCommit: o.beforeCommit, meta: { seed: o.seed } });
+      o.onCheckpoint?.(stepNo, written.dir);
+    }
+  }
+  const final = rows.at(-1);
+  await metrics.summary({
+    kind: "train",
+    steps: o.steps,
+    startStep,
+    finalRoleRewards: final
+      ? Object.fromEntries(Object.entries(final.roles).map(([r, m]) => [r, (m.reward as MetricValues)?.total ?? null]))
+      : null,
+    finalEval: final?.eval?.metric ?? null,
+    wallSeconds: (performance.now() - t0) / 1000,
+    finishedAt: new Date().toISOString(),
+  });
+  return { startStep, rows };
+}
