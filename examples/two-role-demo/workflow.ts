@@ -46,10 +46,15 @@ export const workflow = build<State>({ name: "two-role-demo" })
 
 const digit = (t: Task) => String((t.a + t.b) % 10);
 
-/** 1 for the right digit first, 0.2 for any digit first, else 0. */
+/**
+ * 1 for the right digit first; otherwise up to 0.5 for a first byte close to it (a shaped signal,
+ * so a random tiny model gets non-zero advantages from the first step).
+ */
 export const score = (t: Trajectory<State>, task: Task): number => {
-  const first = t.finalState.answer.trim().charAt(0);
-  return first === digit(task) ? 1 : /[0-9]/.test(first) ? 0.2 : 0;
+  const first = t.finalState.answer.charCodeAt(0);
+  const want = digit(task).charCodeAt(0);
+  if (first === want) return 1;
+  return Number.isNaN(first) ? 0 : 0.5 * (1 - Math.min(Math.abs(first - want), 64) / 64);
 };
 
 export const rewards = [sharedOutcome<Task, State>(score)];

@@ -209,10 +209,13 @@ export async function runTraining<S extends object, T>(o: TrainRunOptions<S, T>)
       roles[role] = roleRow(report.roles[role], rollout[role]);
     let tokens = 0;
     for (const t of report.trajectories) for (const r of t.records) tokens += (r.promptTokens ?? 0) + (r.outputTokens ?? 0);
+    // wall-clock episode figures (durationMs, …) go to timings so everything else stays reproducible
+    const clock = Object.entries(report.episodes.metrics).filter(([k]) => k.endsWith("Ms"));
+    const episodeMetrics = Object.fromEntries(Object.entries(report.episodes.metrics).filter(([k]) => !k.endsWith("Ms")));
     const row: TrainRow = {
       step: stepNo,
       epoch: state.cursor.epoch,
-      episodes: report.episodes,
+      episodes: { ...report.episodes, metrics: episodeMetrics },
       tokens,
       roles,
       timings: {
@@ -222,6 +225,7 @@ export async function runTraining<S extends object, T>(o: TrainRunOptions<S, T>)
         episodesPerSecond: report.episodes.count / (report.timings.stepMs / 1000),
         tokensPerSecond: tokens / (report.timings.stepMs / 1000),
         phases: report.timings.phases,
+        episodes: Object.fromEntries(clock),
       },
     };
     const last = stepNo === o.steps;
