@@ -240,14 +240,13 @@ export async function runTraining<S extends object, T>(o: TrainRunOptions<S, T>)
     }
   }
   const final = rows.at(-1);
+  if (!final) return { startStep, rows }; // resumed a finished run: its summary stands
   await metrics.summary({
     kind: "train",
     steps: o.steps,
     startStep,
-    finalRoleRewards: final
-      ? Object.fromEntries(Object.entries(final.roles).map(([r, m]) => [r, (m.reward as MetricValues)?.total ?? null]))
-      : null,
-    finalEval: final?.eval?.metric ?? null,
+    finalRoleRewards: Object.fromEntries(Object.entries(final.roles).map(([r, m]) => [r, (m.reward as MetricValues)?.total ?? null])),
+    finalEval: final.eval?.metric ?? null,
     wallSeconds: (performance.now() - t0) / 1000,
     finishedAt: new Date().toISOString(),
   });
