@@ -1,12 +1,13 @@
 // `maso train` in-process on the two-role demo: a short run writes per-step per-role metrics,
 // trajectories and rewards that the dashboard's run reader accepts, a summary and checkpoints; and
 // the documented failures (existing run, bad --resume, incomplete module) give their exit codes.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { CliIo } from "../../src/cli/commands/types.js";
 import { main } from "../../src/cli/main.js";
+import { config as demoConfig } from "../../examples/two-role-demo/workflow.js";
 import { episodeSummaries, metricsAfter, readEpisode, readRunInfo, trajectorySteps } from "../../src/dashboard/run-reader.js";
 
 const root = mkdtempSync(join(tmpdir(), "maso-train-cli-"));
@@ -86,5 +87,10 @@ describe("maso train", () => {
     expect(incomplete.err).toContain("error WORKFLOW_MODULE");
     expect(incomplete.err).toContain("exports no 'rewards'");
     expect(existsSync(join(root, "incomplete", "checkpoints"))).toBe(false);
+    const weights = join(root, "weights.json");
+    writeFileSync(weights, JSON.stringify({ ...demoConfig, rewardWeights: { "no-such-reward": 2 } }));
+    const badWeight = await cli("train", DEMO, "--config", weights, "--run-dir", join(root, "weights"));
+    expect(badWeight.code).toBe(2);
+    expect(badWeight.err).toContain("error CONFIG_REWARD_WEIGHT: rewardWeights.no-such-reward");
   });
 });

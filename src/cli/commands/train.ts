@@ -118,7 +118,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     tasks: mod.tasks.train,
     initialState: mod.initialState,
     taskId: mod.taskId,
-    rewards: mod.rewards,
+    rewards: opts.rewards,
     steps: schedule.steps,
     tasksPerStep: schedule.tasksPerStep,
     groupSize: config.algorithm.groupSize,

@@ -5,6 +5,8 @@ import type { CastEntry as ConfigCastEntry } from "../../config/cast.js";
 import { type ModelPreset, presetConfig } from "../../config/model-presets.js";
 import type { RunConfig } from "../../config/run-config.js";
 import { createByteTokenizer } from "../../engine/tokenizer/byte-tokenizer.js";
+import { MasoError } from "../../errors.js";
+import type { NamedReward } from "../../rewards/types.js";
 import type { TrainerOptions } from "../../rl/trainer/config.js";
 import type { CastSpec } from "../../runtime/cast.js";
 import type { ModelSpec } from "../../runtime/models.js";
@@ -65,6 +67,37 @@ export function castSpec(cast: Readonly<Record<string, ConfigCastEntry>>): CastS
 }
 
 /**
+ * The module's reward functions scaled by `rewardWeights` (by function name; absent names keep 1).
+ * A weight for a name no function has is a config error (CONFIG_REWARD_WEIGHT, exit code 2).
+ * @example
+ * weightedRewards([formatReward(), sharedOutcome(f1)], { format: 0.2 });
+ */
+export function weightedRewards<T, S>(
+  rewards: readonly NamedReward<T, S>[],
+  weights: Readonly<Record<string, number>>,
+): NamedReward<T, S>[] {
+  const names = rewards.map((r) => r.name);
+  for (const n of Object.keys(weights))
+    if (!names.includes(n))
+      throw new MasoError(
+        "CONFIG_REWARD_WEIGHT",
+        `rewardWeights.${n}: no reward function is named "${n}"`,
+        `reward functions: ${names.join(", ")}`,
+      );
+  return rewards.map((r) => {
+    const w = weights[r.name];
+    if (w === undefined || w === 1) return r;
+    return {
+      name: r.name,
+      fn: (t, task) =>
+        r
+          .fn(t, task)
+          .map((e) => ("skip" in e ? e : { ...e, value: typeof e.value === "number" ? e.value * w : e.value.map((v) => v * w) })),
+    };
+  });
+}
+
+/**
  * Everything createRuntime needs, from the config and the module.
  * @example
  * const rt = await createRuntime({ ...runtimeOptions(config, cast, mod), startStep: 0 });
@@ -84,7 +117,7 @@ export function runtimeOptions<S extends object, T>(
     models: used.map((name) => modelSpec(name, config.models[name], config)),
     cast: castSpec(cast),
     trainer: Object.fromEntries(used.map((name) => [name, trainerOptions(config.models[name], config)])),
-    rewards: mod.rewards,
+    rewards: weightedRewards(mod.rewards, config.rewardWeights),
     advantage: {
       estimator: a.estimator,
       options: {
