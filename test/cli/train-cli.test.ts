@@ -64,9 +64,11 @@ describe("maso train", () => {
   });
 
   it("refuses to start over an existing run, and resumes a finished one as a no-op", async () => {
-    const again = await cli("train", DEMO, "--run-dir", runDir, "--steps", "3");
+    const config = readFileSync(join(runDir, "config.json"), "utf8");
+    const again = await cli("train", DEMO, "--run-dir", runDir, "--steps", "5");
     expect(again.code).toBe(1);
     expect(again.err).toContain("error RUN_EXISTS");
+    expect(readFileSync(join(runDir, "config.json"), "utf8")).toBe(config);
     const before = readFileSync(join(runDir, "metrics.jsonl"), "utf8");
     const resumed = await cli("train", "--resume", runDir);
     expect(resumed.code).toBe(0);

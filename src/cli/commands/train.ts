@@ -3,6 +3,7 @@
 // <runDir>` continues a killed run exactly; `--check` validates only (exit 0).
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { listCheckpoints } from "../../checkpoint/paths.js";
 import { CONFIG_FILE, importModule, readConfigFile, resolveRunConfig, writeEffectiveConfig } from "../../config/load-config.js";
 import type { RunConfig } from "../../config/run-config.js";
 import { MasoError } from "../../errors.js";
@@ -104,6 +105,13 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     return 0;
   }
   if (resumeDir === undefined) {
+    // refuse before config.json is touched: it is what a later --resume of that run reads
+    if ((await listCheckpoints(config.runDir)).length > 0)
+      throw new MasoError(
+        "RUN_EXISTS",
+        `${config.runDir} already has checkpoints`,
+        `continue it with 'maso train --resume ${config.runDir}', or choose a new --run-dir`,
+      );
     const effective: RunConfig = { ...config, workflow: resolve(file) };
     println(io, `effective config: ${await writeEffectiveConfig(config.runDir, effective)}`);
   }
