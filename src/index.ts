@@ -18,7 +18,14 @@ export type { SequenceInput } from "./engine/model/batch.js";
 export type { Adapter } from "./engine/model/lora.js";
 export type { ValueHead } from "./engine/model/value-head.js";
 export { createRng, type Rng } from "./engine/model/init.js";
-export { createAdamW, globalGradNorm, type AdamW, type AdamWConfig, type ParamGroup, type StepReport as OptimizerStepReport } from "./engine/optim/adamw.js";
+export {
+  createAdamW,
+  globalGradNorm,
+  type AdamW,
+  type AdamWConfig,
+  type ParamGroup,
+  type StepReport as OptimizerStepReport,
+} from "./engine/optim/adamw.js";
 export { lrAt, type LrSchedule } from "./engine/optim/schedule.js";
 
 // engine: checkpoints
