@@ -1,0 +1,86 @@
+// runTraining in-process: stopping after k steps and resuming gives the same metrics and the same
+// final checkpoint files (weights, adapters, value head, AdamW moments, update counters) as one
+// uninterrupted run — for the demo's GRPO config and for a critic config (gae-action, value head,
+// KL reference, round-robin updates, critic warm-up) where the resumed step number matters.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import * as demo from "../../examples/two-role-demo/workflow.js";
+import { listCheckpoints } from "../../src/checkpoint/paths.js";
+import { runtimeOptions } from "../../src/cli/train/runtime-options.js";
+import type { WorkflowModule } from "../../src/cli/train/workflow-module.js";
+import { resolveRunConfig } from "../../src/config/load-config.js";
+import { readMetrics } from "../../src/progress/metrics-writer.js";
+import { createRuntime } from "../../src/runtime/runtime.js";
+import { runTraining } from "../../src/runtime/train-run.js";
+
+const root = mkdtempSync(join(tmpdir(), "maso-train-run-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const CRITIC = {
+  ...demo.config,
+  models: { base: { ...demo.config.models.base, valueHead: { hidden: 16 } } },
+  algorithm: { estimator: "gae-action", klCoef: 0.05, updateOrder: "round-robin", criticWarmupSteps: 1, minibatchSize: 8, epochs: 2 },
+};
+
+async function train(raw: object, runDir: string, steps: number, resume: boolean) {
+  const { config, cast } = resolveRunConfig({ ...raw, runDir }, { roles: ["planner", "solver"] });
+  const mod: WorkflowModule<demo.State, demo.Task> = { ...demo, tasks: { train: demo.tasks.train } };
+  const opts = runtimeOptions(config, cast, mod);
+  return runTraining({
+    runDir,
+    build: (startStep) => createRuntime({ ...opts, startStep }),
+    tasks: demo.tasks.train,
+    initialState: demo.initialState,
+    taskId: demo.taskId,
+    rewards: opts.rewards,
+    steps,
+    tasksPerStep: config.schedule.tasksPerStep,
+    groupSize: config.algorithm.groupSize,
+    seed: config.seed,
+    checkpointEvery: 2,
+    keep: 1,
+    resume,
+  });
+}
+
+const exact = (runDir: string) => readMetrics(runDir).map(({ time: _t, timings: _timings, ...rest }) => rest);
+
+async function lastCheckpointFiles(runDir: string): Promise<Record<string, string>> {
+  const last = (await listCheckpoints(runDir)).at(-1)!;
+  const manifest = JSON.parse(readFileSync(join(last.dir, "manifest.json"), "utf8")) as { files: Record<string, { sha256: string }> };
+  return Object.fromEntries(Object.entries(manifest.files).map(([f, m]) => [f, m.sha256]));
+}
+
+describe("runTraining: stop and resume equals one run", () => {
+  for (const [name, raw] of [
+    ["grpo, one adapter per role", demo.config],
+    ["gae-action critic, KL reference, round-robin, critic warm-up", CRITIC],
+  ] as const) {
+    it(name, async () => {
+      const ref = join(root, `${name.slice(0, 4)}-ref`);
+      const split = join(root, `${name.slice(0, 4)}-split`);
+      await train(raw, ref, 6, false);
+      const first = await train(raw, split, 3, false);
+      expect(first.rows.map((r) => r.step)).toEqual([1, 2, 3]);
+      const second = await train(raw, split, 6, true);
+      expect(second.startStep).toBe(3);
+      expect(exact(split)).toEqual(exact(ref));
+      const files = await lastCheckpointFiles(ref);
+      expect(Object.keys(files).some((f) => f.endsWith("optimizers.safetensors"))).toBe(true);
+      if (raw === CRITIC) {
+        expect(Object.keys(files).some((f) => f.endsWith("value_head.safetensors"))).toBe(true);
+        const rows = exact(ref);
+        const updated = (step: number, role: string) => (rows[step - 1].roles as Record<string, { updated: number }>)[role].updated;
+        expect([1, 2, 3, 4].map((s) => [updated(s, "planner"), updated(s, "solver")])).toEqual([
+          [0, 0],
+          [0, 1],
+          [1, 0],
+          [0, 1],
+        ]);
+      }
+      expect(await lastCheckpointFiles(split)).toEqual(files);
+    });
+  }
+});
