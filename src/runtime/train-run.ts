@@ -2,7 +2,8 @@
 // seeded cursor, runs controller steps, writes per-step per-role metrics, trajectories and rewards,
 // and checkpoints every worker group and the run state every K steps (keeping N). It knows nothing
 // of the terminal or the CLI; callers watch it through callbacks.
-import { rm } from "node:fs/promises";
+import { readdir, rm } from "node:fs/promises";
+import { join } from "node:path";
 import { jsonPart } from "../checkpoint/parts.js";
 import { listCheckpoints } from "../checkpoint/paths.js";
 import { findCheckpoint, restoreCheckpoint, type VerifiedCheckpoint } from "../checkpoint/read-checkpoint.js";
@@ -11,11 +12,11 @@ import { cleanCheckpointLeftovers, writeCheckpoint } from "../checkpoint/write-c
 import { createRng } from "../engine/model/init.js";
 import { MasoError } from "../errors.js";
 import { type MetricValues, type MetricsRow, openMetricsWriter } from "../progress/metrics-writer.js";
-import { appendRewards, rewardFile } from "../progress/reward-writer.js";
+import { appendRewards } from "../progress/reward-writer.js";
 import { roleMetrics as rolloutRoleMetrics } from "../progress/role-metrics.js";
 import { assignRewards } from "../rewards/combine.js";
 import type { NamedReward } from "../rewards/types.js";
-import { appendTrajectories, trajectoryFile } from "../workflow/trajectory-writer.js";
+import { appendTrajectories } from "../workflow/trajectory-writer.js";
 import type { Trajectory } from "../workflow/trajectory.js";
 import { checkRunState, type RunState, runtimeParts, type TaskCursor } from "./checkpoint-parts.js";
 import type { StepReport } from "./controller.js";
@@ -126,11 +127,14 @@ function roleRow(report: RoleStepMetrics | undefined, rollout: MetricValues | un
   };
 }
 
-/** Deletes step files (trajectories, rewards) a killed run wrote after its checkpoint. */
-async function dropStepFiles(runDir: string, from: number, to: number): Promise<void> {
-  for (let s = from; s <= to; s++) {
-    await rm(trajectoryFile(runDir, s), { force: true });
-    await rm(rewardFile(runDir, s), { force: true });
+/** Deletes step files (trajectories, rewards) a killed run wrote after its checkpoint at `step`. */
+async function dropStepFilesAfter(runDir: string, step: number): Promise<void> {
+  for (const sub of ["trajectories", "rewards"]) {
+    const names = await readdir(join(runDir, sub)).catch(() => [] as string[]);
+    for (const n of names) {
+      const m = /^step-(\d+)\.jsonl$/.exec(n);
+      if (m && Number(m[1]) > step) await rm(join(runDir, sub, n), { force: true });
+    }
   }
 }
 
@@ -181,7 +185,7 @@ export async function runTraining<S extends object, T>(o: TrainRunOptions<S, T>)
   if (o.resume) o.onResume?.(state.step, skipped);
 
   const metrics = openMetricsWriter(runDir, { keepUpToStep: state.step });
-  await dropStepFiles(runDir, state.step + 1, o.steps);
+  await dropStepFilesAfter(runDir, state.step);
   const taskId = o.taskId ?? ((_: T, i: number) => `task-${i}`);
   const rows: TrainRow[] = [];
   const t0 = performance.now();
