@@ -33,6 +33,13 @@ export interface CachedSample {
 /** Response length R of a sample. */
 export const responseLength = (s: CachedSample): number => s.tokens.length - s.promptLen;
 
+const cmp = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Orders samples by identity, not arrival: episode id, turn, node, visit. */
+function canonicalOrder(a: CachedSample, b: CachedSample): number {
+  return cmp(a.episode, b.episode) || cmp(a.turn, b.turn) || cmp(a.node, b.node) || cmp(a.visit, b.visit);
+}
+
 /**
  * A sample cache with monotonically increasing ids.
  *
@@ -49,7 +56,9 @@ export function sampleCache() {
       return full;
     },
     get: (id: number) => map.get(id),
-    all: () => [...map.values()],
+    /** Every sample in a canonical order (episode, turn, node, visit), so that how episodes
+     * interleaved during generation (concurrency) cannot change scoring or update numerics. */
+    all: () => [...map.values()].sort(canonicalOrder),
     size: () => map.size,
     clear(): number {
       const n = map.size;

@@ -1,7 +1,8 @@
 // runTraining in-process: stopping after k steps and resuming gives the same metrics and the same
 // final checkpoint files (weights, adapters, value head, AdamW moments, update counters) as one
 // uninterrupted run — for the demo's GRPO config and for a critic config (gae-action, value head,
-// KL reference, round-robin updates, critic warm-up) where the resumed step number matters.
+// KL reference, round-robin updates, critic warm-up) where the resumed step number matters; and
+// episode concurrency does not change the numbers.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -83,4 +84,13 @@ describe("runTraining: stop and resume equals one run", () => {
       expect(await lastCheckpointFiles(split)).toEqual(files);
     });
   }
+
+  it("episode concurrency does not change the numbers (1 in flight vs 8)", async () => {
+    const one = join(root, "conc-1");
+    const eight = join(root, "conc-8");
+    await train({ ...demo.config, schedule: { ...demo.config.schedule, concurrency: 1 } }, one, 3, false);
+    await train({ ...demo.config, schedule: { ...demo.config.schedule, concurrency: 8 } }, eight, 3, false);
+    expect(exact(one)).toEqual(exact(eight));
+    expect(await lastCheckpointFiles(one)).toEqual(await lastCheckpointFiles(eight));
+  });
 });
