@@ -249,3 +249,10 @@ export {
   type MetricsRow,
   type Progress,
 } from "./progress/index.js";
+
+// RL training runs (what `maso train` drives), SFT, BPE tokenizer training
+export { runTraining, type TrainRunOptions, type TrainRunResult } from "./runtime/train-run.js";
+export { workerGroupPart } from "./runtime/checkpoint-parts.js";
+export { sft, sftSequences, sftLoss, type SftExample, type SftOptions } from "./train/sft.js";
+export { trainBpe, type BpeModel, type BpeTrainOptions } from "./engine/tokenizer/bpe-trainer.js";
+export { saveBpeTokenizer, bpeTokenizerFiles } from "./engine/tokenizer/bpe-trainer-files.js";
