@@ -151,8 +151,9 @@ function leakCheck(s: Shape, steps: number) {
 
 const wanted = (process.env.MASO_BENCH_SHAPES ?? SHAPES.map((s) => s.name).join(",")).split(",");
 const info = native().info();
-const peak = gemmPeakGflops();
 for (const s of SHAPES.filter((x) => wanted.includes(x.name))) {
+  // measured per shape, right before it, so background load affects peak and run alike
+  const peak = gemmPeakGflops();
   const big = s.config.vocabSize > 100000;
   const steps = Number(process.env.MASO_BENCH_STEPS ?? (big ? 3 : 8));
   const maso = benchMaso(s, 1, steps);

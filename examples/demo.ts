@@ -16,29 +16,14 @@ import {
   saveTokenizer,
   tokenStream,
 } from "../src/index.js";
+import { presetConfig } from "../src/config/model-presets.js";
 
 const STEPS = Number(process.env.MASO_DEMO_STEPS ?? 150);
 const seed = 7;
 
 const tok = createByteTokenizer();
-const config: ModelConfig = {
-  architecture: "llama",
-  vocabSize: tok.vocabSize,
-  hiddenSize: 192,
-  intermediateSize: 512,
-  numLayers: 4,
-  numHeads: 6,
-  numKvHeads: 2,
-  headDim: 32,
-  ropeTheta: 10000,
-  rmsNormEps: 1e-5,
-  tieWordEmbeddings: true,
-  qkvBias: false,
-  oBias: false,
-  qkNorm: false,
-  maxPositionEmbeddings: 512,
-  eosTokenIds: tok.eosTokenIds,
-};
+// the "small" preset: d=192, 4 layers, GQA 6/2 heads, tied embeddings, byte vocabulary
+const config = presetConfig("small", tok.eosTokenIds);
 
 console.log(describeNative());
 const world = makeWorldTasks(seed);

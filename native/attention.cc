@@ -9,20 +9,10 @@
 #include <vector>
 
 #include "kernels.h"
+#include "vec.h"
 
 namespace maso {
 
-static inline float dot(const float* a, const float* b, int n) {
-  float s = 0.0f;
-#pragma omp simd reduction(+ : s)
-  for (int i = 0; i < n; i++) s += a[i] * b[i];
-  return s;
-}
-
-static inline void axpy_small(float* y, const float* x, float a, int n) {
-#pragma omp simd
-  for (int i = 0; i < n; i++) y[i] += a * x[i];
-}
 
 void attention_forward_naive(float* out, float* lse, const float* q, const float* k, const float* v,
                        const int32_t* starts, int B, int NH, int KVH, int HS) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels.h"
+#include "vec.h"
 
 namespace maso {
 
@@ -25,17 +26,6 @@ void kv_cache_write(float* kc, float* vc, const float* k, const float* v, const 
   }
 }
 
-static inline float dot(const float* a, const float* b, int n) {
-  float s = 0.0f;
-#pragma omp simd reduction(+ : s)
-  for (int i = 0; i < n; i++) s += a[i] * b[i];
-  return s;
-}
-
-static inline void axpy_small(float* y, const float* x, float a, int n) {
-#pragma omp simd
-  for (int i = 0; i < n; i++) y[i] += a * x[i];
-}
 
 // pool row of position t of a sequence whose blocks are `blocks`
 static inline size_t pool_row(const int32_t* blocks, int t, int BS) {
