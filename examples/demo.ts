@@ -5,7 +5,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import {
-  type ModelConfig,
   Decoder,
   createByteTokenizer,
   describeNative,
