@@ -138,7 +138,8 @@ async function dropStepFilesAfter(runDir: string, step: number): Promise<void> {
   }
 }
 
-async function evaluate<S extends object, T>(rt: Runtime<S, T>, o: TrainRunEval<S, T>, initialState: (t: T) => S) {
+/** Greedy evaluation: the mean of `metric` over the tasks (the first `episodes` of them, or all). */
+export async function evaluate<S extends object, T>(rt: Runtime<S, T>, o: TrainRunEval<S, T>, initialState: (t: T) => S) {
   const tasks = o.episodes === null ? o.tasks : o.tasks.slice(0, o.episodes);
   const items = tasks.map((task, i) => ({ episode: { id: `eval-${i}`, state: initialState(task), taskId: `eval-${i}` }, task }));
   const trajectories = await rt.controller.evaluate(items);
@@ -255,4 +256,30 @@ export async function runTraining<S extends object, T>(o: TrainRunOptions<S, T>)
     finishedAt: new Date().toISOString(),
   });
   return { startStep, rows };
+}
+
+/**
+ * Loads a run's newest good checkpoint into a freshly built runtime and evaluates it greedily on
+ * `tasks` (what `maso eval <runDir>` does). Throws CHECKPOINT_NOT_FOUND when the run has none.
+ */
+export async function evaluateRun<S extends object, T>(o: {
+  runDir: string;
+  build: (startStep: number) => Runtime<S, T> | Promise<Runtime<S, T>>;
+  tasks: readonly T[];
+  initialState: (task: T) => S;
+  metric: (trajectory: Trajectory<S>, task: T) => number;
+}): Promise<{ step: number; metric: number; episodes: number }> {
+  const ckpt = await findCheckpoint(o.runDir, { fallback: true });
+  const state: RunState = { step: 0, cursor: { epoch: 0, index: 0 }, seed: 0 };
+  const runPart = jsonPart(
+    "run",
+    () => state,
+    (v) => {
+      Object.assign(state, checkRunState(v));
+    },
+  );
+  const rt = await o.build(checkRunState(await ckpt.part("run").json("state.json")).step);
+  await restoreCheckpoint(ckpt, runtimeParts(rt.workers, runPart));
+  const r = await evaluate(rt, { every: 0, tasks: o.tasks, episodes: null, metric: o.metric }, o.initialState);
+  return { step: state.step, ...r };
 }

@@ -63,6 +63,18 @@ describe("maso train", () => {
     expect((info.config as { workflow: string }).workflow).toBe(DEMO);
   });
 
+  it("maso eval restores the newest checkpoint and reproduces the run's own final dev evaluation", async () => {
+    const last = metricsAfter(runDir, 0).rows.at(-1) as { eval?: { metric: number; episodes: number } };
+    expect(last.eval).toBeDefined();
+    const r = await cli("eval", runDir, "--split", "dev", "--json");
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    const res = JSON.parse(r.out);
+    expect(res).toMatchObject({ step: 3, split: "dev", episodes: last.eval!.episodes });
+    expect(res.metric).toBe(last.eval!.metric);
+    expect((await cli("eval", runDir, "--split", "train")).code).toBe(2);
+  });
+
   it("refuses to start over an existing run, and resumes a finished one as a no-op", async () => {
     const config = readFileSync(join(runDir, "config.json"), "utf8");
     const again = await cli("train", DEMO, "--run-dir", runDir, "--steps", "5");

@@ -33,7 +33,8 @@ export function workflowRoles(wf: Workflow<object, string>): string[] {
   return roles;
 }
 
-async function loadExports(file: string): Promise<Record<string, unknown>> {
+/** Imports a workflow module and checks that it exports a compiled workflow. */
+export async function loadExports(file: string): Promise<Record<string, unknown>> {
   const mod = await importModule(file).catch((e: unknown) => {
     if (e instanceof MasoError) throw e;
     throw new MasoError(

@@ -19,7 +19,8 @@ export interface WorkflowModule<S extends object = object, T = unknown> {
   /** run config (docs/config.md); `--config` replaces it */
   config?: unknown;
   rewards: readonly NamedReward<T, S>[];
-  tasks: { train: readonly T[]; dev?: readonly T[] };
+  /** dev: checkpoint selection during training; test: held-out evaluation by `maso eval` only */
+  tasks: { train: readonly T[]; dev?: readonly T[]; test?: readonly T[] };
   /** the state an episode on `task` starts from */
   initialState: (task: T) => S;
   /** group-baseline key of a task (default `task-<index>`) */
@@ -55,10 +56,16 @@ export function trainingModule(exp: Record<string, unknown>, file: string): Work
   if (!Array.isArray(rewards) || rewards.length === 0 || rewards.some((r) => typeof r?.name !== "string" || typeof r.fn !== "function"))
     throw bad(file, "exports no 'rewards' (a non-empty array of named reward functions)", "export const rewards = [sharedOutcome(score)]");
   const tasks = exp.tasks as WorkflowModule["tasks"] | undefined;
-  if (!tasks || !Array.isArray(tasks.train) || tasks.train.length === 0 || (tasks.dev !== undefined && !Array.isArray(tasks.dev)))
+  if (
+    !tasks ||
+    !Array.isArray(tasks.train) ||
+    tasks.train.length === 0 ||
+    (tasks.dev !== undefined && !Array.isArray(tasks.dev)) ||
+    (tasks.test !== undefined && !Array.isArray(tasks.test))
+  )
     throw bad(
       file,
-      "exports no 'tasks' ({ train: [...], dev?: [...] } with at least one train task)",
+      "exports no 'tasks' ({ train: [...], dev?: [...], test?: [...] } with at least one train task)",
       "export const tasks = { train, dev }",
     );
   if (typeof exp.initialState !== "function")
