@@ -106,12 +106,14 @@ export const algorithmSchema = z
   })
   .strict();
 
+/** Rollout sampling: each field set here overrides every role's own setting; unset fields keep the role's. */
 const samplingSchema = z
   .object({
-    temperature: z.number().min(0).default(1),
-    topP: z.number().gt(0).max(1).default(1),
-    topK: z.number().int().min(0).default(0),
-    maxNewTokens: posInt().default(256),
+    temperature: z.number().min(0).optional(),
+    topP: z.number().gt(0).max(1).optional(),
+    topK: z.number().int().min(0).optional(),
+    /** caps every role's maxNewTokens */
+    maxNewTokens: posInt().optional(),
   })
   .strict();
 

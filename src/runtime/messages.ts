@@ -89,6 +89,8 @@ export interface ComputeAdvantagesResponse {
 }
 
 export interface UpdateRequest {
+  /** The RL step (0-based) this update belongs to; drives the learning-rate schedule. */
+  step?: number;
   /** Roles whose samples train (default: all roles with ready samples). */
   roles?: string[];
   policy: boolean;

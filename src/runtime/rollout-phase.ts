@@ -21,7 +21,7 @@ export async function rolloutPhase<S extends object, T>(
   return runEpisodes(
     ctx.o.workflow,
     items.map((i) => i.episode),
-    { caller, concurrency: ctx.o.concurrency, sampling },
+    { caller, concurrency: ctx.o.concurrency, sampling: { ...ctx.o.sampling, ...sampling }, maxNewTokens: ctx.o.maxNewTokens },
   );
 }
 

@@ -1,5 +1,6 @@
 // The resolved controller settings and per-step context every phase function receives. Types and
 // option resolution only; the phases themselves live in *-phase.ts.
+import type { Sampling } from "../workflow/role.js";
 import { MasoError } from "../errors.js";
 import type { HappoKey } from "../rl/advantages/happo.js";
 import type { EstimatorOptions } from "../rl/advantages/types.js";
@@ -39,6 +40,10 @@ export interface ControllerOptions<S extends object, T> {
   groupKey?: (episode: EpisodeInput<S>, task: T) => string;
   /** Episodes in flight at once (default all). */
   concurrency?: number;
+  /** Rollout sampling overrides for every role (unset fields keep each role's own). */
+  sampling?: Partial<Sampling>;
+  /** Caps every role's maxNewTokens in rollouts and evaluation. */
+  maxNewTokens?: number;
   /** Reward validation errors: throw (default) or exclude the episode. */
   onInvalidReward?: "throw" | "exclude";
   seed?: number;

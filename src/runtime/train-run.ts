@@ -32,6 +32,8 @@ export interface TrainRunEval<S, T> {
   /** at most this many tasks (null: all) */
   episodes: number | null;
   metric: (trajectory: Trajectory<S>, task: T) => number;
+  /** greedy decoding (default true); false samples with the rollout settings */
+  greedy?: boolean;
 }
 
 export interface TrainRunOptions<S extends object, T> {
@@ -142,7 +144,7 @@ async function dropStepFilesAfter(runDir: string, step: number): Promise<void> {
 export async function evaluate<S extends object, T>(rt: Runtime<S, T>, o: TrainRunEval<S, T>, initialState: (t: T) => S) {
   const tasks = o.episodes === null ? o.tasks : o.tasks.slice(0, o.episodes);
   const items = tasks.map((task, i) => ({ episode: { id: `eval-${i}`, state: initialState(task), taskId: `eval-${i}` }, task }));
-  const trajectories = await rt.controller.evaluate(items);
+  const trajectories = await rt.controller.evaluate(items, o.greedy === false ? {} : undefined);
   const sum = trajectories.reduce((a, t, i) => a + o.metric(t, tasks[i]), 0);
   return { metric: sum / Math.max(tasks.length, 1), episodes: tasks.length };
 }

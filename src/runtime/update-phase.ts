@@ -43,7 +43,7 @@ export async function updatePhase<S extends object, T>(ctx: StepContext<S, T>): 
   const { o } = ctx;
   const { groups, critics } = trainable(ctx);
   const out: RoleUpdates = {};
-  const call = (g: string, policy: boolean, critic: boolean) => o.transport.call(g, "update", { policy, critic });
+  const call = (g: string, policy: boolean, critic: boolean) => o.transport.call(g, "update", { step: ctx.step, policy, critic });
   if (ctx.step < o.criticWarmupSteps) {
     for (const r of await Promise.all(critics.map((g) => call(g, false, true)))) record(out, r.report, "critic");
     return out;
@@ -63,6 +63,7 @@ export async function updatePhase<S extends object, T>(ctx: StepContext<S, T>): 
     const model = o.cast.roles.get(role)!.model;
     const happo = o.updateOrder === "happo";
     const res = await o.transport.call(model, "update", {
+      step: ctx.step,
       roles: [role],
       policy: true,
       critic: false,

@@ -11,7 +11,7 @@ import { resolveTrainerConfig, type TrainerOptions } from "../rl/trainer/config.
 import { klTerm } from "../rl/kl-estimators.js";
 import { ppoUpdate } from "../rl/trainer/ppo-update.js";
 import { scoreSamples } from "../rl/trainer/score.js";
-import { createUnits, type TrainUnit } from "../rl/trainer/units.js";
+import { createUnits, scheduleUnits, type TrainUnit } from "../rl/trainer/units.js";
 import type { Generator } from "./generator.js";
 import type { GenerateRequest, LogRatio, UpdateRequest, UpdateResponse, WorkerGroupApi, WorkerState } from "./messages.js";
 import { loadModel, type ResolvedModelSpec } from "./models.js";
@@ -173,6 +173,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
     const samples = rewarded(req.roles);
     const factor = (s: CachedSample) => (req.happo ? (req.happo.factors[happoKey(metaOf(s), req.happo.by)] ?? 1) : 1);
     const train = samples.map((s) => toTrainSample(s, factor(s)));
+    scheduleUnits(units.values(), cfg, req.step ?? updates);
     const report = ppoUpdate(model, units, cfg, train, { policy: req.policy, critic: req.critic }, createRng(cfg.seed + 7919 * updates++));
     generator.weightsChanged?.();
     if (!req.returnLogRatios) return { report };

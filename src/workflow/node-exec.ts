@@ -12,6 +12,7 @@ export interface ExecOptions {
   caller: RoleCaller;
   countTokens: TokenCounter;
   sampling: Partial<Sampling> | undefined;
+  maxNewTokens?: number;
 }
 
 /** A finished visit: the record lacks only its index, which the episode assigns on commit. */
@@ -122,7 +123,7 @@ async function execRole<S>(
     turn: ctx.turn,
     sampling: { ...role.sampling, ...options.sampling },
     stop: role.stop,
-    maxNewTokens: role.maxNewTokens,
+    maxNewTokens: Math.min(role.maxNewTokens, options.maxNewTokens ?? role.maxNewTokens),
   };
   const req: RoleCallRequest = typeof built === "string" ? { ...base, prompt: built } : { ...base, messages: built };
   let res: Awaited<ReturnType<RoleCaller["call"]>>;

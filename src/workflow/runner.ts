@@ -54,6 +54,8 @@ export interface RunOptions {
   countTokens?: TokenCounter;
   /** Overrides every role's sampling, e.g. `{ temperature: 0 }` for greedy evaluation. */
   sampling?: Partial<Sampling>;
+  /** Caps every role's maxNewTokens. */
+  maxNewTokens?: number;
 }
 
 /**
@@ -81,7 +83,12 @@ export async function runEpisodes<S extends object>(
     ids.add(ep.id);
   }
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? episodes.length));
-  const walk = { caller: options.caller, countTokens: options.countTokens ?? approxTokenCount, sampling: options.sampling };
+  const walk = {
+    caller: options.caller,
+    countTokens: options.countTokens ?? approxTokenCount,
+    sampling: options.sampling,
+    maxNewTokens: options.maxNewTokens,
+  };
   const results: Trajectory<S>[] = new Array(episodes.length);
   let next = 0;
   const worker = async (): Promise<void> => {

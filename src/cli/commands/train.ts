@@ -61,6 +61,19 @@ async function savedConfig(runDir: string): Promise<Record<string, unknown>> {
   }
 }
 
+/** The in-training evaluation from config.eval: split, size, greedy or sampled (needs `metric`). */
+function evalOptions(config: RunConfig, mod: ReturnType<typeof trainingModule>) {
+  const tasks = mod.tasks[config.eval.split];
+  if (config.eval.split === "test" && !tasks?.length)
+    throw new MasoError(
+      "CONFIG_EVAL_SPLIT",
+      'eval.split is "test" but the workflow module exports no tasks.test',
+      "export tasks.test, or evaluate on dev",
+    );
+  if (!mod.metric || !tasks?.length) return undefined;
+  return { every: config.eval.every, tasks, episodes: config.eval.episodes, metric: mod.metric, greedy: config.eval.greedy };
+}
+
 async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const p = parseFlags("train", argv, FLAGS, 1);
   const resumeDir = str(p, "resume");
@@ -134,10 +147,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     seed: config.seed,
     checkpointEvery: config.checkpoint.every,
     keep: config.checkpoint.keep,
-    eval:
-      mod.metric && mod.tasks.dev?.length
-        ? { every: config.eval.every, tasks: mod.tasks.dev, episodes: config.eval.episodes, metric: mod.metric }
-        : undefined,
+    eval: evalOptions(config, mod),
     resume: resumeDir !== undefined,
     onResume: (step, skipped) => {
       progress = createProgress(io.out, { total: schedule.steps, startStep: step });

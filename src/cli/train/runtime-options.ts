@@ -53,6 +53,8 @@ export function trainerOptions(m: ModelCfg, config: RunConfig): TrainerOptions {
     ...(a.maxApproxKl !== null && { approxKlSkip: a.maxApproxKl }),
     maxGradNorm: opt.maxGradNorm,
     lr: opt.lr,
+    eps: opt.eps,
+    lrSchedule: { kind: opt.schedule, warmupSteps: opt.warmupSteps, totalSteps: config.schedule.steps },
     weightDecay: opt.weightDecay,
     betas: [opt.beta1, opt.beta2],
     seed: config.seed,
@@ -130,6 +132,10 @@ export function runtimeOptions<S extends object, T>(
     updateOrder: a.updateOrder,
     criticWarmupSteps: a.criticWarmupSteps,
     concurrency: config.schedule.concurrency,
+    sampling: Object.fromEntries(
+      (["temperature", "topP", "topK"] as const).filter((k) => config.sampling[k] !== undefined).map((k) => [k, config.sampling[k]]),
+    ),
+    maxNewTokens: config.sampling.maxNewTokens,
     seed: config.seed,
   };
 }

@@ -69,6 +69,13 @@ export interface TrainerConfig {
   criticLr?: number;
   weightDecay: number;
   betas: [number, number];
+  /** AdamW epsilon (default 1e-8). */
+  eps?: number;
+  /**
+   * Learning-rate schedule over RL steps (the `step` of each update request): lr (and criticLr)
+   * times lrAt(schedule with peak 1, step). Default: constant.
+   */
+  lrSchedule?: { kind: "constant" | "cosine"; warmupSteps: number; totalSteps?: number };
   /** Seeds minibatch shuffling. */
   seed: number;
 }

@@ -3,6 +3,7 @@
 // of a role that was not updated stays bit-identical). It never computes losses.
 import type { Decoder } from "../../engine/model/decoder.js";
 import { type AdamW, createAdamW } from "../../engine/optim/adamw.js";
+import { lrAt } from "../../engine/optim/schedule.js";
 import type { ParamTable } from "../../engine/params.js";
 import { clipGradNorm, gradNorm } from "../losses/grad-clip.js";
 import type { TrainerConfig } from "./types.js";
@@ -13,6 +14,9 @@ export interface TrainUnit {
   params: ParamTable;
   grads: ParamTable;
   optimizer: AdamW;
+  /** the configured peak rate */
+  baseLr: number;
+  /** the rate of the next optimiser step: baseLr times the schedule's factor */
   lr: number;
 }
 
@@ -33,8 +37,9 @@ export function createUnits(model: Decoder, cfg: TrainerConfig): Map<string, Tra
       weightDecay: cfg.weightDecay,
       beta1: cfg.betas[0],
       beta2: cfg.betas[1],
+      ...(cfg.eps !== undefined && { eps: cfg.eps }),
     });
-    units.set(name, { name, params, grads, optimizer, lr });
+    units.set(name, { name, params, grads, optimizer, baseLr: lr, lr });
   };
   if (model.grads) add("base", model.params, model.grads, cfg.lr);
   for (const a of model.adapters.values()) add(policyUnitName(a.name), a.params, a.grads, cfg.lr);
@@ -68,4 +73,10 @@ export function clipAndStep(units: readonly TrainUnit[], maxGradNorm: number | u
   if (!Number.isFinite(norm)) return Number.NaN;
   for (const u of units) u.optimizer.step(u.lr);
   return norm;
+}
+
+/** Sets every unit's rate for an update at RL step `step` (0-based) from the trainer's schedule. */
+export function scheduleUnits(units: Iterable<TrainUnit>, cfg: TrainerConfig, step: number): void {
+  const f = cfg.lrSchedule ? lrAt({ ...cfg.lrSchedule, lr: 1 }, step) : 1;
+  for (const u of units) u.lr = u.baseLr * f;
 }
