@@ -10,6 +10,7 @@ import type { ModelConfig } from "../src/engine/config.js";
 import { Decoder } from "../src/engine/model/decoder.js";
 import { createAdamW } from "../src/engine/optim/adamw.js";
 import { native } from "../src/native/binding.js";
+import { BENCH_SHAPES } from "./shapes.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const PYTHON = process.env.MASO_TORCH_PYTHON ?? "/usr/bin/python3";
@@ -21,63 +22,10 @@ interface Shape {
   seqLen: number;
 }
 
-const common = { rmsNormEps: 1e-6, maxPositionEmbeddings: 4096, oBias: false, qkNorm: false, ropeTheta: 10000 } as const;
 const SHAPES: Shape[] = [
-  {
-    name: "tiny",
-    config: {
-      ...common,
-      architecture: "llama",
-      vocabSize: 512,
-      hiddenSize: 256,
-      intermediateSize: 704,
-      numLayers: 4,
-      numHeads: 4,
-      numKvHeads: 4,
-      headDim: 64,
-      tieWordEmbeddings: false,
-      qkvBias: false,
-    },
-    batch: 4,
-    seqLen: 256,
-  },
-  {
-    name: "small",
-    config: {
-      ...common,
-      architecture: "llama",
-      vocabSize: 4096,
-      hiddenSize: 512,
-      intermediateSize: 1408,
-      numLayers: 8,
-      numHeads: 8,
-      numKvHeads: 2,
-      headDim: 64,
-      tieWordEmbeddings: false,
-      qkvBias: false,
-    },
-    batch: 4,
-    seqLen: 256,
-  },
-  {
-    name: "qwen0.5b-layers",
-    config: {
-      ...common,
-      architecture: "qwen2",
-      vocabSize: 151936,
-      hiddenSize: 896,
-      intermediateSize: 4864,
-      numLayers: 2,
-      numHeads: 14,
-      numKvHeads: 2,
-      headDim: 64,
-      ropeTheta: 1000000,
-      tieWordEmbeddings: true,
-      qkvBias: true,
-    },
-    batch: 2,
-    seqLen: 512,
-  },
+  { name: "tiny", config: BENCH_SHAPES.tiny, batch: 4, seqLen: 256 },
+  { name: "small", config: BENCH_SHAPES.small, batch: 4, seqLen: 256 },
+  { name: "qwen0.5b-layers", config: BENCH_SHAPES["qwen0.5b-layers"], batch: 2, seqLen: 512 },
 ];
 
 /** Training FLOPs per step: 6 per weight per token for every matmul (incl. LM head) + causal attention. */

@@ -13,36 +13,11 @@ import type { ModelConfig } from "../src/engine/config.js";
 import { writeGguf } from "../src/engine/export/gguf.js";
 import { Sampler } from "../src/engine/generate/sampler.js";
 import { Decoder } from "../src/engine/model/decoder.js";
+import { BENCH_SHAPES } from "./shapes.js";
 import { createByteTokenizer } from "../src/engine/tokenizer/byte-tokenizer.js";
 import { defaultThreads, native } from "../src/native/binding.js";
 
-const common = { rmsNormEps: 1e-6, maxPositionEmbeddings: 4096, oBias: false, qkNorm: false, ropeTheta: 10000, qkvBias: false } as const;
-const SHAPES: Record<string, ModelConfig> = {
-  tiny: {
-    ...common,
-    architecture: "llama",
-    vocabSize: 512,
-    hiddenSize: 256,
-    intermediateSize: 704,
-    numLayers: 4,
-    numHeads: 4,
-    numKvHeads: 4,
-    headDim: 64,
-    tieWordEmbeddings: false,
-  },
-  small: {
-    ...common,
-    architecture: "llama",
-    vocabSize: 4096,
-    hiddenSize: 512,
-    intermediateSize: 1408,
-    numLayers: 8,
-    numHeads: 8,
-    numKvHeads: 2,
-    headDim: 64,
-    tieWordEmbeddings: false,
-  },
-};
+const SHAPES: Record<string, ModelConfig> = { tiny: BENCH_SHAPES.tiny, small: BENCH_SHAPES.small };
 
 const list = (env: string | undefined, def: string) => (env ?? def).split(",").filter(Boolean);
 const threads = defaultThreads();
