@@ -2,6 +2,8 @@
 // watch its output and kill it. Test code only.
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import type { CliIo } from "../../src/cli/commands/types.js";
+import { main } from "../../src/cli/main.js";
 
 export const REPO = fileURLToPath(new URL("../..", import.meta.url));
 const ENTRY = "src/cli/main-entry.ts";
@@ -70,4 +72,13 @@ export async function runCli(
   const r = startCli(args, env);
   const { code } = await r.done;
   return { code, stdout: r.stdout(), stderr: r.stderr() };
+}
+
+/** Runs the CLI in-process with buffered output (fast; no child process). */
+export async function cliInProcess(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = "";
+  let err = "";
+  const io: CliIo = { out: { write: (s: string) => (out += s), isTTY: false }, err: { write: (s: string) => (err += s) }, env: {} };
+  const code = await main(argv, io);
+  return { code, out, err };
 }

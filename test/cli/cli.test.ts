@@ -3,21 +3,15 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { cliInProcess } from "./cli-harness.js";
 import { afterAll, describe, expect, it } from "vitest";
-import type { CliIo } from "../../src/cli/commands/types.js";
-import { COMMANDS, main } from "../../src/cli/main.js";
+import { COMMANDS } from "../../src/cli/main.js";
 
 const root = mkdtempSync(join(tmpdir(), "maso-cli-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const WORKFLOW = join(import.meta.dirname, "fixtures", "two-role-workflow.ts");
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const io: CliIo = { out: { write: (s: string) => (out += s), isTTY: false }, err: { write: (s: string) => (err += s) }, env: {} };
-  const code = await main(argv, io);
-  return { code, out, err };
-}
+const cli = cliInProcess;
 
 describe("maso CLI", () => {
   it("has --help for every command, with the exit codes", async () => {

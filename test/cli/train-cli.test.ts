@@ -4,9 +4,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { cliInProcess } from "./cli-harness.js";
 import { afterAll, describe, expect, it } from "vitest";
-import type { CliIo } from "../../src/cli/commands/types.js";
-import { main } from "../../src/cli/main.js";
 import { config as demoConfig } from "../../examples/two-role-demo/workflow.js";
 import { episodeSummaries, metricsAfter, readEpisode, readRunInfo, trajectorySteps } from "../../src/dashboard/run-reader.js";
 
@@ -15,13 +14,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 const DEMO = join(import.meta.dirname, "..", "..", "examples", "two-role-demo", "workflow.ts");
 const NO_REWARDS = join(import.meta.dirname, "fixtures", "two-role-workflow.ts");
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const io: CliIo = { out: { write: (s: string) => (out += s), isTTY: false }, err: { write: (s: string) => (err += s) }, env: {} };
-  const code = await main(argv, io);
-  return { code, out, err };
-}
+const cli = cliInProcess;
 
 describe("maso train", () => {
   const runDir = join(root, "demo");
