@@ -20,13 +20,11 @@ describe("maso train", () => {
   const runDir = join(root, "demo");
 
   it("a short run writes per-role metrics, trajectories and rewards the dashboard reads", async () => {
-    const t0 = performance.now();
     const r = await cli("train", DEMO, "--run-dir", runDir, "--steps", "3");
     expect(r.err).toBe("");
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^step 3\/3 .*reward planner=/m);
     expect(r.out).toContain(`checkpoint step 3: ${join(runDir, "checkpoints", "step-000003")}`);
-    expect(performance.now() - t0).toBeLessThan(20_000);
 
     const { rows, total } = metricsAfter(runDir, 0);
     expect(total).toBe(3);
