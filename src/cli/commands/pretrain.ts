@@ -38,6 +38,16 @@ const FLAGS = {
 /** Test-only: pause this many ms inside each checkpoint write, after the parts and before the commit. */
 export const PAUSE_ENV = "MASO_TEST_CHECKPOINT_PAUSE_MS";
 
+/** With PAUSE_ENV set (tests only): a hook that stalls each checkpoint write before its commit, so a kill lands mid-write. */
+export function checkpointPauseHook(io: CliIo): ((tmp: string) => Promise<void>) | undefined {
+  const pauseMs = Number(io.env[PAUSE_ENV] ?? 0);
+  if (!(pauseMs > 0)) return undefined;
+  return async (tmp) => {
+    io.err.write(`checkpoint write paused before commit: ${tmp}\n`);
+    await new Promise((r) => setTimeout(r, pauseMs));
+  };
+}
+
 async function fromFlags(p: Parsed): Promise<PretrainConfigInput> {
   const base = (str(p, "config") ? await readConfigFile(str(p, "config")!) : {}) as Record<string, unknown>;
   const c: Record<string, unknown> = { ...base };
@@ -104,7 +114,6 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   if (resumeDir === undefined) await writeEffectiveConfig(cfg.runDir, cfg);
 
   const model = presetConfig(cfg.preset as ModelPreset, tok.eosTokenIds);
-  const pauseMs = Number(io.env[PAUSE_ENV] ?? 0);
   const progress = createProgress(io.out, { total: cfg.steps });
   println(
     io,
@@ -140,13 +149,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
         values: { loss: r.loss, lr: r.lr, gradNorm: r.gradNorm, evalLoss: r.evalLoss },
       }),
     onCheckpoint: (step, dir) => progress.log(`checkpoint step ${step}: ${dir}`),
-    beforeCommit:
-      pauseMs > 0
-        ? async (tmp) => {
-            io.err.write(`checkpoint write paused before commit: ${tmp}\n`);
-            await new Promise((r) => setTimeout(r, pauseMs));
-          }
-        : undefined,
+    beforeCommit: checkpointPauseHook(io),
   });
   progress.finish();
   const out = join(cfg.runDir, "model");

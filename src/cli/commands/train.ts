@@ -15,7 +15,7 @@ import { num, parseFlags, str } from "../args.js";
 import { usageError } from "../exit-codes.js";
 import { runtimeOptions } from "../train/runtime-options.js";
 import { isWorkflow, moduleExports, trainingModule } from "../train/workflow-module.js";
-import { PAUSE_ENV } from "./pretrain.js";
+import { checkpointPauseHook } from "./pretrain.js";
 import { type CliIo, type Command, println } from "./types.js";
 
 const FLAGS = {
@@ -130,7 +130,6 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     println(io, `effective config: ${await writeEffectiveConfig(config.runDir, effective)}`);
   }
   const mod = trainingModule(exp, file);
-  const pauseMs = Number(io.env[PAUSE_ENV] ?? 0);
   const opts = runtimeOptions(config, cast, mod);
   const { schedule } = config;
   let progress = createProgress(io.out, { total: schedule.steps });
@@ -163,13 +162,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
         roleRewards: Object.fromEntries(Object.entries(report.roles).map(([r, m]) => [r, m.reward])),
       }),
     onCheckpoint: (step, dir) => progress.log(`checkpoint step ${step}: ${dir}`),
-    beforeCommit:
-      pauseMs > 0
-        ? async (tmp) => {
-            io.err.write(`checkpoint write paused before commit: ${tmp}\n`);
-            await new Promise((r) => setTimeout(r, pauseMs));
-          }
-        : undefined,
+    beforeCommit: checkpointPauseHook(io),
   });
   progress.finish();
   const last = result.rows.at(-1);

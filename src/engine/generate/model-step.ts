@@ -11,6 +11,7 @@ import { decodeKernels } from "../../native/decode-binding.js";
 import type { LoraTarget } from "../config.js";
 import type { AdapterSegment } from "../model/batch.js";
 import type { Decoder } from "../model/decoder.js";
+import { layerDims } from "../model/weights.js";
 import { projectionShape } from "../params.js";
 import type { KvCache } from "./kv-cache.js";
 
@@ -80,12 +81,7 @@ function layerStep(model: Decoder, cache: KvCache, l: number, x: Float32Array, i
   const k = native();
   const cfg = model.config;
   const N = input.ids.length;
-  const C = cfg.hiddenSize;
-  const F = cfg.intermediateSize;
-  const NH = cfg.numHeads;
-  const KVH = cfg.numKvHeads;
-  const HS = cfg.headDim;
-  const eps = cfg.rmsNormEps;
+  const { C, F, NH, KVH, HS, eps } = layerDims(cfg);
   const w = model.lw[l];
 
   const ln1 = new Float32Array(N * C);

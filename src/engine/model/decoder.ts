@@ -14,7 +14,7 @@ import { type PackedBatch, type SequenceInput, packBatch } from "./batch.js";
 import { type Rng, createRng } from "./init.js";
 import { type Adapter, createAdapter } from "./lora.js";
 import { type ValueHead, createValueHead, valueHeadBackward, valueHeadForward } from "./value-head.js";
-import { type LayerGrads, type LayerWeights, initParams, layerViews, validateConfig } from "./weights.js";
+import { type LayerGrads, type LayerWeights, initParams, layerDims, layerViews, validateConfig } from "./weights.js";
 
 type Proj = LoraTarget;
 export type { LayerWeights };
@@ -342,12 +342,7 @@ export class Decoder {
     const k = native();
     const cfg = this.config;
     const { N, B } = batch;
-    const C = cfg.hiddenSize;
-    const F = cfg.intermediateSize;
-    const NH = cfg.numHeads;
-    const KVH = cfg.numKvHeads;
-    const HS = cfg.headDim;
-    const eps = cfg.rmsNormEps;
+    const { C, F, NH, KVH, HS, eps } = layerDims(cfg);
     const w = this.lw[l];
     const lora = new Map<string, Float32Array>();
 
@@ -401,11 +396,7 @@ export class Decoder {
     const k = native();
     const cfg = this.config;
     const { N, B } = batch;
-    const C = cfg.hiddenSize;
-    const F = cfg.intermediateSize;
-    const NH = cfg.numHeads;
-    const KVH = cfg.numKvHeads;
-    const HS = cfg.headDim;
+    const { C, F, NH, KVH, HS } = layerDims(cfg);
     const w = this.lw[l];
     const g = this.lg?.[l] ?? null;
 

@@ -81,3 +81,8 @@ export function validateConfig(cfg: ModelConfig): void {
   if (!(cfg.ropeTheta > 1)) throw new MasoError("MODEL_CONFIG", `ropeTheta must be > 1, got ${cfg.ropeTheta}`);
   if (!(cfg.rmsNormEps > 0)) throw new MasoError("MODEL_CONFIG", `rmsNormEps must be > 0, got ${cfg.rmsNormEps}`);
 }
+
+/** The dimension letters of one decoder layer (C, F, NH, KVH, HS) and its norm epsilon. */
+export function layerDims(cfg: ModelConfig) {
+  return { C: cfg.hiddenSize, F: cfg.intermediateSize, NH: cfg.numHeads, KVH: cfg.numKvHeads, HS: cfg.headDim, eps: cfg.rmsNormEps };
+}
