@@ -4,6 +4,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { CliIo } from "../../src/cli/commands/types.js";
 import { main } from "../../src/cli/main.js";
+import { listCheckpoints } from "../../src/checkpoint/paths.js";
+import { verifyCheckpoint } from "../../src/checkpoint/read-checkpoint.js";
 
 export const REPO = fileURLToPath(new URL("../..", import.meta.url));
 const ENTRY = "src/cli/main-entry.ts";
@@ -81,4 +83,11 @@ export async function cliInProcess(...argv: string[]): Promise<{ code: number; o
   const io: CliIo = { out: { write: (s: string) => (out += s), isTTY: false }, err: { write: (s: string) => (err += s) }, env: {} };
   const code = await main(argv, io);
   return { code, out, err };
+}
+
+/** Verifies every checkpoint of a run (throws CHECKPOINT_CORRUPT on any damage); returns their steps. */
+export async function assertCheckpointsIntact(runDir: string): Promise<number[]> {
+  const all = await listCheckpoints(runDir);
+  for (const c of all) await verifyCheckpoint(c.dir);
+  return all.map((c) => c.step);
 }

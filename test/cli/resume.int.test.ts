@@ -10,7 +10,7 @@ import { listCheckpoints } from "../../src/checkpoint/paths.js";
 import { verifyCheckpoint } from "../../src/checkpoint/read-checkpoint.js";
 import { createRng } from "../../src/engine/model/init.js";
 import { readMetrics } from "../../src/progress/metrics-writer.js";
-import { runCli, startCli } from "./cli-harness.js";
+import { assertCheckpointsIntact, runCli, startCli } from "./cli-harness.js";
 
 const STEPS = 40;
 const root = mkdtempSync(join(tmpdir(), "maso-resume-"));
@@ -25,12 +25,6 @@ const args = (runDir: string, steps = STEPS, keep = 2) => [
 /** The numbers that must match exactly (timings and wall clock excluded). */
 const exact = (runDir: string) =>
   readMetrics(runDir).map((r) => ({ step: r.step, loss: r.loss, lr: r.lr, gradNorm: r.gradNorm, evalLoss: r.evalLoss, epoch: r.epoch }));
-
-async function assertCheckpointsIntact(runDir: string): Promise<number[]> {
-  const all = await listCheckpoints(runDir);
-  for (const c of all) await verifyCheckpoint(c.dir); // throws CHECKPOINT_CORRUPT on any damage
-  return all.map((c) => c.step);
-}
 
 const stepSeen = (k: number) => (out: string) => new RegExp(`^step ${k}/${STEPS} `, "m").test(out);
 

@@ -8,10 +8,9 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { config as demoConfig } from "../../examples/two-role-demo/workflow.js";
 import { listCheckpoints } from "../../src/checkpoint/paths.js";
-import { verifyCheckpoint } from "../../src/checkpoint/read-checkpoint.js";
 import { createRng } from "../../src/engine/model/init.js";
 import { readMetrics } from "../../src/progress/metrics-writer.js";
-import { runCli, startCli } from "./cli-harness.js";
+import { assertCheckpointsIntact, runCli, startCli } from "./cli-harness.js";
 
 const STEPS = 14;
 const WORKFLOW = "examples/two-role-demo/workflow.ts";
@@ -42,12 +41,6 @@ const trajectories = (runDir: string) =>
         .replace(/"(durationMs|ms)":[^,}]+/g, "")
         .replace(/"sampleHandle":\{[^}]*\}/g, ""),
     );
-
-async function assertCheckpointsIntact(runDir: string): Promise<number[]> {
-  const all = await listCheckpoints(runDir);
-  for (const c of all) await verifyCheckpoint(c.dir); // throws CHECKPOINT_CORRUPT on any damage
-  return all.map((c) => c.step);
-}
 
 const stepSeen = (k: number) => (out: string) => new RegExp(`^step ${k}/${STEPS} `, "m").test(out);
 
