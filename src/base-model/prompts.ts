@@ -58,3 +58,47 @@ export function planPrompt(question: string): ChatMessage[] {
 export function mathPrompt(problem: string): ChatMessage[] {
   return user(`Solve the problem and put the answer in \\boxed{}.\nProblem: ${problem}`);
 }
+
+/** `update` (iterative search): question + knowledge + the turn's evidence → one knowledge item to add. */
+export function updatePrompt(question: string, knowledge: readonly string[], evidence: string): ChatMessage[] {
+  const k = knowledge.length === 0 ? "- none" : knowledge.map((x) => `- ${x}`).join("\n");
+  return user(`Question: ${question}\nKnowledge:\n${k}\nEvidence: ${evidence}\nWrite one new knowledge item.`);
+}
+
+/** `answer` over a knowledge state (iterative search): the items play the role of passages. */
+export const knowledgeAnswerPrompt = (knowledge: readonly string[], question: string): ChatMessage[] =>
+  answerPrompt(knowledge.length === 0 ? ["none"] : knowledge, question);
+
+/** `plan` (iterative coding): problem (+ the last reflection) → short pseudocode. */
+export function codePlanPrompt(problem: string, reflection = ""): ChatMessage[] {
+  const r = reflection === "" ? "" : `\nReflection: ${reflection}`;
+  return user(`Write a short plan in pseudocode.\nProblem: ${problem}${r}`);
+}
+
+/** `code` (iterative coding): problem + plan → one JavaScript function in a ```js block. */
+export function codePrompt(problem: string, plan: string): ChatMessage[] {
+  return user(`Write the JavaScript function in a \`\`\`js block.\nProblem: ${problem}\nPlan: ${plan}`);
+}
+
+/** `code` target text. */
+export const codeTarget = (source: string): string => `\`\`\`js\n${source}\n\`\`\``;
+
+/** `reflect` (iterative coding): problem + code + the verifier's failures → what to change. */
+export function reflectPrompt(problem: string, code: string, failures: string): ChatMessage[] {
+  return user(`The code fails some tests. Say what to change.\nProblem: ${problem}\nCode:\n${code}\nFailures:\n${failures}`);
+}
+
+/** `reasoner` (dual-agent math): problem (+ earlier rounds) → the steps, without computing. */
+export function reasonerPrompt(problem: string, history = ""): ChatMessage[] {
+  const h = history === "" ? "" : `\n${history}`;
+  return user(`Plan the steps to solve the problem. Do not compute.\nProblem: ${problem}${h}`);
+}
+
+/** `actor` (dual-agent math): problem + the reasoner's plan (+ earlier rounds) → `\boxed{answer}`. */
+export function actorPrompt(problem: string, plan: string, history = ""): ChatMessage[] {
+  const h = history === "" ? "" : `\n${history}`;
+  return user(`Solve the problem and put the answer in \\boxed{}.\nProblem: ${problem}\nPlan: ${plan}${h}`);
+}
+
+/** The judge line appended after a wrong answer (dual-agent math). */
+export const JUDGE_INCORRECT = "The answer is incorrect.";
