@@ -1,0 +1,93 @@
+// Retrieve-Extract-Answer (SYSTEM.md reference workflow 2) on the synthetic world, for `maso train` / `maso eval`.
+//
+//   decompose ──fan-out: one branch per sub-query──▶ [retrieve (top-4) → extract] ──▶ join ──▶ answer ──▶ END
+//
+// Roles: `decompose` writes 1–3 search queries as a JSON list; `extract` (one call per sub-query, in
+// parallel, after that query's retrieval) condenses its passages into short evidence or "no useful
+// information"; `answer` reads the joined evidence and writes <final_answer>…</final_answer>.
+// Reward, as QD-Retrieve-Answer: the final answer's F1 goes in full to every role (`answer-f1`), plus
+// each role's own format term (`format`: 0 well-formed, −1 × rewardWeights.format).
+// Cast (default `config`): the committed base checkpoint with one rank-8 LoRA adapter per role;
+// `configs.shared` / `configs.perRole` are the alternatives (see ../iterative-search/*.config.ts for
+// how to pass one with --config).
+import { formatReward, sharedOutcome } from "../../../src/rewards/index.js";
+import type { QaTask } from "../../../src/envs/index.js";
+import { END, START, defineRole, jsonStringListParser, tagParser, textParser, workflow as build } from "../../../src/workflow/index.js";
+import { answerPrompt, decomposePrompt, extractPrompt, NO_USEFUL_INFORMATION } from "../../../src/base-model/prompts.js";
+import { type QaState, answerF1, metric, qaConfig, qaMetrics, retrieveTool, taskId, tasks } from "../world-qa.js";
+
+export interface State extends QaState {
+  subQueries: string[];
+  /** What the answer role reads: the useful evidence of every branch, in sub-query order. */
+  evidence: string[];
+}
+
+export const decompose = defineRole<State, string[]>({
+  name: "decompose",
+  prompt: (s) => decomposePrompt(s.question),
+  parse: jsonStringListParser({ minItems: 1, maxItems: 3, maxItemLength: 200 }),
+  fallback: () => [],
+  maxNewTokens: 64,
+});
+
+export const extract = defineRole<State, string>({
+  name: "extract",
+  // inside a branch: ctx.item is the sub-query, ctx.prev the retrieve node's passages (or `{ error }`)
+  prompt: (_s, ctx) => extractPrompt(String(ctx.item), Array.isArray(ctx.prev) ? (ctx.prev as string[]) : []),
+  parse: textParser({ maxLength: 400 }),
+  fallback: () => NO_USEFUL_INFORMATION,
+  maxNewTokens: 64,
+});
+
+export const answer = defineRole<State, string>({
+  name: "answer",
+  prompt: (s) => answerPrompt(s.evidence, s.question),
+  parse: tagParser("final_answer"),
+  fallback: () => "",
+  maxNewTokens: 32,
+});
+
+/** Evidence worth showing the answer role; when no branch found any, the answer role is told so. */
+function composeEvidence(extracts: readonly unknown[] | undefined): string[] {
+  const useful = (extracts ?? []).filter((e): e is string => typeof e === "string" && e.toLowerCase() !== NO_USEFUL_INFORMATION);
+  return useful.length > 0 ? [...new Set(useful)] : [NO_USEFUL_INFORMATION];
+}
+
+export const workflow = build<State>({ name: "retrieve-extract-answer", metrics: qaMetrics })
+  // a malformed list (fallback []) still retrieves, with the question as the one query: only the format term punishes it
+  .role("decompose", decompose, { update: (qs, s) => ({ subQueries: qs.length > 0 ? qs : [s.question] }) })
+  .tool("retrieve", retrieveTool, { input: (_s, ctx) => String(ctx.item) })
+  .role("extract", extract)
+  .fn("join", (_s, ctx) => ({ evidence: composeEvidence(ctx.branchOutputs) }))
+  .role("answer", answer, { update: (a) => ({ answer: a }) })
+  .edge(START, "decompose")
+  .fanOut("decompose", { over: (s) => s.subQueries, branch: ["retrieve", "extract"], join: "join" })
+  .edge("join", "answer")
+  .edge("answer", END)
+  .compile();
+
+export const rewards = [
+  formatReward({ weight: 1 }),
+  sharedOutcome<QaTask, State>((t, task) => answerF1(t.finalState.answer, task), { name: "answer-f1" }),
+];
+
+export { metric, taskId, tasks };
+
+export const initialState = (task: QaTask): State => ({
+  question: task.question,
+  gold: task.answers,
+  subQueries: [],
+  evidence: [],
+  answer: "",
+});
+
+const ROLES = ["decompose", "extract", "answer"];
+
+/** The three cast shapes (see world-qa.ts `CastShape`); `config` is the LoRA one. */
+export const configs = {
+  lora: qaConfig("retrieve-extract-answer", ROLES, "lora"),
+  shared: qaConfig("retrieve-extract-answer", ROLES, "shared"),
+  perRole: qaConfig("retrieve-extract-answer", ROLES, "perRole"),
+};
+
+export const config = configs.lora;

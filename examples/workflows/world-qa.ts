@@ -1,0 +1,121 @@
+// Shared setup of the three world-QA reference workflows (qd-retrieve-answer, retrieve-extract-answer,
+// iterative-search): the synthetic world's tasks, the BM25 retriever tool over its documents, the
+// F1 metric and the run configs (three cast shapes). Roles, graphs and rewards live in each module.
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { contentHash, f1Score, makeWorldTasks, openRetriever, type QaTask, type Retriever } from "../../src/envs/index.js";
+import { defineTool, type Trajectory } from "../../src/workflow/index.js";
+
+/** The world every reference QA workflow trains and evaluates on (the base model was pretrained on seed 42). */
+export const WORLD_SEED = 42;
+
+const world = makeWorldTasks(WORLD_SEED);
+
+/** train / dev (checkpoint selection, in-training eval) / test (`maso eval` only): whole clusters, no entity leaks. */
+export const tasks: { train: QaTask[]; dev: QaTask[]; test: QaTask[] } = world.splits;
+
+/** Passages the retriever returns per query (the papers' top-k). */
+export const TOP_K = 4;
+
+/**
+ * The BM25 index file: one per collection (named by its content hash) under the OS temp dir, built
+ * on first use and reused by every later run and process (buildIndex writes atomically).
+ */
+export const INDEX_FILE = join(tmpdir(), "maso-retriever", `world-${WORLD_SEED}-${contentHash(world.docs).slice(0, 16)}.fts.db`);
+
+let opened: Retriever | undefined;
+
+/** The retriever over the world's document collection, opened (or built) lazily so `--check` stays instant. */
+export function retriever(): Retriever {
+  opened ??= openRetriever(INDEX_FILE, { docs: world.docs, onStale: "rebuild" });
+  return opened;
+}
+
+/** The retriever tool: a query in, the texts of its top-k passages out. */
+export const retrieveTool = defineTool<string, string[]>({
+  name: "retriever",
+  run: (query) =>
+    retriever()
+      .search(query, TOP_K)
+      .map((h) => h.text),
+});
+
+/** The passages of a fan-out's retrieval branches, in branch order, without repeats; failed calls (`{ error }`) add nothing. */
+export function mergePassages(branchOutputs: readonly unknown[] | undefined): string[] {
+  const texts = (branchOutputs ?? []).flatMap((o) => (Array.isArray(o) ? (o as string[]) : []));
+  return [...new Set(texts)];
+}
+
+/** What every world-QA state carries: the question, its gold answers (for `metrics`) and the final answer. */
+export interface QaState {
+  question: string;
+  gold: string[];
+  answer: string;
+}
+
+/** Group-baseline key and log name of a task. */
+export const taskId = (task: QaTask): string => task.id;
+
+/** Token F1 of a predicted answer against the task's gold answers. */
+export const answerF1 = (answer: string, task: QaTask): number => f1Score(answer, task.answers);
+
+/** Held-out score (`eval.metric`, `maso eval`): F1 of the episode's final answer. */
+export const metric = (t: Trajectory<QaState>, task: QaTask): number => answerF1(t.finalState.answer, task);
+
+/** Per-episode figures logged under `episodes.metrics` (the workflow's `metrics` option). */
+export const qaMetrics = (s: QaState): Record<string, number> => ({ f1: f1Score(s.answer, s.gold) });
+
+/** The committed pretrained base checkpoint (models/base), absolute so runs work from any directory. */
+export const BASE_CHECKPOINT = fileURLToPath(new URL("../../models/base", import.meta.url));
+
+/**
+ * How roles map to weights:
+ * - `lora`: one frozen base, one rank-8 LoRA adapter per role (the default: cheap, roles stay apart);
+ * - `shared`: one fully fine-tuned model that every role uses (parameter sharing);
+ * - `perRole`: one fully fine-tuned copy of the base per role (no sharing at all).
+ */
+export type CastShape = "lora" | "shared" | "perRole";
+
+// Full fine-tuning moves every weight, so it takes a 10x smaller step than a LoRA adapter. Starting
+// points for the 2.4M-parameter base, not tuned values.
+const FULL_LR = 1e-4;
+const LORA_LR = 1e-3;
+
+function modelsAndCast(roles: readonly string[], shape: CastShape) {
+  const optimizer = { lr: shape === "lora" ? LORA_LR : FULL_LR, maxGradNorm: 1 };
+  if (shape === "lora") {
+    const lora = { rank: 8, alpha: 16, adapters: [...roles] };
+    return {
+      models: { base: { checkpoint: BASE_CHECKPOINT, lora, optimizer } },
+      cast: Object.fromEntries(roles.map((r) => [r, `base/${r}`])),
+    };
+  }
+  if (shape === "shared") {
+    return { models: { shared: { checkpoint: BASE_CHECKPOINT, optimizer } }, cast: Object.fromEntries(roles.map((r) => [r, "shared"])) };
+  }
+  return {
+    models: Object.fromEntries(roles.map((r) => [r, { checkpoint: BASE_CHECKPOINT, optimizer }])),
+    cast: Object.fromEntries(roles.map((r) => [r, r])),
+  };
+}
+
+/**
+ * The run config of a world-QA workflow (docs/config.md): the base checkpoint cast by `shape`, GRPO
+ * with a group baseline per (task, role, turn), 8 episodes per task, 4 tasks per step, 50 steps.
+ * GRPO already divides by the group's std, so no further whitening (`normalize: "none"`). The format
+ * term's size is `rewardWeights.format` (a malformed output earns −1 × that).
+ * @example qaConfig("qd-retrieve-answer", ["decompose", "answer"], "shared")
+ */
+export function qaConfig(name: string, roles: readonly string[], shape: CastShape = "lora") {
+  return {
+    name: shape === "lora" ? name : `${name}-${shape}`,
+    seed: 0,
+    ...modelsAndCast(roles, shape),
+    algorithm: { estimator: "grpo", groupSize: 8, groupBy: ["task", "role", "turn"], normalize: "none", minibatchSize: 32, epochs: 1 },
+    schedule: { steps: 50, tasksPerStep: 4, concurrency: 32 },
+    rewardWeights: { format: 1 },
+    checkpoint: { every: 10, keep: 2 },
+    eval: { every: 10, episodes: 64 },
+  };
+}

@@ -1,0 +1,48 @@
+// The three world-QA modules meet the `maso train` contract: training exports, a test split of at
+// least 300 questions, and a run config for each cast shape that resolves against the workflow's roles.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import * as iterative from "../../examples/workflows/iterative-search/workflow.js";
+import * as qd from "../../examples/workflows/qd-retrieve-answer/workflow.js";
+import * as rea from "../../examples/workflows/retrieve-extract-answer/workflow.js";
+import { BASE_CHECKPOINT, tasks } from "../../examples/workflows/world-qa.js";
+import { workflowRoles } from "../../src/cli/commands/train.js";
+import { trainingModule } from "../../src/cli/train/workflow-module.js";
+import { readConfigFile, resolveRunConfig } from "../../src/config/load-config.js";
+import type { QaModule } from "./qa-train-tiny.js";
+
+type Shape = "lora" | "shared" | "perRole";
+const MODULES = { qd, rea, iterative } as Record<string, QaModule & { configs: Record<Shape, object> }>;
+
+describe("world-QA workflow modules", () => {
+  it("split the world into train / dev / test with at least 300 test questions and no overlap", () => {
+    expect(tasks.test.length).toBeGreaterThanOrEqual(300);
+    expect(tasks.dev.length).toBeGreaterThan(0);
+    const ids = [...tasks.train, ...tasks.dev, ...tasks.test].map((t) => t.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(existsSync(join(BASE_CHECKPOINT, "model.safetensors"))).toBe(true);
+  });
+
+  for (const [name, mod] of Object.entries(MODULES)) {
+    it(`${name}: exports the training contract and three cast shapes`, () => {
+      expect(() => trainingModule({ ...mod }, name)).not.toThrow();
+      expect(mod.config).toBe(mod.configs.lora);
+      const roles = workflowRoles(mod.workflow);
+      const models = (shape: Shape) => {
+        const { config, cast } = resolveRunConfig(mod.configs[shape], { roles });
+        expect(config.algorithm.estimator).toBe("grpo");
+        return { models: Object.keys(config.models), adapters: Object.values(cast).map((c) => c.adapter) };
+      };
+      expect(models("lora")).toEqual({ models: ["base"], adapters: roles });
+      expect(models("shared")).toEqual({ models: ["shared"], adapters: roles.map(() => null) });
+      expect(models("perRole")).toEqual({ models: roles, adapters: roles.map(() => null) });
+    });
+  }
+
+  it("iterative-search ships --config files for the shared and per-role casts", async () => {
+    const dir = join(import.meta.dirname, "../../examples/workflows/iterative-search");
+    expect(await readConfigFile(join(dir, "shared.config.ts"))).toEqual(iterative.configs.shared);
+    expect(await readConfigFile(join(dir, "per-role.config.ts"))).toEqual(iterative.configs.perRole);
+  });
+});
