@@ -1,0 +1,99 @@
+// The `verify` tool of iterative coding: runs a submission against the task's tests in the sandboxed
+// code verifier (src/envs) and returns the pass rate with feedback text for `reflect`. Every outcome
+// (wrong, crash, hang, memory bomb, empty code) is a VerifyResult; nothing here throws.
+import { availableParallelism } from "node:os";
+import { type CodeTest, formatFeedback, runSubmission, type VerifierOptions, type VerifyResult } from "../../../src/envs/index.js";
+import { defineTool } from "../../../src/workflow/index.js";
+
+/** What the tool is called with: the code to run (""  after a code format failure) and the tests. */
+export interface VerifyInput {
+  code: string;
+  tests: readonly CodeTest[];
+}
+
+/** The verdict plus the feedback text `reflect` reads. */
+export interface VerifyOutput {
+  result: VerifyResult;
+  feedback: string;
+}
+
+/**
+ * Sandbox limits per submission. The synthetic tests are tiny calls, so 250 ms per test is ample;
+ * `wallMs` bounds a hostile submission (a loop in every test) at 4 s instead of the default ~18 s.
+ */
+export const VERIFIER_LIMITS: VerifierOptions = { perTestMs: 250, memoryMb: 96, wallMs: 4_000 };
+
+/** Failing tests listed in the feedback: two lines keep the `reflect` prompt within the base model's 512 positions. */
+export const FEEDBACK_LINES = 2;
+
+/**
+ * Child processes alive at once, across every episode of the process. Episodes run 16–32 at a time;
+ * without this cap each would spawn its own `node` child. MASO_VERIFIER_CONCURRENCY overrides.
+ */
+export const VERIFIER_CONCURRENCY = Math.max(
+  1,
+  Number.parseInt(process.env.MASO_VERIFIER_CONCURRENCY ?? "", 10) || Math.min(4, availableParallelism()),
+);
+
+/** A counting semaphore: `run` waits for a free slot, so at most `limit` tasks are in flight. */
+export function limiter(limit: number) {
+  let active = 0;
+  let peak = 0;
+  const waiting: (() => void)[] = [];
+  return {
+    async run<R>(task: () => Promise<R>): Promise<R> {
+      if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+      active++;
+      peak = Math.max(peak, active);
+      try {
+        return await task();
+      } finally {
+        active--;
+        waiting.shift()?.();
+      }
+    },
+    /** Most tasks that were ever in flight together (for tests). */
+    peak: () => peak,
+  };
+}
+
+const slots = limiter(VERIFIER_CONCURRENCY);
+
+/** Most sandboxes this process ever ran at once (never above VERIFIER_CONCURRENCY). */
+export const sandboxPeak = (): number => slots.peak();
+
+/** Every test marked as an error without starting a process: there was no code to run. */
+function nothingToRun(tests: readonly CodeTest[]): VerifyResult {
+  const message = "no ```js block in the code output";
+  return {
+    passRate: 0,
+    passed: 0,
+    total: tests.length,
+    tests: tests.map((t, index) => ({ index, label: t.kind === "io" ? `input #${index + 1}` : t.call, status: "error", message })),
+    wallMs: 0,
+  };
+}
+
+/**
+ * Verifies one submission (waiting for a free sandbox slot first).
+ * @example
+ * const { result } = await verifyCode({ code: "function f(x) { return x; }", tests: [{ call: "f(1)", expected: 1 }] });
+ * result.passRate; // 1
+ */
+export async function verifyCode(input: VerifyInput, options: VerifierOptions = VERIFIER_LIMITS): Promise<VerifyOutput> {
+  const result =
+    input.code.trim() === ""
+      ? nothingToRun(input.tests)
+      : await slots.run(() => runSubmission({ code: input.code, tests: input.tests }, options));
+  return { result, feedback: formatFeedback(result, FEEDBACK_LINES) };
+}
+
+/**
+ * The tool node's tool. Its timeout only guards the wait for a slot (runSubmission enforces its own
+ * wall limit), so it is generous: a correct submission queued behind hostile ones must not be failed.
+ */
+export const verifyTool = defineTool<VerifyInput, VerifyOutput>({
+  name: "code-verifier",
+  run: (input) => verifyCode(input),
+  timeoutMs: 600_000,
+});
