@@ -1,12 +1,14 @@
 // Writes one run checkpoint atomically: every part saves into <runDir>/checkpoints/.tmp-<step>,
 // files are hashed into manifest.json, everything is fsynced, then the directory is renamed to
 // step-<step>. A crash at any moment leaves either no step directory or a complete one. Old
-// checkpoints beyond `keep` are renamed to .trash-* before deletion, never deleted in place.
+// checkpoints beyond `keep` are renamed to .trash-* before deletion, never deleted in place;
+// `protect`ed steps (the best-on-dev checkpoint) are never pruned.
 import { mkdir, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../engine/checkpoint/atomic-file.js";
 import { writeSafetensors } from "../engine/checkpoint/safetensors.js";
 import { MasoError } from "../errors.js";
+import { BEST_FILE } from "./best.js";
 import { fsyncPath, hashFile, listDirsRecursive, listFilesRecursive } from "./fs-util.js";
 import { MANIFEST_FILE, checkPartName, checkpointsDir, listCheckpoints, stepDirName } from "./paths.js";
 import type { CheckpointManifest, Checkpointable, PartWriter } from "./types.js";
@@ -14,6 +16,8 @@ import type { CheckpointManifest, Checkpointable, PartWriter } from "./types.js"
 export interface WriteCheckpointOptions {
   /** Keep this many newest checkpoints; older ones are removed after the new one is committed. */
   keep?: number;
+  /** Steps never pruned by `keep` (e.g. the checkpoint the best pointer names). */
+  protect?: readonly number[];
   /** Free-form values stored in the manifest (small JSON). */
   meta?: Record<string, unknown>;
   /**
@@ -52,7 +56,7 @@ function partWriter(dir: string): PartWriter {
   };
 }
 
-/** Removes leftovers of interrupted writes and deletions (.tmp-* and .trash-*). */
+/** Removes leftovers of interrupted writes and deletions (.tmp-*, .trash-*, a best pointer's temp file). */
 export async function cleanCheckpointLeftovers(runDir: string): Promise<string[]> {
   const root = checkpointsDir(runDir);
   let names: string[] = [];
@@ -62,7 +66,7 @@ export async function cleanCheckpointLeftovers(runDir: string): Promise<string[]
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw e;
   }
-  const stale = names.filter((n) => n.startsWith(".tmp-") || n.startsWith(".trash-"));
+  const stale = names.filter((n) => n.startsWith(".tmp-") || n.startsWith(".trash-") || n.startsWith(`.${BEST_FILE}.tmp-`));
   for (const n of stale) await rm(join(root, n), { recursive: true, force: true });
   return stale;
 }
@@ -133,7 +137,19 @@ export async function writeCheckpoint(
   await rename(tmp, final);
   await fsyncPath(root);
 
-  const all = await listCheckpoints(runDir);
-  for (const old of all.slice(0, Math.max(0, all.length - keep))) await retire(root, old.dir, stepDirName(old.step));
+  await pruneCheckpoints(runDir, keep, opts.protect);
   return { step, dir: final, manifest };
+}
+
+/**
+ * Removes all but the newest `keep` checkpoints, sparing `protect`ed steps as well. Each removal is
+ * a rename to .trash-* first, so a crash never leaves a partial step directory.
+ * @example
+ * await pruneCheckpoints("runs/a", 2, [best.step]);
+ */
+export async function pruneCheckpoints(runDir: string, keep: number, protect: readonly number[] = []): Promise<void> {
+  const root = checkpointsDir(runDir);
+  const all = await listCheckpoints(runDir);
+  for (const old of all.slice(0, Math.max(0, all.length - keep)))
+    if (!protect.includes(old.step)) await retire(root, old.dir, stepDirName(old.step));
 }

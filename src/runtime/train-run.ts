@@ -1,17 +1,19 @@
 // An RL training run that can be killed at any moment and resumed exactly: draws tasks through a
 // seeded cursor, runs controller steps, writes per-step per-role metrics, trajectories and rewards,
-// and checkpoints every worker group and the run state every K steps (keeping N). It knows nothing
-// of the terminal or the CLI; callers watch it through callbacks.
+// and checkpoints every worker group and the run state every K steps (keeping N, plus the best one
+// on dev, named by checkpoints/best.json). It knows nothing of the terminal or the CLI; callers
+// watch it through callbacks.
 import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { jsonPart } from "../checkpoint/parts.js";
+import { type BestPointer, bestOfRows, readBest, writeBest } from "../checkpoint/best.js";
 import { listCheckpoints } from "../checkpoint/paths.js";
 import { findCheckpoint, restoreCheckpoint, type VerifiedCheckpoint } from "../checkpoint/read-checkpoint.js";
 import type { Checkpointable } from "../checkpoint/types.js";
-import { cleanCheckpointLeftovers, writeCheckpoint } from "../checkpoint/write-checkpoint.js";
+import { cleanCheckpointLeftovers, pruneCheckpoints, writeCheckpoint } from "../checkpoint/write-checkpoint.js";
 import { createRng } from "../engine/model/init.js";
 import { MasoError } from "../errors.js";
-import { type MetricValues, type MetricsRow, openMetricsWriter } from "../progress/metrics-writer.js";
+import { type MetricValues, type MetricsRow, openMetricsWriter, readMetrics } from "../progress/metrics-writer.js";
 import { appendRewards } from "../progress/reward-writer.js";
 import { roleMetrics as rolloutRoleMetrics } from "../progress/role-metrics.js";
 import { assignRewards } from "../rewards/combine.js";
@@ -20,6 +22,7 @@ import { appendTrajectories } from "../workflow/trajectory-writer.js";
 import type { Trajectory } from "../workflow/trajectory.js";
 import { checkRunState, type RunState, runtimeParts, type TaskCursor } from "./checkpoint-parts.js";
 import type { StepReport } from "./controller.js";
+import { meanMetrics } from "./step-metrics.js";
 import type { Runtime } from "./runtime.js";
 import type { StepItem } from "./step-context.js";
 import type { RoleStepMetrics } from "./step-metrics.js";
@@ -34,6 +37,11 @@ export interface TrainRunEval<S, T> {
   metric: (trajectory: Trajectory<S>, task: T) => number;
   /** greedy decoding (default true); false samples with the rollout settings */
   greedy?: boolean;
+  /**
+   * Keep the checkpoint with the highest metric (a checkpoint is written at each new best, named
+   * by checkpoints/best.json and never pruned). Set it for the dev split only, never for test.
+   */
+  selectBest?: boolean;
 }
 
 export interface TrainRunOptions<S extends object, T> {
@@ -140,13 +148,25 @@ async function dropStepFilesAfter(runDir: string, step: number): Promise<void> {
   }
 }
 
+/** What an evaluation measured: mean metric, episode count and mean episode metrics (no wall-clock ones). */
+export interface EvalResult {
+  metric: number;
+  episodes: number;
+  episodeMetrics: Record<string, number>;
+}
+
 /** Greedy evaluation: the mean of `metric` over the tasks (the first `episodes` of them, or all). */
-export async function evaluate<S extends object, T>(rt: Runtime<S, T>, o: TrainRunEval<S, T>, initialState: (t: T) => S) {
+export async function evaluate<S extends object, T>(
+  rt: Runtime<S, T>,
+  o: TrainRunEval<S, T>,
+  initialState: (t: T) => S,
+): Promise<EvalResult> {
   const tasks = o.episodes === null ? o.tasks : o.tasks.slice(0, o.episodes);
   const items = tasks.map((task, i) => ({ episode: { id: `eval-${i}`, state: initialState(task), taskId: `eval-${i}` }, task }));
   const trajectories = await rt.controller.evaluate(items, o.greedy === false ? {} : undefined);
   const sum = trajectories.reduce((a, t, i) => a + o.metric(t, tasks[i]), 0);
-  return { metric: sum / Math.max(tasks.length, 1), episodes: tasks.length };
+  const means = Object.entries(meanMetrics(trajectories.map((t) => t.metrics))).filter(([k]) => !k.endsWith("Ms"));
+  return { metric: sum / Math.max(tasks.length, 1), episodes: tasks.length, episodeMetrics: Object.fromEntries(means) };
 }
 
 /**
@@ -189,6 +209,15 @@ export async function runTraining<S extends object, T>(o: TrainRunOptions<S, T>)
 
   const metrics = openMetricsWriter(runDir, { keepUpToStep: state.step });
   await dropStepFilesAfter(runDir, state.step);
+  // the pointer is recomputed from the kept metrics, so a kill between a checkpoint and its pointer heals
+  const selectBest = o.eval?.selectBest === true;
+  let best: BestPointer | null = null;
+  if (selectBest)
+    best = bestOfRows(
+      readMetrics(runDir),
+      (await listCheckpoints(runDir)).map((c) => c.step),
+    );
+  if (best) await writeBest(runDir, best);
   const taskId = o.taskId ?? ((_: T, i: number) => `task-${i}`);
   const rows: TrainRow[] = [];
   const t0 = performance.now();
@@ -236,13 +265,29 @@ export async function runTraining<S extends object, T>(o: TrainRunOptions<S, T>)
       },
     };
     const last = stepNo === o.steps;
-    if (o.eval && o.eval.tasks.length > 0 && ((o.eval.every > 0 && stepNo % o.eval.every === 0) || last))
-      row.eval = await evaluate(rt, o.eval, o.initialState);
+    let newBest: BestPointer | null = null;
+    if (o.eval && o.eval.tasks.length > 0 && ((o.eval.every > 0 && stepNo % o.eval.every === 0) || last)) {
+      const { metric, episodes } = await evaluate(rt, o.eval, o.initialState);
+      row.eval = { metric, episodes };
+      if (selectBest && (best === null || metric > best.metric)) newBest = { step: stepNo, metric, split: "dev" };
+    }
     metrics.write(row);
     rows.push(row);
     o.onStep?.(row, report);
-    if (stepNo % o.checkpointEvery === 0 || last) {
-      const written = await writeCheckpoint(runDir, stepNo, parts, { keep: o.keep, beforeCommit: o.beforeCommit, meta: { seed: o.seed } });
+    if (stepNo % o.checkpointEvery === 0 || last || newBest) {
+      const protect = best ? [best.step] : [];
+      const written = await writeCheckpoint(runDir, stepNo, parts, {
+        keep: o.keep,
+        protect,
+        beforeCommit: o.beforeCommit,
+        meta: { seed: o.seed },
+      });
+      if (newBest) {
+        // pointer after commit, old best released after the pointer: a kill between leaves a valid pair
+        await writeBest(runDir, newBest);
+        if (best) await pruneCheckpoints(runDir, o.keep, [newBest.step]);
+        best = newBest;
+      }
       o.onCheckpoint?.(stepNo, written.dir);
     }
   }
@@ -254,24 +299,47 @@ export async function runTraining<S extends object, T>(o: TrainRunOptions<S, T>)
     startStep,
     finalRoleRewards: Object.fromEntries(Object.entries(final.roles).map(([r, m]) => [r, (m.reward as MetricValues)?.total ?? null])),
     finalEval: final.eval?.metric ?? null,
+    best,
     wallSeconds: (performance.now() - t0) / 1000,
     finishedAt: new Date().toISOString(),
   });
   return { startStep, rows };
 }
 
-/**
- * Loads a run's newest good checkpoint into a freshly built runtime and evaluates it greedily on
- * `tasks` (what `maso eval <runDir>` does). Throws CHECKPOINT_NOT_FOUND when the run has none.
- */
-export async function evaluateRun<S extends object, T>(o: {
-  runDir: string;
+/** Which weights `evaluateRun` scores: the best-on-dev checkpoint, the newest good one, a step, or the untrained init. */
+export type CheckpointChoice = "best" | "latest" | "init" | number;
+
+interface EvalRunOptions<S extends object, T> {
   build: (startStep: number) => Runtime<S, T> | Promise<Runtime<S, T>>;
   tasks: readonly T[];
   initialState: (task: T) => S;
   metric: (trajectory: Trajectory<S>, task: T) => number;
-}): Promise<{ step: number; metric: number; episodes: number }> {
-  const ckpt = await findCheckpoint(o.runDir, { fallback: true });
+}
+
+/**
+ * Evaluates a run greedily on `tasks` (what `maso eval` does). `checkpoint`: "best" (the step
+ * checkpoints/best.json names), "latest" (newest good one), a step, or "init" (the untrained
+ * weights of step 0, built exactly as a fresh training run builds them; no run directory needed).
+ * Default: best when the run has a best pointer, else latest. Throws CHECKPOINT_NONE when the run
+ * has no checkpoint, CHECKPOINT_BEST when "best" is asked of a run without a pointer.
+ * @example
+ * const r = await evaluateRun({ runDir, checkpoint: "best", build, tasks: mod.tasks.test, initialState, metric });
+ */
+export async function evaluateRun<S extends object, T>(
+  o: EvalRunOptions<S, T> & { runDir?: string; checkpoint?: CheckpointChoice },
+): Promise<EvalResult & { step: number; checkpoint: "best" | "latest" | "init" | "step" }> {
+  const greedy = (rt: Runtime<S, T>) => evaluate(rt, { every: 0, tasks: o.tasks, episodes: null, metric: o.metric }, o.initialState);
+  if (o.checkpoint === "init") return { step: 0, checkpoint: "init", ...(await greedy(await o.build(0))) };
+  if (o.runDir === undefined) throw new MasoError("RUN_NOT_FOUND", "evaluating a checkpoint needs the run directory");
+  const best = o.checkpoint === undefined || o.checkpoint === "best" ? await readBest(o.runDir) : null;
+  if (o.checkpoint === "best" && !best)
+    throw new MasoError(
+      "CHECKPOINT_BEST",
+      `${o.runDir} has no best-on-dev pointer (checkpoints/best.json)`,
+      "train with eval.every > 0 on the dev split and a 'metric' export, or pass --checkpoint latest",
+    );
+  const step = best ? best.step : typeof o.checkpoint === "number" ? o.checkpoint : undefined;
+  const ckpt = await findCheckpoint(o.runDir, step === undefined ? { fallback: true } : { step });
   const state: RunState = { step: 0, cursor: { epoch: 0, index: 0 }, seed: 0 };
   const runPart = jsonPart(
     "run",
@@ -282,6 +350,5 @@ export async function evaluateRun<S extends object, T>(o: {
   );
   const rt = await o.build(checkRunState(await ckpt.part("run").json("state.json")).step);
   await restoreCheckpoint(ckpt, runtimeParts(rt.workers, runPart));
-  const r = await evaluate(rt, { every: 0, tasks: o.tasks, episodes: null, metric: o.metric }, o.initialState);
-  return { step: state.step, ...r };
+  return { step: state.step, checkpoint: best ? "best" : step === undefined ? "latest" : "step", ...(await greedy(rt)) };
 }

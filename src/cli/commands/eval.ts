@@ -1,6 +1,6 @@
 // `maso eval`: held-out loss of an engine model (a pretraining run, checkpoint or HF folder) on
-// its run's data or --data; for a `maso train` run, the workflow's greedy metric on its test (or
-// dev) tasks at the newest good checkpoint.
+// its run's data or --data; for a `maso train` run or a workflow file, the workflow's greedy metric
+// on its test (or dev) tasks (eval-workflow.ts).
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CONFIG_FILE } from "../../config/load-config.js";
@@ -10,18 +10,12 @@ import { Decoder } from "../../engine/model/decoder.js";
 import { createByteTokenizer } from "../../engine/tokenizer/byte-tokenizer.js";
 import { MasoError } from "../../errors.js";
 import { evalLoss } from "../../train/pretrain.js";
-import { createRuntime } from "../../runtime/runtime.js";
-import { evaluateRun } from "../../runtime/train-run.js";
-import type { Workflow } from "../../workflow/graph-types.js";
-import { resolveRunConfig } from "../../config/load-config.js";
-import { num, type Parsed, parseFlags, str } from "../args.js";
-import { runtimeOptions } from "../train/runtime-options.js";
-import { trainingModule } from "../train/workflow-module.js";
-import { loadExports, workflowRoles } from "./train.js";
+import { num, parseFlags, str } from "../args.js";
 import { usageError } from "../exit-codes.js";
 import { findModel } from "../model-source.js";
 import { loadPretrainData } from "../pretrain-data.js";
-import { type CliIo, type Command, println } from "./types.js";
+import { evalWorkflow, isWorkflowFile } from "./eval-workflow.js";
+import { type Command, println } from "./types.js";
 
 async function runConfig(dir: string): Promise<Record<string, unknown> | null> {
   try {
@@ -31,47 +25,18 @@ async function runConfig(dir: string): Promise<Record<string, unknown> | null> {
   }
 }
 
-/** Greedy held-out metric of a `maso train` run's newest good checkpoint, on its test (or dev) tasks. */
-async function evalWorkflowRun(runDir: string, rc: Record<string, unknown>, p: Parsed, io: CliIo): Promise<number> {
-  const file = typeof rc.workflow === "string" ? rc.workflow : "";
-  if (!file) throw new MasoError("RUN_NOT_FOUND", `${join(runDir, CONFIG_FILE)} names no workflow file`);
-  const mod = trainingModule(await loadExports(file), file);
-  if (!mod.metric)
-    throw new MasoError("EVAL_NO_METRIC", `${file} exports no 'metric'`, "export const metric = (trajectory, task) => score in [0, 1]");
-  const split = str(p, "split") ?? (mod.tasks.test?.length ? "test" : "dev");
-  if (split !== "test" && split !== "dev") throw usageError(`eval: --split must be test or dev, got '${split}'`, "eval");
-  const tasks = mod.tasks[split];
-  if (!tasks?.length) throw new MasoError("EVAL_NO_TASKS", `${file} exports no ${split} tasks`, "export tasks = { train, dev, test }");
-  const { config, cast } = resolveRunConfig(
-    { ...rc, runDir },
-    { roles: workflowRoles(mod.workflow as Workflow<object, string>), source: join(runDir, CONFIG_FILE) },
-  );
-  const opts = runtimeOptions(config, cast, mod);
-  const r = await evaluateRun({
-    runDir,
-    build: (startStep) => createRuntime({ ...opts, startStep }),
-    tasks,
-    initialState: mod.initialState,
-    metric: mod.metric,
-  });
-  const result = { run: runDir, step: r.step, split, episodes: r.episodes, metric: r.metric };
-  println(
-    io,
-    p.values.json
-      ? JSON.stringify(result)
-      : `${split} metric ${r.metric.toFixed(4)} over ${r.episodes} episodes (greedy; checkpoint step ${r.step})`,
-  );
-  return 0;
-}
-
 export const evalCommand: Command = {
   name: "eval",
   summary: "evaluate a model (held-out loss) or a workflow run (greedy held-out metric)",
   help: `usage: maso eval <runDir|checkpointDir|modelDir> [--data <file|world>] [options]
+       maso eval <trainRunDir> [--checkpoint best|latest|<step>|init] [--split test|dev] [--json]
+       maso eval <workflow file> [--config <file>] [--split test|dev] [--json]
 
 Prints the held-out loss (nats/token) of the newest good checkpoint of a pretraining run, a
 checkpoint directory or an HF model folder, on the run's held-out split or --data.
-For a workflow run (maso train): the module's 'metric', greedy, on its test tasks (else dev).
+For a workflow run (maso train): the module's 'metric', greedy, on its test tasks (else dev), at
+the best-on-dev checkpoint (checkpoints/best.json) when the run has one, else the newest good one.
+For a workflow file: the same metric for the untrained cast of its config (step 0, "before RL").
 
 options:
   --data <file|world>   evaluation text (default: the run's held-out split)
@@ -79,7 +44,9 @@ options:
   --windows <n>         windows to score (default 32)
   --model <name>        which model of a multi-model run
   --step <n>            a specific checkpoint step
-  --split <test|dev>    workflow runs: which held-out tasks (default: test when the module has them)
+  --split <test|dev>    workflows: which held-out tasks (default: test when the module has them)
+  --checkpoint <which>  workflow runs: best (default when present), latest, a step, or init (untrained)
+  --config <file>       workflow file: the run config (default: the module's 'config' export)
   --json                print the result as JSON`,
   async run(argv, io) {
     const p = parseFlags(
@@ -93,13 +60,18 @@ options:
         step: { type: "string" },
         json: { type: "boolean" },
         split: { type: "string" },
+        checkpoint: { type: "string" },
+        config: { type: "string" },
       },
       1,
     );
     const src = p.positionals[0];
     if (!src) throw usageError("eval: missing the run, checkpoint or model directory", "eval");
+    if (isWorkflowFile(src)) return evalWorkflow(src, null, p, io);
     const rc = await runConfig(src);
-    if (rc && rc.kind !== "pretrain" && rc.models !== undefined && rc.cast !== undefined) return evalWorkflowRun(src, rc, p, io);
+    if (rc && rc.kind !== "pretrain" && rc.models !== undefined && rc.cast !== undefined) return evalWorkflow(src, rc, p, io);
+    for (const f of ["checkpoint", "config"] as const)
+      if (p.values[f] !== undefined) throw usageError(`eval: --${f} is for workflow runs and workflow files`, "eval");
     // an HF model folder also has a config.json; only a pretraining run's is a run config
     const runCfg: PretrainConfig | null = rc?.kind === "pretrain" ? resolvePretrainConfig(rc, join(src, CONFIG_FILE)) : null;
     const dataFlag = str(p, "data");

@@ -71,7 +71,9 @@ function evalOptions(config: RunConfig, mod: ReturnType<typeof trainingModule>) 
       "export tasks.test, or evaluate on dev",
     );
   if (!mod.metric || !tasks?.length) return undefined;
-  return { every: config.eval.every, tasks, episodes: config.eval.episodes, metric: mod.metric, greedy: config.eval.greedy };
+  // checkpoint selection only ever looks at dev: selecting on test would leak it into the result
+  const selectBest = config.eval.split === "dev";
+  return { every: config.eval.every, tasks, episodes: config.eval.episodes, metric: mod.metric, greedy: config.eval.greedy, selectBest };
 }
 
 async function run(argv: readonly string[], io: CliIo): Promise<number> {
@@ -183,8 +185,8 @@ Loads the workflow module (.ts/.js; see docs/training.md: 'workflow', 'rewards',
 'initialState', optionally 'config', 'taskId', 'metric'), validates the run config against the
 workflow's roles (docs/config.md), writes <runDir>/config.json and trains: metrics.jsonl (per-step,
 per-role), trajectories/ and rewards/ per step, summary.json, and checkpoints/step-NNNNNN every
-checkpoint.every steps and at the end (newest checkpoint.keep kept). A killed run continues
-exactly with --resume.
+checkpoint.every steps and at the end (newest checkpoint.keep kept, plus the best one on dev,
+named by checkpoints/best.json, when eval runs on dev). A killed run continues exactly with --resume.
 
 options:
   --config <file>     run config (JSON/YAML/JS/TS); replaces the module's 'config' export

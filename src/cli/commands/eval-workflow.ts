@@ -1,0 +1,90 @@
+// `maso eval` for workflows: the module's greedy `metric` on its test (or dev) tasks, either of a
+// `maso train` run's checkpoint (best on dev by default) or of the untrained cast a workflow file's
+// config describes (step 0: "before RL"). Builds runtimes the way `maso train` does; trains nothing.
+import { extname, join } from "node:path";
+import { CONFIG_FILE, readConfigFile, resolveRunConfig } from "../../config/load-config.js";
+import { MasoError } from "../../errors.js";
+import { createRuntime } from "../../runtime/runtime.js";
+import { type CheckpointChoice, evaluateRun } from "../../runtime/train-run.js";
+import type { Workflow } from "../../workflow/graph-types.js";
+import { type Parsed, str } from "../args.js";
+import { usageError } from "../exit-codes.js";
+import { runtimeOptions } from "../train/runtime-options.js";
+import { trainingModule, type WorkflowModule } from "../train/workflow-module.js";
+import { loadExports, workflowRoles } from "./train.js";
+import { type CliIo, println } from "./types.js";
+
+const MODULE_EXTS = [".ts", ".mts", ".js", ".mjs"];
+
+/** True when `path` names a workflow module rather than a run directory. */
+export const isWorkflowFile = (path: string): boolean => MODULE_EXTS.includes(extname(path).toLowerCase());
+
+/** --checkpoint best|latest|init|<step> (undefined: best when the run has one, else latest). */
+function checkpointFlag(p: Parsed): CheckpointChoice | undefined {
+  const v = str(p, "checkpoint");
+  if (v === undefined || v === "best" || v === "latest" || v === "init") return v;
+  if (/^\d+$/.test(v)) return Number(v);
+  throw usageError(`eval: --checkpoint must be best, latest, init or a step, got '${v}'`, "eval");
+}
+
+/** The held-out tasks of `split` (default test when the module has them, else dev). */
+function heldOut(mod: WorkflowModule<object, unknown>, file: string, p: Parsed) {
+  if (!mod.metric)
+    throw new MasoError("EVAL_NO_METRIC", `${file} exports no 'metric'`, "export const metric = (trajectory, task) => score in [0, 1]");
+  const split = str(p, "split") ?? (mod.tasks.test?.length ? "test" : "dev");
+  if (split !== "test" && split !== "dev") throw usageError(`eval: --split must be test or dev, got '${split}'`, "eval");
+  const tasks = mod.tasks[split];
+  if (!tasks?.length) throw new MasoError("EVAL_NO_TASKS", `${file} exports no ${split} tasks`, "export tasks = { train, dev, test }");
+  return { split, tasks, metric: mod.metric };
+}
+
+/**
+ * Evaluates a workflow run (`runDir` with its config.json) or, for a workflow file, its untrained
+ * cast; prints one line (or JSON with --json).
+ */
+export async function evalWorkflow(src: string, rc: Record<string, unknown> | null, p: Parsed, io: CliIo): Promise<number> {
+  const fromFile = rc === null;
+  const file = fromFile ? src : typeof rc.workflow === "string" ? rc.workflow : "";
+  if (!file) throw new MasoError("RUN_NOT_FOUND", `${join(src, CONFIG_FILE)} names no workflow file`);
+  const exp = await loadExports(file);
+  const mod = trainingModule(exp, file);
+  const { split, tasks, metric } = heldOut(mod, file, p);
+  let raw: unknown = rc && { ...rc, runDir: src };
+  let source = join(src, CONFIG_FILE);
+  if (fromFile) {
+    const cfgPath = str(p, "config");
+    raw = cfgPath ? await readConfigFile(cfgPath) : exp.config;
+    source = cfgPath ?? `${file} (config export)`;
+    if (raw === undefined)
+      throw new MasoError("CONFIG_MISSING", `${file} exports no 'config' and no --config was given`, "pass --config <file>");
+  } else if (str(p, "config") !== undefined) throw usageError("eval: --config is for a workflow file; a run uses its config.json", "eval");
+  const choice = fromFile ? "init" : checkpointFlag(p);
+  if (fromFile && str(p, "checkpoint") !== undefined && choice !== "init")
+    throw usageError("eval: a workflow file has no checkpoints; evaluate a run directory instead", "eval");
+  const { config, cast } = resolveRunConfig(raw, { roles: workflowRoles(mod.workflow as Workflow<object, string>), source });
+  const opts = runtimeOptions(config, cast, mod);
+  const r = await evaluateRun({
+    runDir: fromFile ? undefined : src,
+    checkpoint: choice,
+    build: (startStep) => createRuntime({ ...opts, startStep }),
+    tasks,
+    initialState: mod.initialState,
+    metric,
+  });
+  const result = {
+    [fromFile ? "workflow" : "run"]: src,
+    checkpoint: r.checkpoint,
+    step: r.step,
+    split,
+    episodes: r.episodes,
+    metric: r.metric,
+  };
+  const what = r.checkpoint === "init" ? "untrained (step 0)" : `${r.checkpoint} checkpoint, step ${r.step}`;
+  println(
+    io,
+    p.values.json
+      ? JSON.stringify({ ...result, episodeMetrics: r.episodeMetrics })
+      : `${split} metric ${r.metric.toFixed(4)} over ${r.episodes} episodes (greedy; ${what})`,
+  );
+  return 0;
+}
