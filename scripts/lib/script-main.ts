@@ -1,0 +1,32 @@
+// Entry-point plumbing shared by the scripts/*.ts tools: run `main(argv)` only when the file is
+// executed (not imported by a test), print a MasoError as "error CODE: message" and set the exit code
+// (0 ok, 1 failure, 2 usage) without calling process.exit.
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { MasoError } from "../../src/errors.js";
+
+/** A usage error (exit 2). */
+export const usage = (message: string, help: string): MasoError => new MasoError("USAGE", message, help);
+
+/** Exit code and message for an error thrown by a script's main. */
+export function reportError(name: string, err: unknown, write: (s: string) => void = (s) => process.stderr.write(s)): number {
+  if (err instanceof MasoError) {
+    write(`${name}: error ${err.code}: ${err.message}\n`);
+    return err.code === "USAGE" || err.code.startsWith("CONFIG_") ? 2 : 1;
+  }
+  write(`${name}: ${(err as Error)?.stack ?? String(err)}\n`);
+  return 1;
+}
+
+/** Runs `main` when `moduleUrl` is the file node was started with. */
+export function runIfMain(moduleUrl: string, name: string, main: (argv: string[]) => Promise<number>): void {
+  if (!process.argv[1] || pathToFileURL(resolve(process.argv[1])).href !== moduleUrl) return;
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err) => {
+      process.exitCode = reportError(name, err);
+    },
+  );
+}
