@@ -1,0 +1,199 @@
+// The results harness: for a workflow module (and optionally one of its `configs` variants), for
+// each seed, evaluates the untrained cast on tasks.test (before RL), trains with `maso train`
+// (checkpoint selection on dev), evaluates the best-on-dev checkpoint on tasks.test (after RL);
+// then writes <out>/<workflow>/<variant>/summary.json and the training-curve SVGs. Drives the CLI
+// in-process, so the numbers are exactly what `maso eval` prints. A rerun reuses finished seeds and
+// resumes unfinished runs.
+//   npx tsx scripts/results.ts <workflow file> [--variant v] [--seeds 0,1,2] [--steps n] [--eval-every n] [--out results]
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { loadExports } from "../src/cli/commands/train.js";
+import type { CliIo } from "../src/cli/commands/types.js";
+import { main as maso } from "../src/cli/main.js";
+import { trainingModule } from "../src/cli/train/workflow-module.js";
+import { MasoError } from "../src/errors.js";
+import { plotFigures } from "./lib/plots.js";
+import { meanRecords, type SeedResult, summarize } from "./lib/results-summary.js";
+import { readRunRows } from "./lib/run-series.js";
+import { runIfMain, usage } from "./lib/script-main.js";
+
+const HELP =
+  "usage: npx tsx scripts/results.ts <workflow file> [--variant <name>] [--seeds 0,1,2] [--steps <n>] [--eval-every <n>] [--out <dir>]";
+
+export interface ResultsOptions {
+  file: string;
+  /** a key of the module's `configs` export; default its `config` export ("default") */
+  variant?: string;
+  seeds: number[];
+  /** overrides schedule.steps */
+  steps?: number;
+  /** overrides eval.every (dev evaluations, hence checkpoint-selection points) */
+  evalEvery?: number;
+  out: string;
+  /** progress and CLI output (default stderr) */
+  log?: (s: string) => void;
+}
+
+/** Runs `maso <argv>` in-process; resolves to its stdout (also echoed to `log` when `echo`), throws RESULTS_STEP on a non-zero exit. */
+async function cli(argv: string[], log: (s: string) => void, echo = false): Promise<string> {
+  let out = "";
+  const write = (s: string) => {
+    out += s;
+    if (echo) log(s);
+  };
+  const io: CliIo = { out: { write, isTTY: false }, err: { write: (s: string) => log(s) }, env: process.env };
+  const code = await maso(argv, io);
+  if (code !== 0) throw new MasoError("RESULTS_STEP", `'maso ${argv.join(" ")}' exited with ${code}\n${out}`, "see the error above");
+  return out;
+}
+
+interface EvalJson {
+  checkpoint: string;
+  step: number;
+  episodes: number;
+  metric: number;
+  episodeMetrics: Record<string, number>;
+}
+const lastJson = (out: string): EvalJson => JSON.parse(out.trim().split("\n").at(-1) ?? "") as EvalJson;
+
+/** The run config of the variant, or a usage error naming the variants there are. */
+function pickConfig(exp: Record<string, unknown>, file: string, variant: string | undefined): Record<string, unknown> {
+  const configs = (exp.configs ?? {}) as Record<string, unknown>;
+  const cfg = variant === undefined ? exp.config : configs[variant];
+  if (cfg === undefined || cfg === null || typeof cfg !== "object")
+    throw usage(
+      variant === undefined ? `${file} exports no 'config'` : `${file} has no config variant '${variant}'`,
+      `variants: ${Object.keys(configs).join(", ") || "none (pass no --variant)"}`,
+    );
+  const text = JSON.stringify(cfg, (k, v) => {
+    if (typeof v === "function") throw new MasoError("CONFIG_NOT_JSON", `${file}: config field '${k}' is a function`, "use plain data");
+    return v;
+  });
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+/** One seed: before-RL test eval, training (resumed when a previous attempt stopped), after-RL test eval. */
+async function runSeed(o: ResultsOptions, base: Record<string, unknown>, seed: number, dir: string, log: (s: string) => void) {
+  const done = join(dir, "result.json");
+  if (existsSync(done)) {
+    log(`seed ${seed}: reusing ${done}\n`);
+    return JSON.parse(readFileSync(done, "utf8")) as SeedResult;
+  }
+  mkdirSync(dir, { recursive: true });
+  const cfgFile = join(dir, "config.json");
+  const schedule = { ...(base.schedule as object), ...(o.steps !== undefined && { steps: o.steps }) };
+  const evalCfg = { ...(base.eval as object), split: "dev", ...(o.evalEvery !== undefined && { every: o.evalEvery }) };
+  writeFileSync(cfgFile, `${JSON.stringify({ ...base, seed, schedule, eval: evalCfg }, null, 2)}\n`);
+  const runDir = join(dir, "run");
+
+  log(`seed ${seed}: before RL (untrained cast, test split)\n`);
+  const before = lastJson(await cli(["eval", o.file, "--config", cfgFile, "--split", "test", "--json"], log));
+  log(`seed ${seed}: training into ${runDir}\n`);
+  const t0 = performance.now();
+  const resume = existsSync(join(runDir, "config.json"));
+  await cli(resume ? ["train", "--resume", runDir, o.file] : ["train", o.file, "--config", cfgFile, "--run-dir", runDir], log, true);
+  const trainSeconds = (performance.now() - t0) / 1000;
+  log(`seed ${seed}: after RL (selected checkpoint, test split)\n`);
+  const after = lastJson(await cli(["eval", runDir, "--split", "test", "--json"], log));
+  const rows = readRunRows(runDir);
+  const result: SeedResult = {
+    seed,
+    before: before.metric,
+    after: after.metric,
+    selection: after.checkpoint === "best" ? "best" : "latest",
+    step: after.step,
+    testEpisodes: after.episodes,
+    trainSeconds,
+    resumed: resume,
+    episodeMetrics: {
+      train: meanRecords(rows.map((r) => (r.episodes as { metrics?: Record<string, number> } | undefined)?.metrics ?? {})),
+      testBefore: before.episodeMetrics,
+      testAfter: after.episodeMetrics,
+    },
+  };
+  writeFileSync(done, `${JSON.stringify(result, null, 2)}\n`);
+  log(`seed ${seed}: test ${result.before.toFixed(4)} -> ${result.after.toFixed(4)} (${result.selection} step ${result.step})\n`);
+  return result;
+}
+
+/**
+ * Runs every seed and writes summary.json and the curves; returns the summary's path.
+ * @example
+ * await runResults({ file: "examples/workflows/marft-math/workflow.ts", variant: "actionLevel", seeds: [0, 1, 2], out: "results" });
+ */
+export async function runResults(o: ResultsOptions): Promise<string> {
+  const log = o.log ?? ((s: string) => process.stderr.write(s));
+  const exp = await loadExports(o.file);
+  const mod = trainingModule(exp, o.file);
+  if (!mod.tasks.test?.length)
+    throw new MasoError(
+      "RESULTS_NO_TEST",
+      `${o.file} exports no tasks.test`,
+      "results are reported on the held-out test split: export tasks.test",
+    );
+  if (!mod.metric)
+    throw new MasoError("EVAL_NO_METRIC", `${o.file} exports no 'metric'`, "export const metric = (trajectory, task) => score");
+  if (!mod.tasks.dev?.length) log(`warning: ${o.file} has no tasks.dev; no checkpoint selection, the newest checkpoint is reported\n`);
+  const base = pickConfig(exp, o.file, o.variant);
+  const variant = o.variant ?? "default";
+  const dir = join(o.out, mod.workflow.name, variant);
+  const perSeed: SeedResult[] = [];
+  for (const seed of o.seeds) perSeed.push(await runSeed(o, base, seed, join(dir, `seed-${seed}`), log));
+
+  const runs = o.seeds.map((s) => ({ label: `seed ${s}`, rows: readRunRows(join(dir, `seed-${s}`, "run")) }));
+  const figs = plotFigures(runs, { mode: "band", title: `${mod.workflow.name} (${variant})` });
+  for (const f of figs) writeFileSync(join(dir, f.file), f.svg);
+  const steps = Math.max(...runs.map((r) => r.rows.at(-1)?.step ?? 0));
+  const machine = { cores: availableParallelism(), threads: process.env.MASO_THREADS ?? null, node: process.version };
+  const summary = summarize(
+    { workflow: mod.workflow.name, variant, file: o.file, steps, machine, plots: figs.map((f) => f.file) },
+    perSeed,
+  );
+  const path = join(dir, "summary.json");
+  writeFileSync(path, `${JSON.stringify(summary, null, 2)}\n`);
+  log(`wrote ${path}\n`);
+  return path;
+}
+
+function ints(v: string | undefined, what: string): number[] | undefined {
+  if (v === undefined) return undefined;
+  const xs = v.split(",").map((s) => Number(s.trim()));
+  if (xs.length === 0 || xs.some((x) => !Number.isSafeInteger(x) || x < 0))
+    throw usage(`${what} must be non-negative integers, got '${v}'`, HELP);
+  return xs;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let a: ReturnType<typeof parse>;
+  try {
+    a = parse(argv);
+  } catch (e) {
+    throw usage((e as Error).message, HELP);
+  }
+  const file = a.positionals[0];
+  if (!file || a.positionals.length > 1) throw usage("give exactly one workflow file", HELP);
+  const steps = ints(a.values.steps, "--steps")?.[0];
+  const evalEvery = ints(a.values["eval-every"], "--eval-every")?.[0];
+  if (steps === 0) throw usage("--steps must be at least 1", HELP);
+  const seeds = ints(a.values.seeds ?? "0,1,2", "--seeds")!;
+  console.log(await runResults({ file, variant: a.values.variant, seeds, steps, evalEvery, out: a.values.out ?? "results" }));
+  return 0;
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      variant: { type: "string" },
+      seeds: { type: "string" },
+      steps: { type: "string" },
+      "eval-every": { type: "string" },
+      out: { type: "string" },
+    },
+  });
+}
+
+runIfMain(import.meta.url, "results", main);
