@@ -135,6 +135,7 @@ export async function runResults(o: ResultsOptions): Promise<string> {
     );
   if (!mod.metric)
     throw new MasoError("EVAL_NO_METRIC", `${o.file} exports no 'metric'`, "export const metric = (trajectory, task) => score");
+  if (mod.tasks.test.length < 300) log(`warning: ${o.file} has only ${mod.tasks.test.length} test tasks (published results use ≥ 300)\n`);
   if (!mod.tasks.dev?.length) log(`warning: ${o.file} has no tasks.dev; no checkpoint selection, the newest checkpoint is reported\n`);
   const base = pickConfig(exp, o.file, o.variant);
   const variant = o.variant ?? "default";
