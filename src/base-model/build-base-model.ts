@@ -9,6 +9,8 @@ import { Decoder } from "../engine/model/decoder.js";
 import { trainBpe } from "../engine/tokenizer/bpe-trainer.js";
 import { bpeTokenizerFiles } from "../engine/tokenizer/bpe-trainer-files.js";
 import { hfTokenizerFromFiles } from "../engine/tokenizer/hf-tokenizer.js";
+import { createRng } from "../engine/model/init.js";
+import { plantInductionCircuit } from "./induction-init.js";
 import { buildMixture, DEFAULT_MIXTURE_COUNTS, exampleTexts, type MixtureCounts } from "./mixture.js";
 import { type EncodedExample, encodeExample, exampleLoss, type TrainStep, trainExamples } from "./train-loop.js";
 
@@ -24,6 +26,8 @@ export interface BaseModelOptions {
   hiddenSize?: number;
   numLayers?: number;
   counts?: MixtureCounts;
+  /** "random" (default) or "induction": plant the copying circuit of induction-init.ts first (an experiment, docs/base-model.md). */
+  init?: "induction" | "random";
   /** Output directory (created). */
   outDir: string;
   onStep?: (s: TrainStep) => void;
@@ -51,7 +55,13 @@ export interface BaseModelProvenance {
 }
 
 /** A Llama-style decoder config for the base model (GQA, tied embeddings). */
-export function baseModelConfig(vocabSize: number, eosTokenIds: number[], hiddenSize = 192, numLayers = 4): ModelConfig {
+export function baseModelConfig(
+  vocabSize: number,
+  eosTokenIds: number[],
+  hiddenSize = 192,
+  numLayers = 4,
+  init: "induction" | "random" = "random",
+): ModelConfig {
   return {
     architecture: "llama",
     vocabSize,
@@ -61,7 +71,9 @@ export function baseModelConfig(vocabSize: number, eosTokenIds: number[], hidden
     numHeads: hiddenSize / 32,
     numKvHeads: 2,
     headDim: 32,
-    ropeTheta: 10000,
+    // with a planted induction head, a large theta: its slow RoPE pairs barely rotate over the
+    // context, so it can match token content at any distance (induction-init.ts)
+    ropeTheta: init === "induction" ? 1_000_000 : 10000,
     rmsNormEps: 1e-5,
     tieWordEmbeddings: true,
     qkvBias: false,
@@ -106,8 +118,10 @@ export async function buildBaseModel(opts: BaseModelOptions): Promise<BaseModelP
     return ex;
   };
 
-  const config = baseModelConfig(tok.vocabSize, tok.eosTokenIds, opts.hiddenSize, opts.numLayers);
+  const init = opts.init ?? "random";
+  const config = baseModelConfig(tok.vocabSize, tok.eosTokenIds, opts.hiddenSize, opts.numLayers, init);
   const model = new Decoder(config, undefined, { seed });
+  if (init === "induction") plantInductionCircuit(model.params, config, createRng(seed));
   const parameters = model.params.data.length;
   log(
     `model: ${(parameters / 1e6).toFixed(2)}M parameters, d=${config.hiddenSize}, ${config.numLayers} layers, ${config.numHeads}/${config.numKvHeads} heads`,
@@ -135,6 +149,7 @@ export async function buildBaseModel(opts: BaseModelOptions): Promise<BaseModelP
     steps,
     batchSize,
     lr,
+    init,
     model: config,
     parameters,
     mixtureCounts: mixture.counts,

@@ -5,7 +5,7 @@ import { buildBaseModel, writeProvenance } from "./build-base-model.js";
 import { numArg, readArgs } from "./cli-args.js";
 import { evaluateBaseModelDir } from "./evaluate-dir.js";
 
-const args = readArgs(process.argv.slice(2), ["steps", "seed", "out", "batch", "lr"]);
+const args = readArgs(process.argv.slice(2), ["steps", "seed", "out", "batch", "lr", "init"]);
 const seed = numArg(args, "seed", 42);
 const outDir = args.out ?? "models/base";
 const t0 = performance.now();
@@ -15,6 +15,7 @@ const prov = await buildBaseModel({
   steps: numArg(args, "steps", 900),
   batchSize: numArg(args, "batch", 16),
   lr: numArg(args, "lr", 3e-3),
+  init: args.init === "induction" ? "induction" : "random",
   onLog: (l) => console.log(l),
   onStep: (s) => {
     if (s.step % 20 === 0 || s.heldOutLoss !== undefined) {

@@ -3,19 +3,27 @@
 // invented names. Every fresh name avoids all dev/test entity words; the leak test checks the result.
 import type { ChatMessage } from "../engine/tokenizer/types.js";
 import { makeArithmeticTasks } from "../envs/tasks/arithmetic/arithmetic-tasks.js";
+import { makeCodeTasks } from "../envs/tasks/code/code-tasks.js";
 import { createNameSource, wordSet } from "../envs/tasks/names.js";
 import { type Rng, createRng } from "../envs/tasks/rng.js";
 import { templateWords } from "../envs/tasks/world/phrasings.js";
 import { type WorldTasks, makeWorldTasks } from "../envs/tasks/world/world-tasks.js";
 import { freshWorld } from "./fresh-world.js";
 import {
+  actorPrompt,
   answerPrompt,
   answerTarget,
+  codePlanPrompt,
+  codePrompt,
+  codeTarget,
+  reasonerPrompt,
+  reflectPrompt,
   decomposePrompt,
   extractPrompt,
   mathPrompt,
   NO_USEFUL_INFORMATION,
   planPrompt,
+  updatePrompt,
   searchPrompt,
   summarizePrompt,
 } from "./prompts.js";
@@ -26,14 +34,18 @@ import { type ChainQuestion, type WorldIndex, chainQuestions, factPassage, factS
 export const MIXTURE_KINDS = [
   "world-text",
   "copy",
+  "copy-text",
   "answer-fresh",
   "answer-train",
   "decompose",
   "extract",
   "summarize",
   "search",
+  "update",
   "plan",
   "math",
+  "reasoner",
+  "code",
 ] as const;
 export type MixtureKind = (typeof MIXTURE_KINDS)[number];
 
@@ -44,15 +56,19 @@ export type MixtureExample = { kind: MixtureKind; text: string } | { kind: Mixtu
 export type MixtureCounts = Record<Exclude<MixtureKind, "world-text">, number>;
 
 export const DEFAULT_MIXTURE_COUNTS: MixtureCounts = {
-  copy: 4000,
+  copy: 6000,
+  "copy-text": 3000,
   "answer-fresh": 12000,
   "answer-train": 2000,
   decompose: 1500,
   extract: 800,
   summarize: 800,
   search: 1500,
+  update: 800,
   plan: 600,
   math: 1200,
+  reasoner: 600,
+  code: 1500,
 };
 
 /** The mixture and what it was made from. */
@@ -109,6 +125,17 @@ function copyExample(w: WorldIndex, rng: Rng, names: () => string): MixtureExamp
   };
 }
 
+/**
+ * Plain text over a fresh world: several facts, then question/answer lines about them. Every token is
+ * trained, so each answer name (and each name repeated across facts) is a dense copying target.
+ */
+function copyText(w: WorldIndex, rng: Rng): MixtureExample {
+  const picked = rng.shuffle(chainQuestions(w).filter((q) => q.hops === 1)).slice(0, 6);
+  const facts = rng.shuffle([...new Set(picked.map((q) => factSentence(w, q.steps[0].fact, q.steps[0].subject.id, rng)))]);
+  const lines = rng.shuffle(picked).map((q) => `Question: ${q.question} Answer: ${q.answer}.`);
+  return { kind: "copy-text", text: `${facts.join(" ")}\n${lines.join("\n")}` };
+}
+
 function evidenceExample(kind: "extract" | "summarize", w: WorldIndex, q: ChainQuestion, rng: Rng): MixtureExample {
   const i = rng.int(0, q.steps.length - 1);
   const s = q.steps[i];
@@ -127,6 +154,33 @@ function searchExample(w: WorldIndex, q: ChainQuestion, rng: Rng): MixtureExampl
   const knowledge = q.steps.slice(0, known).map((s) => factSentence(w, s.fact, s.subject.id, rng));
   const response = known === q.steps.length ? "<end>" : `<search>${stepQuery(q, known)}</search>`;
   return { kind: "search", messages: searchPrompt(q.question, knowledge), response };
+}
+
+/** `update` (iterative search): the new knowledge item is the turn's evidence sentence restated. */
+function updateExample(w: WorldIndex, q: ChainQuestion, rng: Rng): MixtureExample {
+  const known = rng.int(0, q.steps.length - 1);
+  const knowledge = q.steps.slice(0, known).map((s) => factSentence(w, s.fact, s.subject.id, rng));
+  const next = q.steps[known];
+  const evidence = factSentence(w, next.fact, next.subject.id, rng);
+  return { kind: "update", messages: updatePrompt(q.question, knowledge, evidence), response: evidence };
+}
+
+/** The reasoner's plan for an arithmetic problem: the shape of the computation, no numbers. */
+const reasonerPlan = (ops: number) =>
+  `Take the quantities from the problem and combine them in ${["one step", "two steps", "three steps", "four steps"][Math.min(ops, 4) - 1] ?? "several steps"}.`;
+
+const codePlan = (entry: string) => `Define ${entry}. Follow the rule in the problem for each input. Return the result.`;
+
+/** Coding roles over a train-split task: plan, code (from that plan) or reflect, in turn. */
+function codeExample(t: { problem: string; entry: string; reference: string }, i: number): MixtureExample {
+  if (i % 3 === 0) return { kind: "code", messages: codePlanPrompt(t.problem), response: codePlan(t.entry) };
+  if (i % 3 === 1) return { kind: "code", messages: codePrompt(t.problem, codePlan(t.entry)), response: codeTarget(t.reference) };
+  const failures = `${t.entry}(...) returned a wrong value`;
+  return {
+    kind: "code",
+    messages: reflectPrompt(t.problem, codeTarget(t.reference), failures),
+    response: `Check the rule in the problem for the failing inputs and return the expected value.`,
+  };
 }
 
 /**
@@ -158,6 +212,7 @@ export function buildMixture(seed: number, counts: MixtureCounts = DEFAULT_MIXTU
   };
 
   for (let i = 0; i < counts.copy; i++) examples.push(copyExample(fresh()[0], rng, personName));
+  for (let i = 0; i < counts["copy-text"]; i++) examples.push(copyText(fresh()[0], rng));
   for (let i = 0; i < counts["answer-fresh"]; i++) examples.push(answerFresh(...fresh(), rng));
   const passagesOf = supportingPassages(tasks);
   const train = tasks.splits.train;
@@ -176,15 +231,24 @@ export function buildMixture(seed: number, counts: MixtureCounts = DEFAULT_MIXTU
   for (const kind of ["extract", "summarize"] as const)
     for (let i = 0; i < counts[kind]; i++) examples.push(evidenceExample(kind, ...fresh(), rng));
   for (let i = 0; i < counts.search; i++) examples.push(searchExample(...fresh(), rng));
+  for (let i = 0; i < counts.update; i++) examples.push(updateExample(...fresh(), rng));
   for (let i = 0; i < counts.plan; i++) {
     const t = train[(i * 7) % train.length];
     examples.push({ kind: "plan", messages: planPrompt(t.question), response: answerTarget(t.answers[0]) });
   }
-  const math = makeArithmeticTasks(seed).train.filter((m) => ![...wordSet([m.problem])].some((w) => heldOutWords.has(w)));
+  // the same task sets (and so the same train splits) as the reference workflows in examples/workflows
+  const math = makeArithmeticTasks(seed, { count: 1500 }).train.filter((m) => ![...wordSet([m.problem])].some((w) => heldOutWords.has(w)));
   for (let i = 0; i < counts.math && math.length > 0; i++) {
     const m = math[i % math.length];
-    examples.push({ kind: "math", messages: mathPrompt(m.problem), response: `The answer is \\boxed{${m.answer}}.` });
+    const messages = i % 2 === 0 ? mathPrompt(m.problem) : actorPrompt(m.problem, reasonerPlan(m.ops));
+    examples.push({ kind: "math", messages, response: `The answer is \\boxed{${m.answer}}.` });
   }
+  for (let i = 0; i < counts.reasoner && math.length > 0; i++) {
+    const m = math[(i * 5) % math.length];
+    examples.push({ kind: "reasoner", messages: reasonerPrompt(m.problem), response: reasonerPlan(m.ops) });
+  }
+  const code = makeCodeTasks(seed, { count: 2000 }).train;
+  for (let i = 0; i < counts.code && code.length > 0; i++) examples.push(codeExample(code[i % code.length], i));
   const tally = Object.fromEntries(MIXTURE_KINDS.map((k) => [k, 0])) as Record<MixtureKind, number>;
   for (const e of examples) tally[e.kind]++;
   return { examples: rng.fork("order").shuffle(examples), counts: tally, tasks };

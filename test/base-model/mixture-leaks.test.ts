@@ -43,5 +43,19 @@ describe("base-model mixture", () => {
 });
 
 function zeroCounts() {
-  return { copy: 0, "answer-fresh": 0, "answer-train": 0, decompose: 0, extract: 0, summarize: 0, search: 0, plan: 0, math: 0 };
+  return {
+    copy: 0,
+    "copy-text": 0,
+    code: 0,
+    reasoner: 0,
+    update: 0,
+    "answer-fresh": 0,
+    "answer-train": 0,
+    decompose: 0,
+    extract: 0,
+    summarize: 0,
+    search: 0,
+    plan: 0,
+    math: 0,
+  };
 }
