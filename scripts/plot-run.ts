@@ -4,24 +4,26 @@
 //   npx tsx scripts/plot-run.ts <runDir>... [--out <dir>] [--overlay | --band] [--labels a,b] [--ema 0.6] [--title t]
 import { mkdirSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { type PlotMode, plotFigures } from "./lib/plots.js";
 import { readRunRows } from "./lib/run-series.js";
-import { runIfMain, usage } from "./lib/script-main.js";
+import { parseScriptArgs, runIfMain, usage } from "./lib/script-main.js";
 
 const HELP = "usage: npx tsx scripts/plot-run.ts <runDir>... [--out <dir>] [--overlay | --band] [--labels a,b,...] [--ema w] [--title t]";
+const OPTIONS = {
+  out: { type: "string" },
+  overlay: { type: "boolean" },
+  band: { type: "boolean" },
+  labels: { type: "string" },
+  ema: { type: "string" },
+  title: { type: "string" },
+} as const;
 
 /**
  * Writes rewards.svg (and eval.svg when the runs logged eval.metric) into --out (default: the run
  * directory for one run, else ./plots); returns the exit code.
  */
 export async function main(argv: string[], log: (s: string) => void = console.log): Promise<number> {
-  let a: ReturnType<typeof parse>;
-  try {
-    a = parse(argv);
-  } catch (e) {
-    throw usage(`${(e as Error).message}`, HELP);
-  }
+  const a = parseScriptArgs(argv, OPTIONS, HELP);
   const dirs = a.positionals;
   if (dirs.length === 0) throw usage("give at least one run directory", HELP);
   if (a.values.overlay && a.values.band) throw usage("--overlay and --band exclude each other", HELP);
@@ -38,21 +40,6 @@ export async function main(argv: string[], log: (s: string) => void = console.lo
     log(join(out, f.file));
   }
   return 0;
-}
-
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      out: { type: "string" },
-      overlay: { type: "boolean" },
-      band: { type: "boolean" },
-      labels: { type: "string" },
-      ema: { type: "string" },
-      title: { type: "string" },
-    },
-  });
 }
 
 runIfMain(import.meta.url, "plot-run", main);

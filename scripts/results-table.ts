@@ -4,11 +4,10 @@
 //   npx tsx scripts/results-table.ts <resultsDir> [--out docs/RESULTS.md]
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { parseArgs } from "node:util";
 import { MasoError } from "../src/errors.js";
 import { resultsMarkdown } from "./lib/results-markdown.js";
 import type { ResultsSummary } from "./lib/results-summary.js";
-import { runIfMain, usage } from "./lib/script-main.js";
+import { parseScriptArgs, runIfMain, usage } from "./lib/script-main.js";
 
 const HELP = "usage: npx tsx scripts/results-table.ts <resultsDir> [--out <file.md>]";
 
@@ -27,12 +26,7 @@ export function findSummaries(dir: string): { dir: string; summary: ResultsSumma
 }
 
 export async function main(argv: string[], print: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
-  let a: ReturnType<typeof parse>;
-  try {
-    a = parse(argv);
-  } catch (e) {
-    throw usage((e as Error).message, HELP);
-  }
+  const a = parseScriptArgs(argv, { out: { type: "string" } }, HELP);
   const root = a.positionals[0];
   if (!root || a.positionals.length > 1) throw usage("give one results directory", HELP);
   if (!existsSync(root)) throw new MasoError("RESULTS_NOT_FOUND", `${root} does not exist`, "run scripts/results.ts first");
@@ -50,10 +44,6 @@ export async function main(argv: string[], print: (s: string) => void = (s) => p
   if (a.values.out) writeFileSync(a.values.out, md);
   else print(md);
   return 0;
-}
-
-function parse(argv: string[]) {
-  return parseArgs({ args: argv, allowPositionals: true, options: { out: { type: "string" } } });
 }
 
 runIfMain(import.meta.url, "results-table", main);

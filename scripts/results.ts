@@ -8,7 +8,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { loadExports } from "../src/cli/commands/train.js";
 import type { CliIo } from "../src/cli/commands/types.js";
 import { main as maso } from "../src/cli/main.js";
@@ -17,10 +16,17 @@ import { MasoError } from "../src/errors.js";
 import { plotFigures } from "./lib/plots.js";
 import { meanRecords, type SeedResult, summarize } from "./lib/results-summary.js";
 import { readRunRows } from "./lib/run-series.js";
-import { runIfMain, usage } from "./lib/script-main.js";
+import { parseScriptArgs, runIfMain, usage } from "./lib/script-main.js";
 
 const HELP =
   "usage: npx tsx scripts/results.ts <workflow file> [--variant <name>] [--seeds 0,1,2] [--steps <n>] [--eval-every <n>] [--out <dir>]";
+const OPTIONS = {
+  variant: { type: "string" },
+  seeds: { type: "string" },
+  steps: { type: "string" },
+  "eval-every": { type: "string" },
+  out: { type: "string" },
+} as const;
 
 export interface ResultsOptions {
   file: string;
@@ -167,12 +173,7 @@ function ints(v: string | undefined, what: string): number[] | undefined {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  let a: ReturnType<typeof parse>;
-  try {
-    a = parse(argv);
-  } catch (e) {
-    throw usage((e as Error).message, HELP);
-  }
+  const a = parseScriptArgs(argv, OPTIONS, HELP);
   const file = a.positionals[0];
   if (!file || a.positionals.length > 1) throw usage("give exactly one workflow file", HELP);
   const steps = ints(a.values.steps, "--steps")?.[0];
@@ -181,20 +182,6 @@ export async function main(argv: string[]): Promise<number> {
   const seeds = ints(a.values.seeds ?? "0,1,2", "--seeds")!;
   console.log(await runResults({ file, variant: a.values.variant, seeds, steps, evalEvery, out: a.values.out ?? "results" }));
   return 0;
-}
-
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      variant: { type: "string" },
-      seeds: { type: "string" },
-      steps: { type: "string" },
-      "eval-every": { type: "string" },
-      out: { type: "string" },
-    },
-  });
 }
 
 runIfMain(import.meta.url, "results", main);

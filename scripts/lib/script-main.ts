@@ -1,12 +1,29 @@
-// Entry-point plumbing shared by the scripts/*.ts tools: run `main(argv)` only when the file is
-// executed (not imported by a test), print a MasoError as "error CODE: message" and set the exit code
-// (0 ok, 1 failure, 2 usage) without calling process.exit.
+// Entry-point plumbing shared by the scripts/*.ts tools: parse argv (a bad flag is a usage error), run
+// `main(argv)` only when the file is executed (not imported by a test), print a MasoError as
+// "error CODE: message" and set the exit code (0 ok, 1 failure, 2 usage) without calling process.exit.
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import { MasoError } from "../../src/errors.js";
 
 /** A usage error (exit 2). */
 export const usage = (message: string, help: string): MasoError => new MasoError("USAGE", message, help);
+
+type ArgOptions = NonNullable<ParseArgsConfig["options"]>;
+/** What {@link parseScriptArgs} returns for `options`: typed `values` and the `positionals`. */
+export type ScriptArgs<O extends ArgOptions> = ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: O }>>;
+
+/**
+ * `parseArgs` with positionals allowed; an unknown flag or a missing value throws a usage error.
+ * @example const a = parseScriptArgs(argv, { out: { type: "string" } }, HELP); a.values.out; a.positionals;
+ */
+export function parseScriptArgs<O extends ArgOptions>(argv: string[], options: O, help: string): ScriptArgs<O> {
+  try {
+    return parseArgs({ args: argv, allowPositionals: true, options });
+  } catch (e) {
+    throw usage((e as Error).message, help);
+  }
+}
 
 /** Exit code and message for an error thrown by a script's main. */
 export function reportError(name: string, err: unknown, write: (s: string) => void = (s) => process.stderr.write(s)): number {

@@ -2,9 +2,9 @@
 // adversarial strings, plus non-strings) makes any parser throw or hang.
 
 import { describe, expect, it } from "vitest";
-import { boxedParser, jsonStringListParser, MAX_PARSE_CHARS, searchOrEndParser, tagParser, textParser } from "./parsers.js";
+import { fuzzParser, fuzzStrings, LIBRARY_PIECES } from "../../test/workflows/fuzz-parsers.js";
+import { boxedParser, jsonStringListParser, searchOrEndParser, tagParser, textParser } from "./parsers.js";
 import type { ParseResult, Parser } from "./role.js";
-import { mulberry32 } from "./test-prng.js";
 
 const answer = tagParser("final_answer");
 const search = searchOrEndParser();
@@ -109,85 +109,16 @@ describe("parsers never throw", () => {
     ["boxed", boxed],
     ["text", textParser()],
   ];
-  const pieces = [
-    "<final_answer>",
-    "</final_answer>",
-    "<search>",
-    "</search>",
-    "<end>",
-    "<end/>",
-    "\\boxed{",
-    "\\boxed",
-    "{",
-    "}",
-    "[",
-    "]",
-    '"',
-    "\\",
-    ",",
-    "```",
-    "```json\n",
-    '["a"',
-    "null",
-    "\n",
-    " ",
-    "<",
-    ">",
-    "/",
-    "\u0000",
-    "\ud800",
-    "é",
-    "🙂",
-    "İ",
-    "x",
-    "42",
-  ];
-  const rand = mulberry32(20240611);
-  const randomString = (): string => {
-    const n = Math.floor(rand() * 60);
-    let s = "";
-    for (let i = 0; i < n; i++) {
-      s += rand() < 0.6 ? pieces[Math.floor(rand() * pieces.length)] : String.fromCharCode(Math.floor(rand() * 0x3000));
-    }
-    return s;
-  };
-  const adversarial = [
-    "",
-    "[".repeat(50_000),
-    "]".repeat(50_000),
-    '["'.repeat(20_000),
-    "\\boxed{".repeat(20_000),
-    "{".repeat(50_000),
-    "<final_answer>".repeat(10_000),
-    "<search>".repeat(10_000) + "</search>",
-    `<end${" ".repeat(50_000)}x`,
-    `<${" ".repeat(50_000)}`,
-    "```".repeat(20_000),
-    `[${'"a",'.repeat(30_000)}"b"]`,
-    "x".repeat(MAX_PARSE_CHARS + 1),
-    "\ud800\udc00\ud800",
-  ];
-
   it("on 10,000 random and adversarial strings, and on non-strings", () => {
-    const inputs = [...adversarial, ...Array.from({ length: 10_000 - adversarial.length }, randomString)];
+    const inputs = fuzzStrings(20240611, LIBRARY_PIECES);
     expect(inputs).toHaveLength(10_000);
     const t0 = performance.now();
-    const problems: string[] = [];
     let accepted = 0;
     for (const [name, p] of parsers) {
-      for (const s of [...inputs, undefined, null, 42, {}, []] as string[]) {
-        try {
-          const r = p(s);
-          if (r.ok) accepted++;
-          const wellFormed = r.ok ? "value" in r : typeof r.reason === "string";
-          if (!wellFormed) problems.push(`${name}: malformed result on ${JSON.stringify(String(s).slice(0, 80))}`);
-          if (r.ok && typeof s !== "string") problems.push(`${name}: accepted a non-string`);
-        } catch (err) {
-          problems.push(`${name} threw on ${JSON.stringify(String(s).slice(0, 80))}: ${String(err)}`);
-        }
-      }
+      const r = fuzzParser(name, p, inputs);
+      expect(r.problems).toEqual([]);
+      accepted += r.accepted;
     }
-    expect(problems).toEqual([]);
     expect(accepted).toBeGreaterThan(0); // the generator does produce well-formed outputs too
     expect(performance.now() - t0).toBeLessThan(20_000);
   });

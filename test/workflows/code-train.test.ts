@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import * as coding from "../../examples/workflows/iterative-coding/workflow.js";
-import { trainTiny } from "./code-math-train-tiny.js";
+import { trainTiny } from "./train-tiny.js";
 
 const root = mkdtempSync(join(tmpdir(), "maso-code-train-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

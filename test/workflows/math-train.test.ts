@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import * as single from "../../examples/workflows/marft-math/single-agent.js";
 import * as dual from "../../examples/workflows/marft-math/workflow.js";
-import { trainTiny } from "./code-math-train-tiny.js";
+import { trainTiny } from "./train-tiny.js";
 
 const root = mkdtempSync(join(tmpdir(), "maso-math-train-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -10,10 +10,10 @@ import { BASE_CHECKPOINT, tasks } from "../../examples/workflows/world-qa.js";
 import { workflowRoles } from "../../src/cli/commands/train.js";
 import { trainingModule } from "../../src/cli/train/workflow-module.js";
 import { readConfigFile, resolveRunConfig } from "../../src/config/load-config.js";
-import type { QaModule } from "./qa-train-tiny.js";
+import type { ExampleModule } from "./train-tiny.js";
 
 type Shape = "lora" | "shared" | "perRole";
-const MODULES = { qd, rea, iterative } as Record<string, QaModule & { configs: Record<Shape, object> }>;
+const MODULES = { qd, rea, iterative } as Record<string, ExampleModule & { configs: Record<Shape, object> }>;
 
 describe("world-QA workflow modules", () => {
   it("split the world into train / dev / test with at least 300 test questions and no overlap", () => {

@@ -8,13 +8,13 @@ import * as iterative from "../../examples/workflows/iterative-search/workflow.j
 import * as qd from "../../examples/workflows/qd-retrieve-answer/workflow.js";
 import * as rea from "../../examples/workflows/retrieve-extract-answer/workflow.js";
 import { workflowRoles } from "../../src/cli/commands/train.js";
-import { type QaModule, trainTiny } from "./qa-train-tiny.js";
+import { type ExampleModule, trainTiny } from "./train-tiny.js";
 
 const root = mkdtempSync(join(tmpdir(), "maso-qa-train-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe("two RL steps with a tiny model", () => {
-  for (const mod of [qd, rea, iterative] as QaModule[]) {
+  for (const mod of [qd, rea, iterative] as ExampleModule[]) {
     it(mod.workflow.name, async () => {
       const { rows } = await trainTiny(mod, root);
       expect(rows.map((r) => r.step)).toEqual([1, 2]);

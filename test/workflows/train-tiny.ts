@@ -1,8 +1,8 @@
-// Shared by the code- and math- training tests: runs a workflow module's own config for a few RL steps
-// in-process (runTraining, as `maso train` does), with one change: the model is a fresh tiny decoder
-// (the engine's `tiny` preset) on models/base's tokenizer, so the prompts are exactly the ones the
-// real base model sees while a step takes about a second. LoRA adapters, value head, estimator,
-// rewards and cast all come from the module's config.
+// Shared by the workflow training tests (QA, code, math): runs a workflow module's own config for a few
+// RL steps in-process (runTraining, as `maso train` does), with one change: every model is a fresh tiny
+// decoder (the engine's `tiny` preset) on the config's base checkpoint tokenizer, so the prompts are
+// exactly the ones the real base model sees while a step takes about a second. LoRA adapters, value
+// head, estimator, rewards and cast all come from the module's config.
 import { join } from "node:path";
 import { workflowRoles } from "../../src/cli/commands/train.js";
 import { runtimeOptions } from "../../src/cli/train/runtime-options.js";
@@ -14,14 +14,14 @@ import { createRuntime } from "../../src/runtime/runtime.js";
 import { runTraining, type TrainRunResult } from "../../src/runtime/train-run.js";
 import type { Workflow } from "../../src/workflow/index.js";
 
-/** A module as the coding and math examples export it: every optional export plus a config object. */
-export type ExampleModule<S extends object, T> = Required<Pick<WorkflowModule<S, T>, "taskId" | "metric">> &
-  WorkflowModule<S, T> & { config: { algorithm: object; models: { base: { checkpoint: string } } } };
+/** A module as the reference examples export it: every optional export plus a run config object. */
+export type ExampleModule<S extends object = object, T = unknown> = Required<Pick<WorkflowModule<S, T>, "taskId" | "metric">> &
+  WorkflowModule<S, T> & { config: Record<string, unknown> & { algorithm: object } };
 
 /**
  * `steps` RL steps of `mod` with `algorithm` overrides (2 tasks × 2 episodes per step, greedy eval on
  * 2 dev tasks at the end); returns the metrics rows and the roles of the workflow.
- * @example const { rows, roles } = await trainTiny(coding, root);
+ * @example const { rows, roles } = await trainTiny(coding, root, { criticWarmupSteps: 1 });
  */
 export async function trainTiny<S extends object, T>(
   mod: ExampleModule<S, T>,
@@ -36,13 +36,15 @@ export async function trainTiny<S extends object, T>(
     ...mod.config,
     runDir,
     algorithm: { ...mod.config.algorithm, groupSize: 2, minibatchSize: 8, ...algorithm },
+    // 4 episodes at once: every episode of a step (and of the final eval)
     schedule: { steps, tasksPerStep: 2, concurrency: 4 },
-    // a random model writes until the token limit; 16 tokens keep a 3-turn episode short
+    // a random model writes until the token limit; 16 tokens keep a multi-turn episode (M-ASK: up to 16 calls) short
     sampling: { maxNewTokens: 16 },
   };
   const { config, cast } = resolveRunConfig(raw, { roles });
   const opts = runtimeOptions(config, cast, mod);
-  const tokenizer = await loadTokenizer(mod.config.models.base.checkpoint);
+  // the reference configs load every model from the one base checkpoint; its tokenizer serves all
+  const tokenizer = await loadTokenizer(Object.values(config.models)[0].checkpoint!);
   const tiny = { ...presetConfig("tiny", tokenizer.eosTokenIds), vocabSize: tokenizer.vocabSize };
   const models = opts.models.map((m) => ({ ...m, source: { config: tiny, seed: 1 }, tokenizer }));
   const result = await runTraining({
