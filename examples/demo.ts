@@ -1,69 +1,34 @@
-// The README's main command: a fresh clone to real training in a few minutes on 2 CPU cores.
-// Pretrains a small byte-level Llama-style decoder from scratch on maso's synthetic world
-// (facts and questions about invented people, places and organisations), reports held-out
-// loss before and after, and saves the model in HF format.
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import {
-  Decoder,
-  createByteTokenizer,
-  describeNative,
-  evalLoss,
-  makeWorldTasks,
-  pretrain,
-  saveHfModel,
-  saveTokenizer,
-  tokenStream,
-} from "../src/index.js";
-import { presetConfig } from "../src/config/model-presets.js";
+// The README's main command (`npm run demo`): one reference workflow, RL-trained for a short schedule
+// from the committed base model, evaluated greedily on its whole held-out test split before and after.
+// Default: MARFT dual-agent math (reasoner → actor → judge, action-level GAE), 20 steps, ~5 min on 2
+// cores. It prints progress, the before/after figures, and where the summary and curves are.
+//   MASO_DEMO_WORKFLOW=examples/workflows/qd-retrieve-answer/workflow.ts MASO_DEMO_STEPS=30 npm run demo
+import { readFileSync, rmSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { runResults } from "../scripts/results.js";
+import type { ResultsSummary } from "../scripts/lib/results-summary.js";
+import { describeNative } from "../src/index.js";
 
-const STEPS = Number(process.env.MASO_DEMO_STEPS ?? 150);
-const seed = 7;
-
-const tok = createByteTokenizer();
-// the "small" preset: d=192, 4 layers, GQA 6/2 heads, tied embeddings, byte vocabulary
-const config = presetConfig("small", tok.eosTokenIds);
+const file = process.env.MASO_DEMO_WORKFLOW ?? "examples/workflows/marft-math/workflow.ts";
+const steps = Number(process.env.MASO_DEMO_STEPS ?? 20);
+const out = resolve("runs/demo");
 
 console.log(describeNative());
-const world = makeWorldTasks(seed);
-const texts = world.pretrainText;
-const heldOutTexts = texts.filter((_, i) => i % 20 === 0);
-const trainTexts = texts.filter((_, i) => i % 20 !== 0);
-const train = tokenStream(tok, trainTexts);
-const heldOut = tokenStream(tok, heldOutTexts);
-console.log(
-  `data: ${trainTexts.length} train texts (${train.length} tokens), ${heldOutTexts.length} held-out texts (${heldOut.length} tokens)`,
-);
-
-const model = new Decoder(config, undefined, { seed });
-const seqLen = 128;
-const before = evalLoss(model, heldOut, seqLen);
-console.log(
-  `model: ${(model.params.data.length / 1e6).toFixed(2)}M parameters; held-out loss before training ${before.toFixed(3)} nats/token`,
-);
+console.log(`demo: ${file}, ${steps} RL steps, greedy test evaluation before and after\n`);
+rmSync(out, { recursive: true, force: true });
 const t0 = performance.now();
-const history = pretrain(model, train, heldOut, {
-  steps: STEPS,
-  batchSize: 8,
-  seqLen,
-  seed,
-  evalEvery: 50,
-  schedule: { kind: "cosine", lr: 3e-3, warmupSteps: 10, totalSteps: STEPS, minLr: 3e-4 },
-  onStep: (s) => {
-    if (s.step % 10 === 0 || s.evalLoss !== undefined) {
-      const eta = ((performance.now() - t0) / 1000 / s.step) * (STEPS - s.step);
-      const ev = s.evalLoss !== undefined ? ` held-out ${s.evalLoss.toFixed(3)}` : "";
-      console.log(
-        `step ${String(s.step).padStart(4)}/${STEPS} loss ${s.loss.toFixed(3)}${ev} lr ${s.lr.toExponential(1)} |g| ${s.gradNorm.toFixed(2)} ${s.tokensPerSecond.toFixed(0)} tok/s eta ${eta.toFixed(0)}s`,
-      );
-    }
-  },
-});
-const after = history[history.length - 1].evalLoss!;
-const runDir = resolve("runs", `demo-${new Date().toISOString().replace(/[:.]/g, "-")}`);
-mkdirSync(runDir, { recursive: true });
-writeFileSync(join(runDir, "metrics.jsonl"), history.map((h) => JSON.stringify(h)).join("\n") + "\n");
-await saveHfModel(join(runDir, "model"), config, model.params);
-await saveTokenizer(join(runDir, "model"), tok);
-console.log(`\nheld-out loss: ${before.toFixed(3)} -> ${after.toFixed(3)} nats/token in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-console.log(`metrics: ${join(runDir, "metrics.jsonl")}\nmodel (HF safetensors + tokenizer): ${join(runDir, "model")}`);
+const summaryPath = await runResults({ file, seeds: [0], steps, evalEvery: 5, out, log: (s) => process.stdout.write(s) });
+const summary = JSON.parse(readFileSync(summaryPath, "utf8")) as ResultsSummary;
+const seed = summary.perSeed[0];
+const fmt = (x: number | undefined) => (x === undefined ? "n/a" : x.toFixed(3));
+const m = seed.episodeMetrics;
+
+console.log(`\n== ${summary.workflow}: ${summary.steps} RL steps in ${((performance.now() - t0) / 1000).toFixed(0)} s ==`);
+console.log(
+  `test metric (${seed.testEpisodes} greedy episodes): ${fmt(seed.before)} before -> ${fmt(seed.after)} after (${seed.selection} checkpoint, step ${seed.step})`,
+);
+console.log(`format failures per test episode: ${fmt(m.testBefore.formatFailures)} before -> ${fmt(m.testAfter.formatFailures)} after`);
+const dir = dirname(summaryPath);
+console.log(`summary: ${summaryPath}`);
+for (const p of summary.plots) console.log(`curves:  ${join(dir, p)}`);
+console.log(`run:     ${join(dir, "seed-0", "run")} (metrics.jsonl, trajectories; npx maso dashboard ${join(dir, "seed-0", "run")})`);
