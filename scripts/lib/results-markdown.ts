@@ -1,14 +1,15 @@
 // Markdown tables of results summaries (one table per workflow, a row per config variant) with
 // links to each variant's curves, for docs/RESULTS.md. Pure: summaries in, text out.
-import type { MeanStd, ResultsSummary } from "./results-summary.js";
+import { type MeanStd, meanRecords, type ResultsSummary } from "./results-summary.js";
 
-const pm = (m: MeanStd, digits = 3) => (Number.isFinite(m.mean) ? `${m.mean.toFixed(digits)} ± ${m.std.toFixed(digits)}` : "—");
+// one seed has no spread: print the value alone rather than a misleading "± 0"
+const pm = (m: MeanStd, digits = 3) =>
+  !Number.isFinite(m.mean) ? "—" : m.n < 2 ? m.mean.toFixed(digits) : `${m.mean.toFixed(digits)} ± ${m.std.toFixed(digits)}`;
 
 /** Episode metrics worth a column: the workflow's own ones (engine bookkeeping left out). */
 const BOOKKEEPING = new Set(["steps", "roleCalls", "toolErrors", "toolTimeouts", "turnLimitHits", "promptTokens", "outputTokens"]);
 
-function extras(s: ResultsSummary): string {
-  const m = s.episodeMetrics.testAfter;
+function extras(m: Record<string, number>): string {
   const keys = Object.keys(m).filter((k) => !BOOKKEEPING.has(k));
   return keys.map((k) => `${k} ${Number(m[k].toPrecision(3))}`).join(", ") || "—";
 }
@@ -26,14 +27,14 @@ export function resultsMarkdown(summaries: readonly ResultsSummary[], link: (s: 
     rows.sort((a, b) => a.variant.localeCompare(b.variant));
     out.push(`### ${wf}`, "");
     out.push(
-      "| variant | test before RL | test after RL | Δ | steps | train wall s | cores | seeds | selected step | episode metrics (test, after) |",
+      "| variant | test before RL | test after RL | Δ | steps | train wall s | cores | seeds | selected step | episode metrics (test, before) | episode metrics (test, after) |",
     );
-    out.push("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    out.push("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     for (const s of rows) {
       const resumed = s.perSeed.some((p) => p.resumed) ? " †" : "";
       const picked = s.perSeed.map((p) => (p.selection === "best" ? p.step : `${p.step} (latest)`)).join(", ");
       out.push(
-        `| ${s.variant} | ${pm(s.before)} | ${pm(s.after)} | ${pm(s.delta)} | ${s.steps} | ${pm(s.trainSeconds, 1)}${resumed} | ${s.machine.cores} | ${s.seeds.join(", ")} | ${picked} | ${extras(s)} |`,
+        `| ${s.variant} | ${pm(s.before)} | ${pm(s.after)} | ${pm(s.delta)} | ${s.steps} | ${pm(s.trainSeconds, 1)}${resumed} | ${s.machine.cores} | ${s.seeds.join(", ")} | ${picked} | ${extras(meanRecords(s.perSeed.map((p) => p.episodeMetrics.testBefore)))} | ${extras(s.episodeMetrics.testAfter)} |`,
       );
     }
     out.push("");
