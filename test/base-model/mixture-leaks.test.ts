@@ -2,6 +2,8 @@
 // any prompt, response or text, checked word by word (findEntityLeaks) and as whole names.
 import { describe, expect, it } from "vitest";
 import { buildMixture, exampleTexts, MIXTURE_KINDS } from "../../src/base-model/mixture.js";
+import { makeArithmeticTasks } from "../../src/envs/tasks/arithmetic/arithmetic-tasks.js";
+import { makeCodeTasks } from "../../src/envs/tasks/code/code-tasks.js";
 import { findEntityLeaks } from "../../src/envs/tasks/world/world-tasks.js";
 
 const SEED = 42; // the committed model's seed (models/base/provenance.json)
@@ -11,6 +13,19 @@ const texts = mixture.examples.flatMap(exampleTexts);
 describe("base-model mixture", () => {
   it("has no held-out (dev or test) entity word anywhere", () => {
     expect(findEntityLeaks(mixture.tasks, texts)).toEqual([]);
+  });
+
+  it("holds no dev/test problem of the math and coding workflows' task sets", () => {
+    // the same calls as examples/workflows/marft-math/config.ts and iterative-coding/workflow.ts
+    const math = makeArithmeticTasks(SEED, { count: 1500 });
+    const code = makeCodeTasks(SEED, { count: 2000 });
+    const heldOut = [...math.dev, ...math.test, ...code.dev, ...code.test].map((t) => t.problem);
+    const trained = new Set([...math.train, ...code.train].map((t) => t.problem));
+    expect(heldOut.filter((p) => trained.has(p))).toEqual([]);
+    const all = texts.join("\n");
+    expect(heldOut.filter((p) => all.includes(p))).toEqual([]);
+    expect(trained.size).toBeGreaterThan(0);
+    expect(texts.some((t) => [...trained].slice(0, 50).some((p) => t.includes(p)))).toBe(true);
   });
 
   it("has no held-out entity name as a whole name either", () => {
