@@ -2,7 +2,7 @@
 //   MASO_THREADS=1 npx tsx src/base-model/build.ts [--steps 900] [--seed 42] [--out models/base]
 // It is the exact command recorded in models/base/provenance.json.
 import { buildBaseModel, writeProvenance } from "./build-base-model.js";
-import { numArg, readArgs } from "./cli-args.js";
+import { choiceArg, numArg, readArgs } from "./cli-args.js";
 import { evaluateBaseModelDir } from "./evaluate-dir.js";
 
 const args = readArgs(process.argv.slice(2), ["steps", "seed", "out", "batch", "lr", "init"]);
@@ -15,7 +15,7 @@ const prov = await buildBaseModel({
   steps: numArg(args, "steps", 900),
   batchSize: numArg(args, "batch", 16),
   lr: numArg(args, "lr", 3e-3),
-  init: args.init === "induction" ? "induction" : "random",
+  init: choiceArg(args, "init", ["random", "induction"] as const, "random"),
   onLog: (l) => console.log(l),
   onStep: (s) => {
     if (s.step % 20 === 0 || s.heldOutLoss !== undefined) {

@@ -15,6 +15,13 @@ export function readArgs(argv: readonly string[], allowed: readonly string[]): R
   return out;
 }
 
+/** A string argument that must be one of `choices`, or its default. */
+export function choiceArg<T extends string>(args: Record<string, string>, key: string, choices: readonly T[], def: T): T {
+  const v = args[key] ?? def;
+  if (!choices.includes(v as T)) throw new MasoError("BAD_ARGS", `--${key} ${v} is not one of ${choices.join(", ")}`);
+  return v as T;
+}
+
 /** A numeric argument or its default. */
 export function numArg(args: Record<string, string>, key: string, def: number): number {
   if (args[key] === undefined) return def;

@@ -2,8 +2,6 @@
 // world's pretraining text, role-format instruction examples and a copying curriculum over freshly
 // invented names. Every fresh name avoids all dev/test entity words; the leak test checks the result.
 import type { ChatMessage } from "../engine/tokenizer/types.js";
-import { makeArithmeticTasks } from "../envs/tasks/arithmetic/arithmetic-tasks.js";
-import { makeCodeTasks } from "../envs/tasks/code/code-tasks.js";
 import { createNameSource, wordSet } from "../envs/tasks/names.js";
 import { type Rng, createRng } from "../envs/tasks/rng.js";
 import { templateWords } from "../envs/tasks/world/phrasings.js";
@@ -27,6 +25,7 @@ import {
   searchPrompt,
   summarizePrompt,
 } from "./prompts.js";
+import { referenceCodeTasks, referenceMathTasks } from "./reference-tasks.js";
 import { supportingPassages } from "./world-passages.js";
 import { type ChainQuestion, type WorldIndex, chainQuestions, factPassage, factSentence } from "./world-qa.js";
 
@@ -149,9 +148,13 @@ function evidenceExample(kind: "extract" | "summarize", w: WorldIndex, q: ChainQ
   return { kind, messages, response: useful ? sentence : found === undefined ? NO_USEFUL_INFORMATION : found };
 }
 
+/** The facts of the first `known` steps of `q`, one sentence each: an iterative search's knowledge so far. */
+const knownFacts = (w: WorldIndex, q: ChainQuestion, known: number, rng: Rng) =>
+  q.steps.slice(0, known).map((s) => factSentence(w, s.fact, s.subject.id, rng));
+
 function searchExample(w: WorldIndex, q: ChainQuestion, rng: Rng): MixtureExample {
   const known = rng.int(0, q.steps.length);
-  const knowledge = q.steps.slice(0, known).map((s) => factSentence(w, s.fact, s.subject.id, rng));
+  const knowledge = knownFacts(w, q, known, rng);
   const response = known === q.steps.length ? "<end>" : `<search>${stepQuery(q, known)}</search>`;
   return { kind: "search", messages: searchPrompt(q.question, knowledge), response };
 }
@@ -159,7 +162,7 @@ function searchExample(w: WorldIndex, q: ChainQuestion, rng: Rng): MixtureExampl
 /** `update` (iterative search): the new knowledge item is the turn's evidence sentence restated. */
 function updateExample(w: WorldIndex, q: ChainQuestion, rng: Rng): MixtureExample {
   const known = rng.int(0, q.steps.length - 1);
-  const knowledge = q.steps.slice(0, known).map((s) => factSentence(w, s.fact, s.subject.id, rng));
+  const knowledge = knownFacts(w, q, known, rng);
   const next = q.steps[known];
   const evidence = factSentence(w, next.fact, next.subject.id, rng);
   return { kind: "update", messages: updatePrompt(q.question, knowledge, evidence), response: evidence };
@@ -236,8 +239,7 @@ export function buildMixture(seed: number, counts: MixtureCounts = DEFAULT_MIXTU
     const t = train[(i * 7) % train.length];
     examples.push({ kind: "plan", messages: planPrompt(t.question), response: answerTarget(t.answers[0]) });
   }
-  // the same task sets (and so the same train splits) as the reference workflows in examples/workflows
-  const math = makeArithmeticTasks(seed, { count: 1500 }).train.filter((m) => ![...wordSet([m.problem])].some((w) => heldOutWords.has(w)));
+  const math = referenceMathTasks(seed).train.filter((m) => ![...wordSet([m.problem])].some((w) => heldOutWords.has(w)));
   for (let i = 0; i < counts.math && math.length > 0; i++) {
     const m = math[i % math.length];
     const messages = i % 2 === 0 ? mathPrompt(m.problem) : actorPrompt(m.problem, reasonerPlan(m.ops));
@@ -247,7 +249,7 @@ export function buildMixture(seed: number, counts: MixtureCounts = DEFAULT_MIXTU
     const m = math[(i * 5) % math.length];
     examples.push({ kind: "reasoner", messages: reasonerPrompt(m.problem), response: reasonerPlan(m.ops) });
   }
-  const code = makeCodeTasks(seed, { count: 2000 }).train;
+  const code = referenceCodeTasks(seed).train;
   for (let i = 0; i < counts.code && code.length > 0; i++) examples.push(codeExample(code[i % code.length], i));
   const tally = Object.fromEntries(MIXTURE_KINDS.map((k) => [k, 0])) as Record<MixtureKind, number>;
   for (const e of examples) tally[e.kind]++;

@@ -2,8 +2,7 @@
 // any prompt, response or text, checked word by word (findEntityLeaks) and as whole names.
 import { describe, expect, it } from "vitest";
 import { buildMixture, exampleTexts, MIXTURE_KINDS } from "../../src/base-model/mixture.js";
-import { makeArithmeticTasks } from "../../src/envs/tasks/arithmetic/arithmetic-tasks.js";
-import { makeCodeTasks } from "../../src/envs/tasks/code/code-tasks.js";
+import { referenceCodeTasks, referenceMathTasks } from "../../src/base-model/reference-tasks.js";
 import { findEntityLeaks } from "../../src/envs/tasks/world/world-tasks.js";
 
 const SEED = 42; // the committed model's seed (models/base/provenance.json)
@@ -16,9 +15,8 @@ describe("base-model mixture", () => {
   });
 
   it("holds no dev/test problem of the math and coding workflows' task sets", () => {
-    // the same calls as examples/workflows/marft-math/config.ts and iterative-coding/workflow.ts
-    const math = makeArithmeticTasks(SEED, { count: 1500 });
-    const code = makeCodeTasks(SEED, { count: 2000 });
+    const math = referenceMathTasks(SEED);
+    const code = referenceCodeTasks(SEED);
     const heldOut = [...math.dev, ...math.test, ...code.dev, ...code.test].map((t) => t.problem);
     const trained = new Set([...math.train, ...code.train].map((t) => t.problem));
     expect(heldOut.filter((p) => trained.has(p))).toEqual([]);

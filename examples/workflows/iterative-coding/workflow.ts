@@ -13,7 +13,8 @@
 // Cast: the committed base checkpoint models/base, one rank-8 LoRA adapter per role; GRPO with
 // groups keyed by (task, role, turn).
 import { fileURLToPath } from "node:url";
-import { makeCodeTasks, type SyntheticCodeTask } from "../../../src/envs/index.js";
+import type { SyntheticCodeTask } from "../../../src/envs/index.js";
+import { referenceCodeTasks } from "../../../src/base-model/reference-tasks.js";
 import { formatReward, marginalGain } from "../../../src/rewards/index.js";
 import { END, type RouteContext, START, type ToolResult, type Trajectory, workflow as build } from "../../../src/workflow/index.js";
 import { codeRole, planRole, reflectRole } from "./roles.js";
@@ -64,9 +65,10 @@ export const rewards = [
 
 /**
  * The synthetic code family saturates at 1233 distinct tasks (template + parameters), so asking for
- * 2000 takes them all: 863 train, 123 dev, 247 test with the default 70/10/20 cut.
+ * 2000 takes them all: 863 train, 123 dev, 247 test with the default 70/10/20 cut. The base model
+ * pretrained on this train split.
  */
-export const tasks = makeCodeTasks(42, { count: 2000 });
+export const tasks = referenceCodeTasks(42);
 
 export const initialState = (task: Task): CodingState => ({
   problem: task.problem,

@@ -1,15 +1,16 @@
 // What both MARFT math modules share: the tasks, the reward rule, the held-out metric and the run
 // configs (action-level and token-level critic). Data and pure functions; no graph here.
 import { fileURLToPath } from "node:url";
-import { makeArithmeticTasks, type SyntheticMathTask } from "../../../src/envs/index.js";
+import type { SyntheticMathTask } from "../../../src/envs/index.js";
+import { referenceMathTasks } from "../../../src/base-model/reference-tasks.js";
 import { finalOutcome, formatReward } from "../../../src/rewards/index.js";
 import type { Trajectory } from "../../../src/workflow/index.js";
 import type { MathState } from "./state.js";
 
 export type Task = SyntheticMathTask;
 
-/** 1500 problems cut 70/10/20: 1050 train, 150 dev, 300 test (test names never occur in train). */
-export const tasks = makeArithmeticTasks(42, { count: 1500 });
+/** 1500 problems cut 70/10/20: 1050 train, 150 dev, 300 test (test names never occur in train); the base model pretrained on this train split. */
+export const tasks = referenceMathTasks(42);
 
 export const taskId = (task: Task): string => task.id;
 
