@@ -67,11 +67,13 @@ export function plantInductionCircuit(params: ParamTable, cfg: ModelConfig, rng:
   const C = cfg.hiddenSize;
   const HS = cfg.headDim;
   const half = HS / 2;
-  if (cfg.numLayers < 2 || E + 1 + K > C || K / 2 > half - FAST_PAIRS || cfg.numKvHeads < 2 || cfg.tieWordEmbeddings !== true)
+  // q/k norm would rescale the planted queries and keys; the content projection needs HS ≤ E
+  const fits = cfg.numLayers >= 2 && E + 1 + K <= C && K / 2 <= half - FAST_PAIRS && HS <= E && cfg.numKvHeads >= 2;
+  if (!fits || cfg.tieWordEmbeddings !== true || cfg.qkNorm)
     throw new MasoError(
       "INDUCTION_INIT",
       `cannot plant the copying circuit in d=${C}, ${cfg.numLayers} layers, ${cfg.numKvHeads} KV heads, head dim ${HS}`,
-      "needs ≥ 2 layers, ≥ 2 KV heads, tied embeddings and hidden size ≥ contentDims + 1 + matchDims",
+      "needs ≥ 2 layers, ≥ 2 KV heads, tied embeddings, no q/k norm and hidden size ≥ contentDims + 1 + matchDims",
     );
   const CONST = E;
   const PREV = E + 1;
