@@ -26,7 +26,7 @@ export interface BaseModelOptions {
   hiddenSize?: number;
   numLayers?: number;
   counts?: MixtureCounts;
-  /** "random" (default) or "induction": plant the copying circuit of induction-init.ts first (an experiment, docs/base-model.md). */
+  /** "induction" (default): plant the copying circuit of induction-init.ts and keep it fixed; "random": plain init (does not learn to copy, docs/base-model.md). */
   init?: "induction" | "random";
   /** Output directory (created). */
   outDir: string;
@@ -60,7 +60,7 @@ export function baseModelConfig(
   eosTokenIds: number[],
   hiddenSize = 192,
   numLayers = 4,
-  init: "induction" | "random" = "random",
+  init: "induction" | "random" = "induction",
 ): ModelConfig {
   return {
     architecture: "llama",
@@ -118,10 +118,10 @@ export async function buildBaseModel(opts: BaseModelOptions): Promise<BaseModelP
     return ex;
   };
 
-  const init = opts.init ?? "random";
+  const init = opts.init ?? "induction";
   const config = baseModelConfig(tok.vocabSize, tok.eosTokenIds, opts.hiddenSize, opts.numLayers, init);
   const model = new Decoder(config, undefined, { seed });
-  if (init === "induction") plantInductionCircuit(model.params, config, createRng(seed));
+  const pinned = init === "induction" ? plantInductionCircuit(model.params, config, createRng(seed)) : undefined;
   const parameters = model.params.data.length;
   log(
     `model: ${(parameters / 1e6).toFixed(2)}M parameters, d=${config.hiddenSize}, ${config.numLayers} layers, ${config.numHeads}/${config.numKvHeads} heads`,
@@ -135,6 +135,7 @@ export async function buildBaseModel(opts: BaseModelOptions): Promise<BaseModelP
     seed,
     heldOut,
     evalEvery: 100,
+    pinned,
     schedule: { kind: "cosine", lr, warmupSteps: Math.min(30, Math.ceil(steps / 10)), totalSteps: steps, minLr: lr / 10 },
     onStep: opts.onStep,
   });

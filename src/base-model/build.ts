@@ -1,5 +1,5 @@
 // Script: trains maso's small base model and saves it with its provenance and held-out scores.
-//   MASO_THREADS=1 npx tsx src/base-model/build.ts [--steps 900] [--seed 42] [--out models/base]
+//   MASO_THREADS=1 npx tsx src/base-model/build.ts [--steps 900] [--seed 42] [--out models/base] [--init induction|random]
 // It is the exact command recorded in models/base/provenance.json.
 import { buildBaseModel, writeProvenance } from "./build-base-model.js";
 import { choiceArg, numArg, readArgs } from "./cli-args.js";
@@ -15,7 +15,7 @@ const prov = await buildBaseModel({
   steps: numArg(args, "steps", 900),
   batchSize: numArg(args, "batch", 16),
   lr: numArg(args, "lr", 3e-3),
-  init: choiceArg(args, "init", ["random", "induction"] as const, "random"),
+  init: choiceArg(args, "init", ["random", "induction"] as const, "induction"),
   onLog: (l) => console.log(l),
   onStep: (s) => {
     if (s.step % 20 === 0 || s.heldOutLoss !== undefined) {

@@ -10,6 +10,12 @@
 // With RoPE, a query/key pair i scores |q||k|·cos(θᵢΔ + φ): the previous-token head uses the four
 // fastest pairs with φ = −θᵢ (peak at Δ = 1); the induction head matches content only on the slow
 // pairs, which barely rotate over the context (the config uses a large rope theta for that).
+//
+// Copy heads (layer 2 by default): their value/output is fixed to copy a position's token content,
+// their query/key start near zero and are learned. With the output fixed, the gradient on where to
+// look is direct, so pretraining learns *which* name to copy (the selection the induction head cannot
+// make) in a few hundred steps; learning both halves at once is the plateau random init never leaves.
+// The planted entries are returned as pins: pretraining keeps them fixed (train-loop.ts).
 import { MasoError } from "../errors.js";
 import type { ModelConfig } from "../engine/config.js";
 import { type Rng, fillNormal } from "../engine/model/init.js";
@@ -29,7 +35,12 @@ export interface InductionInitOptions {
   copyStrength?: number;
   /** Final norm weight: tempers the logits of the large planted vectors. Default 0.3. */
   finalNorm?: number;
+  /** Layers that get copy heads (KV head 1 and its query heads). Default [2]; each must be ≥ 2. */
+  copyLayers?: readonly number[];
 }
+
+/** Per tensor, a mask of the entries that carry the planted circuit (1 = keep fixed). */
+export type PinnedEntries = Map<string, Uint8Array>;
 
 const CONSTANT = 8;
 const FAST_PAIRS = 4;
@@ -56,24 +67,31 @@ function orthoRows(rows: number, cols: number, rng: Rng): Float32Array[] {
 }
 
 /**
- * Overwrites the embeddings and parts of layers 0–1 of `params` (a fresh init of `cfg`) with the
- * copying circuit; every other weight keeps its random init, and the output projections that would
- * disturb the circuit start at zero.
- * @example plantInductionCircuit(model.params, cfg, createRng(42));
+ * Overwrites the embeddings, parts of layers 0–1 and the copy heads of `params` (a fresh init of
+ * `cfg`) with the copying circuit; every other weight keeps its random init, and the output
+ * projections that would disturb the circuit start at zero. Returns the planted entries.
+ * @example const pins = plantInductionCircuit(model.params, cfg, createRng(42));
  */
-export function plantInductionCircuit(params: ParamTable, cfg: ModelConfig, rng: Rng, opts: InductionInitOptions = {}): void {
+export function plantInductionCircuit(params: ParamTable, cfg: ModelConfig, rng: Rng, opts: InductionInitOptions = {}): PinnedEntries {
   const E = opts.contentDims ?? 128;
   const K = opts.matchDims ?? 16;
   const C = cfg.hiddenSize;
   const HS = cfg.headDim;
   const half = HS / 2;
   // q/k norm would rescale the planted queries and keys; the content projection needs HS ≤ E
-  const fits = cfg.numLayers >= 2 && E + 1 + K <= C && K / 2 <= half - FAST_PAIRS && HS <= E && cfg.numKvHeads >= 2;
+  const copyLayers = opts.copyLayers ?? (cfg.numLayers > 2 ? [2] : []);
+  const fits =
+    cfg.numLayers >= 2 &&
+    copyLayers.every((l) => Number.isInteger(l) && l >= 2 && l < cfg.numLayers) &&
+    E + 1 + K <= C &&
+    K / 2 <= half - FAST_PAIRS &&
+    HS <= E &&
+    cfg.numKvHeads >= 2;
   if (!fits || cfg.tieWordEmbeddings !== true || cfg.qkNorm)
     throw new MasoError(
       "INDUCTION_INIT",
       `cannot plant the copying circuit in d=${C}, ${cfg.numLayers} layers, ${cfg.numKvHeads} KV heads, head dim ${HS}`,
-      "needs ≥ 2 layers, ≥ 2 KV heads, tied embeddings, no q/k norm and hidden size ≥ contentDims + 1 + matchDims",
+      "needs ≥ 2 layers, copy layers in [2, layers), ≥ 2 KV heads, tied embeddings, no q/k norm and hidden size ≥ contentDims + 1 + matchDims",
     );
   const CONST = E;
   const PREV = E + 1;
@@ -140,4 +158,44 @@ export function plantInductionCircuit(params: ParamTable, cfg: ModelConfig, rng:
       set(o1, nHeadsDim, e, qRow + r, cs * content[r][e]);
     }
   params.get("model.norm.weight").fill(opts.finalNorm ?? 0.3);
+
+  // copy heads: KV head 1 reads the same content projection as the induction head, its query heads
+  // write it back (×cs); their queries and keys start small so attention starts near uniform
+  const pins: PinnedEntries = new Map();
+  const rows = (name: string, from: number, to: number, cols: number) => pinWhere(pins, params, name, cols, (r) => r >= from && r < to);
+  const cols = (name: string, from: number, to: number, width: number) =>
+    pinWhere(pins, params, name, width, (_r, c) => c >= from && c < to);
+  for (const l of copyLayers) {
+    const [q, k, v, o] = ["q_proj", "k_proj", "v_proj", "o_proj"].map((n) => w(l, `self_attn.${n}`));
+    fillNormal(q.subarray(groupSize * HS * C, 2 * groupSize * HS * C), rng, 0.02);
+    fillNormal(k.subarray(HS * C, 2 * HS * C), rng, 0.02);
+    v.set(v1.subarray(HS * C, 2 * HS * C), HS * C);
+    for (let h = groupSize; h < 2 * groupSize; h++)
+      for (let r = 0; r < HS; r++) for (let e = 0; e < E; e++) set(o, nHeadsDim, e, h * HS + r, cs * content[r][e]);
+    rows(`model.layers.${l}.self_attn.v_proj.weight`, HS, 2 * HS, C);
+    cols(`model.layers.${l}.self_attn.o_proj.weight`, groupSize * HS, 2 * groupSize * HS, nHeadsDim);
+    pinWhere(pins, params, `model.layers.${l}.input_layernorm.weight`, C, () => true);
+  }
+  // the previous-token head (query head 0, KV head 0) and the induction head (query head G, KV head 1)
+  for (const [l, head, kv] of [
+    [0, 0, 0],
+    [1, inductionHead, 1],
+  ]) {
+    rows(`model.layers.${l}.self_attn.q_proj.weight`, head * HS, (head + 1) * HS, C);
+    rows(`model.layers.${l}.self_attn.k_proj.weight`, kv * HS, (kv + 1) * HS, C);
+    rows(`model.layers.${l}.self_attn.v_proj.weight`, kv * HS, (kv + 1) * HS, C);
+    cols(`model.layers.${l}.self_attn.o_proj.weight`, head * HS, (head + 1) * HS, nHeadsDim);
+    pinWhere(pins, params, `model.layers.${l}.input_layernorm.weight`, C, () => true);
+  }
+  // token content is what every planted head matches and copies
+  pinWhere(pins, params, "model.embed_tokens.weight", C, () => true);
+  return pins;
+}
+
+/** Marks the entries of a row-major [·, cols] tensor where `at(row, col)` holds. */
+function pinWhere(pins: PinnedEntries, params: ParamTable, name: string, cols: number, at: (r: number, c: number) => boolean): void {
+  const n = params.get(name).length;
+  let mask = pins.get(name);
+  if (!mask) pins.set(name, (mask = new Uint8Array(n)));
+  for (let i = 0; i < n; i++) if (at(Math.floor(i / cols), i % cols)) mask[i] = 1;
 }

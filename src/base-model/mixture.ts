@@ -11,6 +11,9 @@ import {
   actorPrompt,
   answerPrompt,
   answerTarget,
+  copied,
+  queriesTarget,
+  searchTarget,
   codePlanPrompt,
   codePrompt,
   codeTarget,
@@ -145,7 +148,7 @@ function evidenceExample(kind: "extract" | "summarize", w: WorldIndex, q: ChainQ
   const messages = kind === "extract" ? extractPrompt(query, passages) : summarizePrompt(query, passages);
   // a distractor may state the same fact by chance; then it is useful after all
   const found = passages.find((p) => p.includes(s.object.name) && p.includes(s.subject.name));
-  return { kind, messages, response: useful ? sentence : found === undefined ? NO_USEFUL_INFORMATION : found };
+  return { kind, messages, response: copied(useful ? sentence : (found ?? NO_USEFUL_INFORMATION)) };
 }
 
 /** The facts of the first `known` steps of `q`, one sentence each: an iterative search's knowledge so far. */
@@ -155,7 +158,7 @@ const knownFacts = (w: WorldIndex, q: ChainQuestion, known: number, rng: Rng) =>
 function searchExample(w: WorldIndex, q: ChainQuestion, rng: Rng): MixtureExample {
   const known = rng.int(0, q.steps.length);
   const knowledge = knownFacts(w, q, known, rng);
-  const response = known === q.steps.length ? "<end>" : `<search>${stepQuery(q, known)}</search>`;
+  const response = known === q.steps.length ? "<end>" : searchTarget(stepQuery(q, known));
   return { kind: "search", messages: searchPrompt(q.question, knowledge), response };
 }
 
@@ -165,7 +168,7 @@ function updateExample(w: WorldIndex, q: ChainQuestion, rng: Rng): MixtureExampl
   const knowledge = knownFacts(w, q, known, rng);
   const next = q.steps[known];
   const evidence = factSentence(w, next.fact, next.subject.id, rng);
-  return { kind: "update", messages: updatePrompt(q.question, knowledge, evidence), response: evidence };
+  return { kind: "update", messages: updatePrompt(q.question, knowledge, evidence), response: copied(evidence) };
 }
 
 /** The reasoner's plan for an arithmetic problem: the shape of the computation, no numbers. */
@@ -229,7 +232,7 @@ export function buildMixture(seed: number, counts: MixtureCounts = DEFAULT_MIXTU
   }
   for (let i = 0; i < counts.decompose; i++) {
     const [, q] = fresh();
-    examples.push({ kind: "decompose", messages: decomposePrompt(q.question), response: JSON.stringify(subQueries(q)) });
+    examples.push({ kind: "decompose", messages: decomposePrompt(q.question), response: queriesTarget(subQueries(q)) });
   }
   for (const kind of ["extract", "summarize"] as const)
     for (let i = 0; i < counts[kind]; i++) examples.push(evidenceExample(kind, ...fresh(), rng));

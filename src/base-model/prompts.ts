@@ -18,8 +18,22 @@ export function answerPrompt(passages: readonly string[], question: string): Cha
   return user(`Answer with <final_answer>...</final_answer>.\nPassages:\n${formatPassages(passages)}\nQuestion: ${question}`);
 }
 
-/** `answer` target text. */
-export const answerTarget = (answer: string): string => `<final_answer>${answer}</final_answer>`;
+/**
+ * Text a response copies from its prompt (a name, a query, an evidence sentence) starts with a space.
+ * The byte-level BPE attaches a word's leading space or punctuation to its first token, so " Koutros"
+ * in a passage and ">Koutros" after a tag are different tokens: a name is copied token for token only
+ * when the response spells it with the passages' leading space. Every parser trims it.
+ */
+export const copied = (text: string): string => ` ${text}`;
+
+/** `answer` (and `plan`) target text: `<final_answer> X</final_answer>`. */
+export const answerTarget = (answer: string): string => `<final_answer>${copied(answer)}</final_answer>`;
+
+/** `search` target text: `<search> q</search>`. */
+export const searchTarget = (query: string): string => `<search>${copied(query)}</search>`;
+
+/** `decompose` target text: a JSON list whose items start with a space (trimmed by the parser). */
+export const queriesTarget = (queries: readonly string[]): string => JSON.stringify(queries.map(copied));
 
 /** `decompose`: question → JSON list of 1–3 search queries. */
 export function decomposePrompt(question: string): ChatMessage[] {

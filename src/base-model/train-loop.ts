@@ -74,6 +74,8 @@ export interface TrainExamplesOptions {
   /** Held-out examples scored every `evalEvery` steps and at the end. */
   heldOut?: readonly EncodedExample[];
   evalEvery?: number;
+  /** Entries kept at their initial value (a planted circuit, induction-init.ts): no gradient, no update, no decay. */
+  pinned?: ReadonlyMap<string, Uint8Array>;
   onStep?: (s: TrainStep) => void;
 }
 
@@ -102,6 +104,12 @@ export function trainExamples(
     maxGradNorm: opts.maxGradNorm ?? 1.0,
   });
   const rng = createRng(opts.seed);
+  const pins = [...(opts.pinned ?? [])].map(([name, mask]) => {
+    const value = model.params.get(name);
+    if (value.length !== mask.length)
+      throw new MasoError("BASE_MODEL_PINS", `pin mask of ${name} has ${mask.length} entries, not ${value.length}`);
+    return { value, grad: model.grads!.get(name), mask, initial: value.slice() };
+  });
   const history: TrainStep[] = [];
   for (let step = 0; step < opts.steps; step++) {
     const t0 = performance.now();
@@ -117,8 +125,11 @@ export function trainExamples(
     }
     const loss = perExampleMean(out.logp, batch);
     model.backward(out.tape!, { dlogp });
+    for (const p of pins) for (let i = 0; i < p.mask.length; i++) if (p.mask[i]) p.grad[i] = 0;
     const lr = lrAt(opts.schedule, step);
     const report = opt.step(lr);
+    // weight decay still shrinks zero-gradient entries: put the pinned ones back exactly
+    for (const p of pins) for (let i = 0; i < p.mask.length; i++) if (p.mask[i]) p.value[i] = p.initial[i];
     const tokens = batch.reduce((a, ex) => a + ex.tokens.length, 0);
     const rec: TrainStep = {
       step: step + 1,
