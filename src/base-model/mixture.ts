@@ -2,6 +2,9 @@
 // world's pretraining text, role-format instruction examples and a copying curriculum over freshly
 // invented names. Every fresh name avoids all dev/test entity words; the leak test checks the result.
 import type { ChatMessage } from "../engine/tokenizer/types.js";
+import type { SyntheticMathTask as MathTask } from "../envs/tasks/arithmetic/arithmetic-tasks.js";
+import { formatFeedback } from "../envs/code-verifier/feedback.js";
+import type { SyntheticCodeTask } from "../envs/tasks/code/code-tasks.js";
 import { createNameSource, wordSet } from "../envs/tasks/names.js";
 import { type Rng, createRng } from "../envs/tasks/rng.js";
 import { templateWords } from "../envs/tasks/world/phrasings.js";
@@ -12,6 +15,8 @@ import {
   answerPrompt,
   answerTarget,
   copied,
+  failedRound,
+  JUDGE_INCORRECT,
   queriesTarget,
   searchTarget,
   codePlanPrompt,
@@ -142,7 +147,9 @@ function evidenceExample(kind: "extract" | "summarize", w: WorldIndex, q: ChainQ
   const i = rng.int(0, q.steps.length - 1);
   const s = q.steps[i];
   const query = stepQuery(q, i);
-  const useful = rng.next() < 0.75;
+  // "no useful information" is one fixed reply: at a quarter of the examples it became the greedy
+  // mode even when a passage stated the fact (docs/base-model.md), so it is kept rare
+  const useful = rng.next() < 0.9;
   const sentence = factSentence(w, s.fact, s.subject.id, rng);
   const passages = rng.shuffle([...(useful ? [sentence] : []), ...distractors(w, rng, rng.int(useful ? 0 : 1, 2))]);
   const messages = kind === "extract" ? extractPrompt(query, passages) : summarizePrompt(query, passages);
@@ -175,16 +182,44 @@ function updateExample(w: WorldIndex, q: ChainQuestion, rng: Rng): MixtureExampl
 const reasonerPlan = (ops: number) =>
   `Take the quantities from the problem and combine them in ${["one step", "two steps", "three steps", "four steps"][Math.min(ops, 4) - 1] ?? "several steps"}.`;
 
+const boxed = (answer: string | number) => `The answer is \\boxed{${answer}}.`;
+
+/** 1–2 wrong rounds as the dual-agent workflow's history shows them (its later rounds' prompts). */
+function failedRounds(m: MathTask, rng: Rng): string {
+  const wrong = () => boxed(Number(m.answer) + rng.pick([-1, 1]) * rng.int(1, 9));
+  return Array.from({ length: rng.int(1, 2) }, () => failedRound(reasonerPlan(m.ops), wrong())).join("\n");
+}
+
+/**
+ * The actor's answer format in every prompt shape the math workflows use: alone, after the
+ * reasoner's plan, after failed rounds (dual agent), and after failed turns (single agent).
+ */
+function mathExample(m: MathTask, i: number, rng: Rng): MixtureExample {
+  const response = boxed(m.answer);
+  if (i % 4 === 0) return { kind: "math", messages: mathPrompt(m.problem), response };
+  if (i % 4 === 1) return { kind: "math", messages: actorPrompt(m.problem, reasonerPlan(m.ops)), response };
+  if (i % 4 === 2) return { kind: "math", messages: actorPrompt(m.problem, reasonerPlan(m.ops), failedRounds(m, rng)), response };
+  const turns = Array.from({ length: rng.int(1, 2) }, (): ChatMessage[] => [
+    { role: "assistant", content: boxed(Number(m.answer) + rng.int(1, 9)) },
+    { role: "user", content: JUDGE_INCORRECT },
+  ]).flat();
+  return { kind: "math", messages: [...mathPrompt(m.problem), ...turns], response };
+}
+
 const codePlan = (entry: string) => `Define ${entry}. Follow the rule in the problem for each input. Return the result.`;
 
 /** Coding roles over a train-split task: plan, code (from that plan) or reflect, in turn. */
-function codeExample(t: { problem: string; entry: string; reference: string }, i: number): MixtureExample {
+function codeExample(t: SyntheticCodeTask, i: number): MixtureExample {
   if (i % 3 === 0) return { kind: "code", messages: codePlanPrompt(t.problem), response: codePlan(t.entry) };
   if (i % 3 === 1) return { kind: "code", messages: codePrompt(t.problem, codePlan(t.entry)), response: codeTarget(t.reference) };
-  const failures = `${t.entry}(...) returned a wrong value`;
+  // as the coding workflow shows it: the bare function and the verifier's feedback (2 failing tests)
+  const wrong = t.tests.flatMap((x, index) =>
+    x.kind === "io" ? [] : [{ index, label: x.call, status: "wrong" as const, expected: JSON.stringify(x.expected), got: "undefined" }],
+  );
+  const failures = formatFeedback({ passRate: 0, passed: 0, total: wrong.length, tests: wrong, wallMs: 0 }, 2);
   return {
     kind: "code",
-    messages: reflectPrompt(t.problem, codeTarget(t.reference), failures),
+    messages: reflectPrompt(t.problem, t.reference, failures),
     response: `Check the rule in the problem for the failing inputs and return the expected value.`,
   };
 }
@@ -243,14 +278,11 @@ export function buildMixture(seed: number, counts: MixtureCounts = DEFAULT_MIXTU
     examples.push({ kind: "plan", messages: planPrompt(t.question), response: answerTarget(t.answers[0]) });
   }
   const math = referenceMathTasks(seed).train.filter((m) => ![...wordSet([m.problem])].some((w) => heldOutWords.has(w)));
-  for (let i = 0; i < counts.math && math.length > 0; i++) {
-    const m = math[i % math.length];
-    const messages = i % 2 === 0 ? mathPrompt(m.problem) : actorPrompt(m.problem, reasonerPlan(m.ops));
-    examples.push({ kind: "math", messages, response: `The answer is \\boxed{${m.answer}}.` });
-  }
+  for (let i = 0; i < counts.math && math.length > 0; i++) examples.push(mathExample(math[i % math.length], i, rng));
   for (let i = 0; i < counts.reasoner && math.length > 0; i++) {
     const m = math[(i * 5) % math.length];
-    examples.push({ kind: "reasoner", messages: reasonerPrompt(m.problem), response: reasonerPlan(m.ops) });
+    const history = i % 2 === 0 ? "" : failedRounds(m, rng);
+    examples.push({ kind: "reasoner", messages: reasonerPrompt(m.problem, history), response: reasonerPlan(m.ops) });
   }
   const code = referenceCodeTasks(seed).train;
   for (let i = 0; i < counts.code && code.length > 0; i++) examples.push(codeExample(code[i % code.length], i));

@@ -116,3 +116,6 @@ export function actorPrompt(problem: string, plan: string, history = ""): ChatMe
 
 /** The judge line appended after a wrong answer (dual-agent math). */
 export const JUDGE_INCORRECT = "The answer is incorrect.";
+
+/** One failed round as the dual-agent prompts' history shows it: the plan, the answer, the judge line. */
+export const failedRound = (plan: string, answer: string): string => `Plan: ${plan}\nAnswer: ${answer}\n${JUDGE_INCORRECT}`;

@@ -1,7 +1,7 @@
 // The judge of MARFT math (a function node, not a role): grades the actor's \boxed{} answer against
 // the reference and, when wrong, appends the round to the history that later prompts show followed by
 // the judge line. Also the retry route and the history's prompt budget. Never calls a model.
-import { JUDGE_INCORRECT } from "../../../src/base-model/prompts.js";
+import { failedRound } from "../../../src/base-model/prompts.js";
 import { isEquivalentAnswer } from "../../../src/envs/index.js";
 import { END, type StateUpdate } from "../../../src/workflow/index.js";
 import { type FailedRound, MAX_ROUNDS, type MathState } from "./state.js";
@@ -44,7 +44,7 @@ export function newestRounds(history: readonly FailedRound[], render: (r: Failed
 
 /** One failed round as the dual-agent prompts show it: plan, answer, judge line. */
 export const renderRound = (r: FailedRound): string =>
-  `Plan: ${clip(r.plan, HISTORY_BUDGET.plan)}\nAnswer: ${clip(r.output, HISTORY_BUDGET.output)}\n${JUDGE_INCORRECT}`;
+  failedRound(clip(r.plan, HISTORY_BUDGET.plan), clip(r.output, HISTORY_BUDGET.output));
 
 /** The `history` argument of reasonerPrompt / actorPrompt ("" in the first round). */
 export const historyText = (history: readonly FailedRound[]): string =>
