@@ -152,15 +152,16 @@ export function plantInductionCircuit(params: ParamTable, cfg: ModelConfig, rng:
     set(k1, C, HS + slow[m], PREV + m, 1);
     for (let e = 0; e < E; e++) set(q1, C, qRow + slow[m], e, qs * match[m][e]);
   }
-  for (let r = 0; r < HS; r++)
-    for (let e = 0; e < E; e++) {
-      set(v1, C, HS + r, e, content[r][e]);
-      set(o1, nHeadsDim, e, qRow + r, cs * content[r][e]);
-    }
+  // a copying head writes what KV head 1's value reads (the content projection) back, ×cs
+  const writeCopy = (o: Float32Array, head: number) => {
+    for (let r = 0; r < HS; r++) for (let e = 0; e < E; e++) set(o, nHeadsDim, e, head * HS + r, cs * content[r][e]);
+  };
+  for (let r = 0; r < HS; r++) for (let e = 0; e < E; e++) set(v1, C, HS + r, e, content[r][e]);
+  writeCopy(o1, inductionHead);
   params.get("model.norm.weight").fill(opts.finalNorm ?? 0.3);
 
   // copy heads: KV head 1 reads the same content projection as the induction head, its query heads
-  // write it back (×cs); their queries and keys start small so attention starts near uniform
+  // write it back like the induction head does; their queries and keys start small so attention starts near uniform
   const pins: PinnedEntries = new Map();
   const rows = (name: string, from: number, to: number, cols: number) => pinWhere(pins, params, name, cols, (r) => r >= from && r < to);
   const cols = (name: string, from: number, to: number, width: number) =>
@@ -170,8 +171,7 @@ export function plantInductionCircuit(params: ParamTable, cfg: ModelConfig, rng:
     fillNormal(q.subarray(groupSize * HS * C, 2 * groupSize * HS * C), rng, 0.02);
     fillNormal(k.subarray(HS * C, 2 * HS * C), rng, 0.02);
     v.set(v1.subarray(HS * C, 2 * HS * C), HS * C);
-    for (let h = groupSize; h < 2 * groupSize; h++)
-      for (let r = 0; r < HS; r++) for (let e = 0; e < E; e++) set(o, nHeadsDim, e, h * HS + r, cs * content[r][e]);
+    for (let h = groupSize; h < 2 * groupSize; h++) writeCopy(o, h);
     rows(`model.layers.${l}.self_attn.v_proj.weight`, HS, 2 * HS, C);
     cols(`model.layers.${l}.self_attn.o_proj.weight`, groupSize * HS, 2 * groupSize * HS, nHeadsDim);
     pinWhere(pins, params, `model.layers.${l}.input_layernorm.weight`, C, () => true);
