@@ -44,7 +44,8 @@ export function routingCaller(cast: Cast, transport: Transport, o: { step: numbe
         return { model: entry.model, m };
       });
       const res = await transport.call(msg.model, "generate", msg.m);
-      return { text: res.text, sampleHandle: res.sampleHandle, promptTokens: res.promptTokens, outputTokens: res.outputTokens };
+      const { text, sampleHandle, promptTokens, outputTokens, finishReason } = res;
+      return { text, sampleHandle, promptTokens, outputTokens, finishReason };
     },
   };
 }

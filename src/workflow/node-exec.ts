@@ -150,7 +150,10 @@ async function execRole<S>(
   record.model = res.sampleHandle.model;
   record.promptTokens = Number.isFinite(res.promptTokens) ? res.promptTokens : null;
   record.outputTokens = Number.isFinite(res.outputTokens) ? res.outputTokens : null;
-  const parsed = safeParse(role.parse, res.text);
+  const cutOff = res.finishReason === "length" && role.cutOff === "format-failure";
+  const parsed = cutOff
+    ? { ok: false as const, reason: `cut off at maxNewTokens (${base.maxNewTokens} tokens) before the model stopped` }
+    : safeParse(role.parse, res.text);
   let value: unknown;
   if (parsed.ok) {
     value = parsed.value;

@@ -13,6 +13,7 @@ describe("defineRole", () => {
     expect(r.stop).toEqual([]);
     expect(r.tools).toEqual([]);
     expect(r.maxPromptTokens).toBeUndefined();
+    expect(r.cutOff).toBe("parse");
   });
   it("rejects bad settings with ROLE_INVALID", () => {
     const base = { name: "r", prompt: () => "p", parse: textParser(), fallback: () => "" };
@@ -22,6 +23,8 @@ describe("defineRole", () => {
     expect(() => defineRole({ ...base, sampling: { topK: 1.5 } })).toThrow(/topK/);
     expect(() => defineRole({ ...base, maxNewTokens: 0 })).toThrow(/maxNewTokens/);
     expect(() => defineRole({ ...base, stop: [""] })).toThrow(/stop/);
+    // biome-ignore lint/suspicious/noExplicitAny: simulating an untyped caller
+    expect(() => defineRole({ ...base, cutOff: "ignore" as any })).toThrow(/cutOff/);
     // biome-ignore lint/suspicious/noExplicitAny: simulating an untyped caller
     expect(() => defineRole({ ...base, fallback: undefined as any })).toThrow(/fallback/);
   });

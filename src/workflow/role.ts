@@ -44,6 +44,14 @@ export interface RoleSpec<S, T> {
   sampling?: Partial<Sampling>;
   /** Prompt budget; the runner drops the oldest chat history first to fit (messages only). */
   maxPromptTokens?: number;
+  /**
+   * What an output cut off at `maxNewTokens` (the model never stopped) counts as. "parse" (default):
+   * parsed like any other, right for roles whose budget is their length (a one-token choice).
+   * "format-failure": a failure even when a prefix parses — with a lenient parser the tokens after a
+   * parsable prefix are otherwise free, and RL drifts the role into filling its budget with junk
+   * (seen on QD-Retrieve-Answer's decompose: 11 → 64 tokens per query list within 50 steps).
+   */
+  cutOff?: "format-failure" | "parse";
 }
 
 /** A validated role with defaults filled in. */
@@ -57,6 +65,7 @@ export interface Role<S, T> {
   readonly maxNewTokens: number;
   readonly sampling: Sampling;
   readonly maxPromptTokens: number | undefined;
+  readonly cutOff: "format-failure" | "parse";
 }
 
 export const DEFAULT_SAMPLING: Sampling = { temperature: 1, topP: 1, topK: 0 };
@@ -95,6 +104,8 @@ export function defineRole<S, T>(spec: RoleSpec<S, T>): Role<S, T> {
   if (maxPromptTokens !== undefined && (!Number.isInteger(maxPromptTokens) || maxPromptTokens < 1)) {
     throw invalid(name, "maxPromptTokens must be a positive integer");
   }
+  const cutOff = spec.cutOff ?? "parse";
+  if (cutOff !== "format-failure" && cutOff !== "parse") throw invalid(name, 'cutOff must be "format-failure" or "parse"');
   const stop = [...(spec.stop ?? [])];
   if (stop.some((s) => typeof s !== "string" || s === "")) throw invalid(name, "stop strings must be non-empty strings");
   return Object.freeze({
@@ -107,6 +118,7 @@ export function defineRole<S, T>(spec: RoleSpec<S, T>): Role<S, T> {
     maxNewTokens,
     sampling,
     maxPromptTokens,
+    cutOff,
   });
 }
 

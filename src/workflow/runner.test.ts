@@ -6,7 +6,7 @@ import { END, START } from "./graph-types.js";
 import { workflow } from "./graph.js";
 import { tagParser, textParser } from "./parsers.js";
 import { defineRole } from "./role.js";
-import { runEpisodes } from "./runner.js";
+import { type RoleCaller, runEpisodes } from "./runner.js";
 import { scriptedCaller } from "./scripted-caller.js";
 import { append } from "./state.js";
 import { mulberry32 } from "./test-prng.js";
@@ -258,5 +258,46 @@ describe("runEpisodes routing (scripted RoleCaller test double)", () => {
     expect(sent[sent.length - 1]).toBe("NEWEST STATE");
     expect(sent).not.toContain(history[0]);
     expect(t.records[0].promptTruncation?.dropped).toBeGreaterThanOrEqual(2);
+  });
+
+  it("makes an output cut off at maxNewTokens a format failure when the role says cutOff: format-failure", async () => {
+    type A = { answer: string };
+    const run = async (cutOff: "format-failure" | "parse" | undefined, finishReason: "stop" | "length") => {
+      const role = defineRole<A, string>({
+        name: "a",
+        prompt: () => "q",
+        parse: tagParser("d"),
+        fallback: () => "?",
+        maxNewTokens: 8,
+        cutOff,
+      });
+      const g = workflow<A>()
+        .role("a", role, { update: (v) => ({ answer: v }) })
+        .edge(START, "a")
+        .edge("a", END)
+        .compile();
+      // a parsable prefix followed by junk: what a role that never emits EOS looks like
+      const caller: RoleCaller = {
+        call: async () => ({
+          text: "<d>x</d> junk junk",
+          sampleHandle: { model: "m", id: 0 },
+          promptTokens: 1,
+          outputTokens: 8,
+          finishReason,
+        }),
+      };
+      const [t] = await runEpisodes(g, [{ id: "e", state: { answer: "" } }], { caller });
+      return t;
+    };
+    const cut = await run("format-failure", "length");
+    expect(cut.finalState.answer).toBe("?");
+    expect(cut.records[0].parsed).toEqual({
+      ok: false,
+      reason: "cut off at maxNewTokens (8 tokens) before the model stopped",
+      fallback: "?",
+    });
+    expect(cut.metrics.formatFailures).toBe(1);
+    expect((await run("format-failure", "stop")).finalState.answer).toBe("x");
+    expect((await run(undefined, "length")).finalState.answer).toBe("x");
   });
 });

@@ -26,6 +26,8 @@ export interface RoleCallResult {
   sampleHandle: SampleHandle;
   promptTokens: number;
   outputTokens: number;
+  /** "length" when generation hit maxNewTokens before a stop token or string (absent: treated as "stop"). */
+  finishReason?: "stop" | "length";
 }
 
 /**

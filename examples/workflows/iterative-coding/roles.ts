@@ -67,6 +67,7 @@ export const planRole = defineRole<CodingState, string>({
   parse: planParser,
   fallback: () => "",
   maxNewTokens: 96,
+  cutOff: "format-failure",
 });
 
 /** code: problem + plan → one JavaScript function in a ```js block. */
@@ -77,6 +78,7 @@ export const codeRole = defineRole<CodingState, string>({
   // no runnable code after a format failure: the verifier records every test as failed
   fallback: () => "",
   maxNewTokens: 160,
+  cutOff: "format-failure",
 });
 
 /** reflect: problem + the code + the verifier's failures → what to change. */
@@ -89,4 +91,5 @@ export const reflectRole = defineRole<CodingState, string>({
   parse: reflectParser,
   fallback: () => "",
   maxNewTokens: 64,
+  cutOff: "format-failure",
 });

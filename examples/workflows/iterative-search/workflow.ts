@@ -62,6 +62,7 @@ export const plan = defineRole<State, string>({
   parse: tagParser("final_answer"),
   fallback: () => "",
   maxNewTokens: 32,
+  cutOff: "format-failure",
 });
 
 export const search = defineRole<State, SearchAction>({
@@ -71,6 +72,7 @@ export const search = defineRole<State, SearchAction>({
   // an empty query: the search node's update searches the question instead
   fallback: () => ({ action: "search", query: "" }),
   maxNewTokens: 48,
+  cutOff: "format-failure",
 });
 
 export const summarize = defineRole<State, string>({
@@ -79,6 +81,7 @@ export const summarize = defineRole<State, string>({
   parse: textParser({ maxLength: 400 }),
   fallback: () => NO_USEFUL_INFORMATION,
   maxNewTokens: 64,
+  cutOff: "format-failure",
 });
 
 export const update = defineRole<State, string>({
@@ -87,6 +90,7 @@ export const update = defineRole<State, string>({
   parse: textParser({ maxLength: 400 }),
   fallback: () => "",
   maxNewTokens: 64,
+  cutOff: "format-failure",
 });
 
 export const answer = defineRole<State, string>({
@@ -95,6 +99,7 @@ export const answer = defineRole<State, string>({
   parse: tagParser("final_answer"),
   fallback: () => "",
   maxNewTokens: 32,
+  cutOff: "format-failure",
 });
 
 /** a_t at index t; a malformed answer keeps the previous one. */

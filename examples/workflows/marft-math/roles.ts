@@ -39,6 +39,7 @@ export const reasonerRole = defineRole<MathState, string>({
   parse: reasonerParser,
   fallback: () => "",
   maxNewTokens: 96,
+  cutOff: "format-failure",
 });
 
 /** actor (dual-agent): problem + this round's plan + earlier rounds → computation and \boxed{answer}. */
@@ -48,6 +49,7 @@ export const actorRole = defineRole<MathState, ActorOutput>({
   parse: actorParser,
   fallback: actorFallback,
   maxNewTokens: 64,
+  cutOff: "format-failure",
 });
 
 const soloRound = (r: FailedRound): string => `${clip(r.output, HISTORY_BUDGET.output)}\n${JUDGE_INCORRECT}`;
@@ -72,4 +74,5 @@ export const soloActorRole = defineRole<MathState, ActorOutput>({
   fallback: actorFallback,
   // the plan's budget goes to the actor's own working
   maxNewTokens: 96,
+  cutOff: "format-failure",
 });

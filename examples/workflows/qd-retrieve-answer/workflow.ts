@@ -26,6 +26,7 @@ export const decompose = defineRole<State, string[]>({
   parse: jsonStringListParser({ minItems: 1, maxItems: 3, maxItemLength: 200 }),
   fallback: () => [],
   maxNewTokens: 64,
+  cutOff: "format-failure",
 });
 
 export const answer = defineRole<State, string>({
@@ -34,6 +35,7 @@ export const answer = defineRole<State, string>({
   parse: tagParser("final_answer"),
   fallback: () => "",
   maxNewTokens: 32,
+  cutOff: "format-failure",
 });
 
 export const workflow = build<State>({ name: "qd-retrieve-answer", metrics: qaMetrics })

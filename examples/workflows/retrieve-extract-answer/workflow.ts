@@ -28,6 +28,7 @@ export const decompose = defineRole<State, string[]>({
   parse: jsonStringListParser({ minItems: 1, maxItems: 3, maxItemLength: 200 }),
   fallback: () => [],
   maxNewTokens: 64,
+  cutOff: "format-failure",
 });
 
 export const extract = defineRole<State, string>({
@@ -37,6 +38,7 @@ export const extract = defineRole<State, string>({
   parse: textParser({ maxLength: 400 }),
   fallback: () => NO_USEFUL_INFORMATION,
   maxNewTokens: 64,
+  cutOff: "format-failure",
 });
 
 export const answer = defineRole<State, string>({
@@ -45,6 +47,7 @@ export const answer = defineRole<State, string>({
   parse: tagParser("final_answer"),
   fallback: () => "",
   maxNewTokens: 32,
+  cutOff: "format-failure",
 });
 
 /** Evidence worth showing the answer role; when no branch found any, the answer role is told so. */
