@@ -31,7 +31,8 @@ describe("world-QA workflow modules", () => {
       const roles = workflowRoles(mod.workflow);
       const models = (shape: Shape) => {
         const { config, cast } = resolveRunConfig(mod.configs[shape], { roles });
-        expect(config.algorithm.estimator).toBe("grpo");
+        expect(config.algorithm.estimator).toBe("rloo");
+        expect(config.rewardWeights.format).toBe(0.1);
         return { models: Object.keys(config.models), adapters: Object.values(cast).map((c) => c.adapter) };
       };
       expect(models("lora")).toEqual({ models: ["base"], adapters: roles });
