@@ -1,7 +1,8 @@
 // The README's main command (`npm run demo`): one reference workflow, RL-trained for a short schedule
 // from the committed base model, evaluated greedily on its whole held-out test split before and after.
-// Default: MARFT dual-agent math (reasoner → actor → judge, action-level GAE), 20 steps, ~5 min on 2
-// cores. It prints progress, the before/after figures, and where the summary and curves are.
+// Default: iterative coding (plan → code → verifier → reflect, up to 3 turns), 10 steps with a dev
+// evaluation every 5, seed 0. It prints progress, the before/after figures, and where the summary and
+// curves are. Another workflow:
 //   MASO_DEMO_WORKFLOW=examples/workflows/qd-retrieve-answer/workflow.ts MASO_DEMO_STEPS=30 npm run demo
 import { readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -9,8 +10,8 @@ import { runResults } from "../scripts/results.js";
 import type { ResultsSummary } from "../scripts/lib/results-summary.js";
 import { describeNative } from "../src/index.js";
 
-const file = process.env.MASO_DEMO_WORKFLOW ?? "examples/workflows/marft-math/workflow.ts";
-const steps = Number(process.env.MASO_DEMO_STEPS ?? 20);
+const file = process.env.MASO_DEMO_WORKFLOW ?? "examples/workflows/iterative-coding/workflow.ts";
+const steps = Number(process.env.MASO_DEMO_STEPS ?? 10);
 const out = resolve("runs/demo");
 
 console.log(describeNative());

@@ -103,10 +103,10 @@ function modelsAndCast(roles: readonly string[], shape: CastShape) {
 /**
  * The run config of a world-QA workflow (docs/config.md): the base checkpoint cast by `shape`, RLOO
  * (leave-one-out baseline per (task, role, turn), no std division), 8 episodes per task, 4 tasks per
- * step, 50 steps. A malformed output costs 0.1 (`rewardWeights.format`), a tenth of a correct answer:
- * with the paper's −1 and GRPO's per-group std division, groups whose F1 is all 0 (most of them) teach
- * only format, which pulled `decompose` to one short query (QD test F1 0.178 → 0.156 in 150 steps);
- * RLOO + 0.1 keeps the F1 signal on top (0.178 → 0.209, docs/RESULTS.md).
+ * step, 50 steps. A malformed output costs 0.1 (`rewardWeights.format`), a tenth of a correct answer
+ * (SYSTEM.md: a −1 format term on a 0–1 F1 scale dominates early training; with GRPO's per-group std
+ * division, groups whose F1 is all 0 — most of them — taught only format). Measured on QD-Retrieve-Answer
+ * (150 steps, docs/RESULTS.md) this is no better on test F1 than GRPO with −1: both stay at the start.
  * @example qaConfig("qd-retrieve-answer", ["decompose", "answer"], "shared")
  */
 export function qaConfig(name: string, roles: readonly string[], shape: CastShape = "lora") {

@@ -10,8 +10,8 @@
 // Reward rule (the paper's): plan and code at turn t get R_t − R_{t−1} (R_0 = 0); reflect at turn t
 // gets R_{t+1} − R_t; every role adds its format term (0 well-formed, −1 × rewardWeights.format
 // malformed). Metric: final pass rate; episode metrics passRate, allPass, verifierTurns.
-// Cast: the committed base checkpoint models/base, one rank-8 LoRA adapter per role; GRPO with
-// groups keyed by (task, role, turn).
+// Cast: the committed base checkpoint models/base, one rank-8 LoRA adapter per role; RLOO with
+// groups keyed by (task, role, turn); rollouts at temperature 0.3 (see `config`).
 import { fileURLToPath } from "node:url";
 import type { SyntheticCodeTask } from "../../../src/envs/index.js";
 import { referenceCodeTasks } from "../../../src/base-model/reference-tasks.js";
@@ -101,7 +101,7 @@ export const config = {
     base: {
       checkpoint: BASE_CHECKPOINT,
       lora: { rank: 8, alpha: 16, adapters: ["plan", "code", "reflect"] },
-      optimizer: { lr: 1e-3 },
+      optimizer: { lr: 3e-4 },
     },
   },
   cast: { plan: "base/plan", code: "base/code", reflect: "base/reflect" },
