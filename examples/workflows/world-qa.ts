@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { contentHash, f1Score, makeWorldTasks, openRetriever, type QaTask, type Retriever } from "../../src/envs/index.js";
 import { defineTool, type Trajectory } from "../../src/workflow/index.js";
+import { type CastShape, castModels } from "./cast-shapes.js";
 
 /** The world every reference QA workflow trains and evaluates on (the base model was pretrained on seed 42). */
 export const WORLD_SEED = 42;
@@ -69,36 +70,11 @@ export const qaMetrics = (s: QaState): Record<string, number> => ({ f1: f1Score(
 /** The committed pretrained base checkpoint (models/base), absolute so runs work from any directory. */
 export const BASE_CHECKPOINT = fileURLToPath(new URL("../../models/base", import.meta.url));
 
-/**
- * How roles map to weights:
- * - `lora`: one frozen base, one rank-8 LoRA adapter per role (the default: cheap, roles stay apart);
- * - `shared`: one fully fine-tuned model that every role uses (parameter sharing);
- * - `perRole`: one fully fine-tuned copy of the base per role (no sharing at all).
- */
-export type CastShape = "lora" | "shared" | "perRole";
+export type { CastShape } from "./cast-shapes.js";
 
 // Full fine-tuning moves every weight, so it takes a 10x smaller step than a LoRA adapter. Starting
 // points for the 2.4M-parameter base, not tuned values.
-const FULL_LR = 1e-4;
-const LORA_LR = 1e-3;
-
-function modelsAndCast(roles: readonly string[], shape: CastShape) {
-  const optimizer = { lr: shape === "lora" ? LORA_LR : FULL_LR, maxGradNorm: 1 };
-  if (shape === "lora") {
-    const lora = { rank: 8, alpha: 16, adapters: [...roles] };
-    return {
-      models: { base: { checkpoint: BASE_CHECKPOINT, lora, optimizer } },
-      cast: Object.fromEntries(roles.map((r) => [r, `base/${r}`])),
-    };
-  }
-  if (shape === "shared") {
-    return { models: { shared: { checkpoint: BASE_CHECKPOINT, optimizer } }, cast: Object.fromEntries(roles.map((r) => [r, "shared"])) };
-  }
-  return {
-    models: Object.fromEntries(roles.map((r) => [r, { checkpoint: BASE_CHECKPOINT, optimizer }])),
-    cast: Object.fromEntries(roles.map((r) => [r, r])),
-  };
-}
+const LEARNING_RATES = { lora: 1e-3, full: 1e-4 };
 
 /**
  * The run config of a world-QA workflow (docs/config.md): the base checkpoint cast by `shape`, RLOO
@@ -113,7 +89,7 @@ export function qaConfig(name: string, roles: readonly string[], shape: CastShap
   return {
     name: shape === "lora" ? name : `${name}-${shape}`,
     seed: 0,
-    ...modelsAndCast(roles, shape),
+    ...castModels(roles, shape, BASE_CHECKPOINT, LEARNING_RATES),
     algorithm: { estimator: "rloo", groupSize: 8, groupBy: ["task", "role", "turn"], normalize: "none", minibatchSize: 32, epochs: 1 },
     schedule: { steps: 50, tasksPerStep: 4, concurrency: 32 },
     rewardWeights: { format: 0.1 },

@@ -10,7 +10,7 @@ import { BASE_CHECKPOINT, tasks } from "../../examples/workflows/world-qa.js";
 import { workflowRoles } from "../../src/cli/commands/train.js";
 import { trainingModule } from "../../src/cli/train/workflow-module.js";
 import { readConfigFile, resolveRunConfig } from "../../src/config/load-config.js";
-import type { ExampleModule } from "./train-tiny.js";
+import { castOf, type ExampleModule } from "./train-tiny.js";
 
 type Shape = "lora" | "shared" | "perRole";
 const MODULES = { qd, rea, iterative } as Record<string, ExampleModule & { configs: Record<Shape, object> }>;
@@ -29,12 +29,12 @@ describe("world-QA workflow modules", () => {
       expect(() => trainingModule({ ...mod }, name)).not.toThrow();
       expect(mod.config).toBe(mod.configs.lora);
       const roles = workflowRoles(mod.workflow);
-      const models = (shape: Shape) => {
-        const { config, cast } = resolveRunConfig(mod.configs[shape], { roles });
+      for (const shape of ["lora", "shared", "perRole"] as const) {
+        const { config } = resolveRunConfig(mod.configs[shape], { roles });
         expect(config.algorithm.estimator).toBe("rloo");
         expect(config.rewardWeights.format).toBe(0.1);
-        return { models: Object.keys(config.models), adapters: Object.values(cast).map((c) => c.adapter) };
-      };
+      }
+      const models = (shape: Shape) => castOf(mod.configs[shape], roles);
       expect(models("lora")).toEqual({ models: ["base"], adapters: roles });
       expect(models("shared")).toEqual({ models: ["shared"], adapters: roles.map(() => null) });
       expect(models("perRole")).toEqual({ models: roles, adapters: roles.map(() => null) });

@@ -64,3 +64,13 @@ export async function trainTiny<S extends object, T>(
   });
   return { ...result, roles };
 }
+
+/**
+ * What a run config's cast shape resolves to against `roles`: its model names and each role's
+ * adapter (null: the role uses the model's own weights).
+ * @example expect(castOf(mod.configs.shared, roles)).toEqual({ models: ["shared"], adapters: [null, null] })
+ */
+export function castOf(raw: object, roles: string[]): { models: string[]; adapters: (string | null)[] } {
+  const { config, cast } = resolveRunConfig(raw, { roles });
+  return { models: Object.keys(config.models), adapters: roles.map((r) => cast[r].adapter) };
+}

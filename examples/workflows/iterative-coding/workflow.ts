@@ -10,7 +10,8 @@
 // Reward rule (the paper's): plan and code at turn t get R_t − R_{t−1} (R_0 = 0); reflect at turn t
 // gets R_{t+1} − R_t; every role adds its format term (0 well-formed, −1 × rewardWeights.format
 // malformed). Metric: final pass rate; episode metrics passRate, allPass, verifierTurns.
-// Cast: the committed base checkpoint models/base, one rank-8 LoRA adapter per role; RLOO with
+// Cast: the committed base checkpoint models/base, one rank-8 LoRA adapter per role (`configs.shared`
+// and `configs.perRole` are the parameter-sharing comparison's other casts); RLOO with
 // groups keyed by (task, role, turn); rollouts at temperature 0.3 (see `config`).
 import { fileURLToPath } from "node:url";
 import type { SyntheticCodeTask } from "../../../src/envs/index.js";
@@ -20,6 +21,7 @@ import { END, type RouteContext, START, type ToolResult, type Trajectory, workfl
 import { codeRole, planRole, reflectRole } from "./roles.js";
 import { type CodingState, episodeMetrics, finalPassRate, lastResult, MAX_TURNS, passRates, reducers, type TurnResult } from "./state.js";
 import { type VerifyOutput, verifyTool } from "./verifier.js";
+import { type CastShape, castModels } from "../cast-shapes.js";
 
 export type { CodingState } from "./state.js";
 export type Task = SyntheticCodeTask;
@@ -94,26 +96,33 @@ export const verifierTurns = (t: Trajectory<CodingState>): number => t.finalStat
 /** models/base, resolved from this file so `maso train` works from any directory. */
 export const BASE_CHECKPOINT = fileURLToPath(new URL("../../../models/base", import.meta.url));
 
-export const config = {
-  name: "iterative-coding",
-  seed: 0,
-  models: {
-    base: {
-      checkpoint: BASE_CHECKPOINT,
-      lora: { rank: 8, alpha: 16, adapters: ["plan", "code", "reflect"] },
-      optimizer: { lr: 3e-4 },
-    },
-  },
-  cast: { plan: "base/plan", code: "base/code", reflect: "base/reflect" },
-  // At temperature 1 not one sampled episode of the base model passes a test (scripts/signal.ts: 0 of
-  // 24 task groups), so RL has nothing to learn from; at 0.3 a third of the groups carry a pass-rate
-  // difference. Greedy evaluation is unaffected.
-  sampling: { temperature: 0.3 },
-  // marginal gains are compared within (task, role, turn) groups of 4 episodes (leave-one-out baseline)
-  algorithm: { estimator: "rloo", groupSize: 4, groupBy: ["task", "role", "turn"], normalize: "none", minibatchSize: 16 },
-  schedule: { steps: 100, tasksPerStep: 4, concurrency: 16 },
-  checkpoint: { every: 10, keep: 3 },
-  eval: { every: 20, episodes: 32 },
-  // a malformed output costs a tenth of a full pass-rate gain, so format does not drown the gains
-  rewardWeights: { format: 0.1 },
-};
+const ROLES = ["plan", "code", "reflect"];
+
+// LoRA at 1e-3 collapsed two of three seeds (docs/RESULTS.md); full fine-tuning takes the usual 10x
+// smaller step than the adapters. Not tuned for the shared / per-role shapes.
+const LEARNING_RATES = { lora: 3e-4, full: 3e-5 };
+
+/** The run config for one cast shape (`configs` below; `config` is the LoRA one). */
+function codingConfig(shape: CastShape) {
+  return {
+    name: shape === "lora" ? "iterative-coding" : `iterative-coding-${shape}`,
+    seed: 0,
+    ...castModels(ROLES, shape, BASE_CHECKPOINT, LEARNING_RATES),
+    // At temperature 1 not one sampled episode of the base model passes a test (scripts/signal.ts: 0 of
+    // 24 task groups), so RL has nothing to learn from; at 0.3 a third of the groups carry a pass-rate
+    // difference. Greedy evaluation is unaffected.
+    sampling: { temperature: 0.3 },
+    // marginal gains are compared within (task, role, turn) groups of 4 episodes (leave-one-out baseline)
+    algorithm: { estimator: "rloo", groupSize: 4, groupBy: ["task", "role", "turn"], normalize: "none", minibatchSize: 16 },
+    schedule: { steps: 100, tasksPerStep: 4, concurrency: 16 },
+    checkpoint: { every: 10, keep: 3 },
+    eval: { every: 20, episodes: 32 },
+    // a malformed output costs a tenth of a full pass-rate gain, so format does not drown the gains
+    rewardWeights: { format: 0.1 },
+  };
+}
+
+/** The parameter-sharing comparison's three casts (see ../cast-shapes.ts). */
+export const configs = { lora: codingConfig("lora"), shared: codingConfig("shared"), perRole: codingConfig("perRole") };
+
+export const config = configs.lora;
