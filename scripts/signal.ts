@@ -7,7 +7,7 @@
 //   npx tsx scripts/signal.ts <workflow file> [--tasks 48] [--group 8] [--temperatures 0,1,0.7,0.3] [--split train]
 import { loadExports, workflowRoles } from "../src/cli/commands/train.js";
 import { runtimeOptions } from "../src/cli/train/runtime-options.js";
-import { trainingModule } from "../src/cli/train/workflow-module.js";
+import { scoredSplit, trainingModule } from "../src/cli/train/workflow-module.js";
 import { resolveRunConfig } from "../src/config/load-config.js";
 import { MasoError } from "../src/errors.js";
 import { createRuntime } from "../src/runtime/runtime.js";
@@ -79,10 +79,9 @@ export async function main(argv: string[], write: (line: string) => void = (s) =
 
   const exp = await loadExports(file);
   const mod = trainingModule(exp, file);
-  const metric = mod.metric;
-  if (!metric) throw new MasoError("EVAL_NO_METRIC", `${file} exports no 'metric'`);
-  const tasks = (mod.tasks[split] ?? []).slice(0, nTasks);
-  if (tasks.length === 0) throw new MasoError("EVAL_NO_TASKS", `${file} has no ${split} tasks`);
+  const scored = scoredSplit(mod, file, split);
+  const { metric } = scored;
+  const tasks = scored.tasks.slice(0, nTasks);
   const { config, cast } = resolveRunConfig(exp.config, { roles: workflowRoles(mod.workflow as Workflow<object, string>), source: file });
   const rt = await createRuntime({ ...runtimeOptions(config, cast, mod), startStep: 0 });
   for (const temperature of temps) {

@@ -10,7 +10,7 @@ import type { Workflow } from "../../workflow/graph-types.js";
 import { type Parsed, str } from "../args.js";
 import { usageError } from "../exit-codes.js";
 import { runtimeOptions } from "../train/runtime-options.js";
-import { trainingModule, type WorkflowModule } from "../train/workflow-module.js";
+import { scoredSplit, trainingModule, type WorkflowModule } from "../train/workflow-module.js";
 import { loadExports, workflowRoles } from "./train.js";
 import { type CliIo, println } from "./types.js";
 
@@ -29,13 +29,9 @@ function checkpointFlag(p: Parsed): CheckpointChoice | undefined {
 
 /** The held-out tasks of `split` (default test when the module has them, else dev). */
 function heldOut(mod: WorkflowModule<object, unknown>, file: string, p: Parsed) {
-  if (!mod.metric)
-    throw new MasoError("EVAL_NO_METRIC", `${file} exports no 'metric'`, "export const metric = (trajectory, task) => score in [0, 1]");
   const split = str(p, "split") ?? (mod.tasks.test?.length ? "test" : "dev");
   if (split !== "test" && split !== "dev") throw usageError(`eval: --split must be test or dev, got '${split}'`, "eval");
-  const tasks = mod.tasks[split];
-  if (!tasks?.length) throw new MasoError("EVAL_NO_TASKS", `${file} exports no ${split} tasks`, "export tasks = { train, dev, test }");
-  return { split, tasks, metric: mod.metric };
+  return { split, ...scoredSplit(mod, file, split) };
 }
 
 /**

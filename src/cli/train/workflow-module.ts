@@ -74,3 +74,15 @@ export function trainingModule(exp: Record<string, unknown>, file: string): Work
     if (exp[k] !== undefined && typeof exp[k] !== "function") throw bad(file, `'${k}' must be a function`, "see docs/training.md");
   return exp as unknown as WorkflowModule<object, unknown>;
 }
+
+/**
+ * The module's `metric` and its `split` tasks, for anything that scores episodes on a split (`maso
+ * eval`, scripts/signal.ts): EVAL_NO_METRIC without a metric, EVAL_NO_TASKS when the split is empty.
+ */
+export function scoredSplit<S extends object, T>(mod: WorkflowModule<S, T>, file: string, split: "train" | "dev" | "test") {
+  if (!mod.metric)
+    throw new MasoError("EVAL_NO_METRIC", `${file} exports no 'metric'`, "export const metric = (trajectory, task) => score in [0, 1]");
+  const tasks = mod.tasks[split];
+  if (!tasks?.length) throw new MasoError("EVAL_NO_TASKS", `${file} exports no ${split} tasks`, "export tasks = { train, dev, test }");
+  return { tasks, metric: mod.metric };
+}
