@@ -10,6 +10,7 @@ import { runtimeOptions } from "../src/cli/train/runtime-options.js";
 import { scoredSplit, trainingModule } from "../src/cli/train/workflow-module.js";
 import { resolveRunConfig } from "../src/config/load-config.js";
 import { MasoError } from "../src/errors.js";
+import { mean } from "../src/rl/advantages/batch.js";
 import { createRuntime } from "../src/runtime/runtime.js";
 import type { Trajectory, Workflow } from "../src/workflow/index.js";
 import { parseScriptArgs, runIfMain, usage } from "./lib/script-main.js";
@@ -50,7 +51,6 @@ export function signalRow(temperature: number, scores: number[], formatFailures:
     if (Math.max(...g) > 0) anyPositive++;
     if (Math.max(...g) > Math.min(...g)) varied++;
   }
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   return {
     temperature,
     mean: mean(scores),
@@ -79,9 +79,8 @@ export async function main(argv: string[], write: (line: string) => void = (s) =
 
   const exp = await loadExports(file);
   const mod = trainingModule(exp, file);
-  const scored = scoredSplit(mod, file, split);
-  const { metric } = scored;
-  const tasks = scored.tasks.slice(0, nTasks);
+  const { tasks: splitTasks, metric } = scoredSplit(mod, file, split);
+  const tasks = splitTasks.slice(0, nTasks);
   const { config, cast } = resolveRunConfig(exp.config, { roles: workflowRoles(mod.workflow as Workflow<object, string>), source: file });
   const rt = await createRuntime({ ...runtimeOptions(config, cast, mod), startStep: 0 });
   for (const temperature of temps) {

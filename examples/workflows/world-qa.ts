@@ -70,8 +70,6 @@ export const qaMetrics = (s: QaState): Record<string, number> => ({ f1: f1Score(
 /** The committed pretrained base checkpoint (models/base), absolute so runs work from any directory. */
 export const BASE_CHECKPOINT = fileURLToPath(new URL("../../models/base", import.meta.url));
 
-export type { CastShape } from "./cast-shapes.js";
-
 // Full fine-tuning moves every weight, so it takes a 10x smaller step than a LoRA adapter. Starting
 // points for the 2.4M-parameter base, not tuned values.
 const LEARNING_RATES = { lora: 1e-3, full: 1e-4 };

@@ -3,6 +3,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { CastShape } from "../../examples/workflows/cast-shapes.js";
 import * as iterative from "../../examples/workflows/iterative-search/workflow.js";
 import * as qd from "../../examples/workflows/qd-retrieve-answer/workflow.js";
 import * as rea from "../../examples/workflows/retrieve-extract-answer/workflow.js";
@@ -12,8 +13,7 @@ import { trainingModule } from "../../src/cli/train/workflow-module.js";
 import { readConfigFile, resolveRunConfig } from "../../src/config/load-config.js";
 import { castOf, type ExampleModule } from "./train-tiny.js";
 
-type Shape = "lora" | "shared" | "perRole";
-const MODULES = { qd, rea, iterative } as Record<string, ExampleModule & { configs: Record<Shape, object> }>;
+const MODULES = { qd, rea, iterative } as Record<string, ExampleModule & { configs: Record<CastShape, object> }>;
 
 describe("world-QA workflow modules", () => {
   it("split the world into train / dev / test with at least 300 test questions and no overlap", () => {
@@ -34,7 +34,7 @@ describe("world-QA workflow modules", () => {
         expect(config.algorithm.estimator).toBe("rloo");
         expect(config.rewardWeights.format).toBe(0.1);
       }
-      const models = (shape: Shape) => castOf(mod.configs[shape], roles);
+      const models = (shape: CastShape) => castOf(mod.configs[shape], roles);
       expect(models("lora")).toEqual({ models: ["base"], adapters: roles });
       expect(models("shared")).toEqual({ models: ["shared"], adapters: roles.map(() => null) });
       expect(models("perRole")).toEqual({ models: roles, adapters: roles.map(() => null) });

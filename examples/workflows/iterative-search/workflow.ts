@@ -154,7 +154,7 @@ export const initialState = (task: QaTask): State => ({
 
 const ROLES = ["plan", "search", "summarize", "update", "answer"];
 
-/** The three cast shapes of the parameter-sharing comparison (see world-qa.ts `CastShape`). */
+/** The three cast shapes of the parameter-sharing comparison (see ../cast-shapes.ts). */
 export const configs = {
   shared: qaConfig("iterative-search", ROLES, "shared"),
   perRole: qaConfig("iterative-search", ROLES, "perRole"),

@@ -67,7 +67,7 @@ export const initialState = (task: QaTask): State => ({
 
 const ROLES = ["decompose", "answer"];
 
-/** The three cast shapes (see world-qa.ts `CastShape`); `config` is the LoRA one. */
+/** The three cast shapes (see ../cast-shapes.ts); `config` is the LoRA one. */
 export const configs = {
   lora: qaConfig("qd-retrieve-answer", ROLES, "lora"),
   shared: qaConfig("qd-retrieve-answer", ROLES, "shared"),

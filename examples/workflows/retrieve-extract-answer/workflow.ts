@@ -86,7 +86,7 @@ export const initialState = (task: QaTask): State => ({
 
 const ROLES = ["decompose", "extract", "answer"];
 
-/** The three cast shapes (see world-qa.ts `CastShape`); `config` is the LoRA one. */
+/** The three cast shapes (see ../cast-shapes.ts); `config` is the LoRA one. */
 export const configs = {
   lora: qaConfig("retrieve-extract-answer", ROLES, "lora"),
   shared: qaConfig("retrieve-extract-answer", ROLES, "shared"),
