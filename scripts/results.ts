@@ -3,9 +3,12 @@
 // (checkpoint selection on dev), evaluates the best-on-dev checkpoint on tasks.test (after RL);
 // then writes <out>/<workflow>/<variant>/summary.json and the training-curve SVGs. Drives the CLI
 // in-process, so the numbers are exactly what `maso eval` prints. A rerun reuses finished seeds and
-// resumes unfinished runs.
-//   npx tsx scripts/results.ts <workflow file> [--variant v] [--seeds 0,1,2] [--steps n] [--eval-every n] [--out results]
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+// resumes unfinished runs; --reevaluate redoes only the test evaluations of finished seeds (after the
+// test split changed), keeping their training figures. The untrained cast does not depend on the seed
+// (LoRA adapters start with B = 0), so its evaluation is cached by config under <out>/before-cache.
+//   npx tsx scripts/results.ts <workflow file> [--variant v] [--seeds 0,1,2] [--steps n] [--eval-every n] [--out results] [--reevaluate]
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { loadExports } from "../src/cli/commands/train.js";
@@ -19,13 +22,14 @@ import { readRunRows } from "./lib/run-series.js";
 import { parseScriptArgs, runIfMain, usage } from "./lib/script-main.js";
 
 const HELP =
-  "usage: npx tsx scripts/results.ts <workflow file> [--variant <name>] [--seeds 0,1,2] [--steps <n>] [--eval-every <n>] [--out <dir>]";
+  "usage: npx tsx scripts/results.ts <workflow file> [--variant <name>] [--seeds 0,1,2] [--steps <n>] [--eval-every <n>] [--out <dir>] [--reevaluate]";
 const OPTIONS = {
   variant: { type: "string" },
   seeds: { type: "string" },
   steps: { type: "string" },
   "eval-every": { type: "string" },
   out: { type: "string" },
+  reevaluate: { type: "boolean" },
 } as const;
 
 export interface ResultsOptions {
@@ -38,6 +42,8 @@ export interface ResultsOptions {
   /** overrides eval.every (dev evaluations, hence checkpoint-selection points) */
   evalEvery?: number;
   out: string;
+  /** finished seeds: redo the before/after test evaluations, keep the training figures */
+  reevaluate?: boolean;
   /** progress and CLI output (default stderr) */
   log?: (s: string) => void;
 }
@@ -80,10 +86,63 @@ function pickConfig(exp: Record<string, unknown>, file: string, variant: string 
   return JSON.parse(text) as Record<string, unknown>;
 }
 
+/**
+ * The untrained cast's test evaluation, cached under <out>/before-cache by everything in the config
+ * that can shape it (seed, name, schedule, eval and checkpoint cannot) and the test tasks' ids.
+ */
+async function beforeEval(o: ResultsOptions, cfgFile: string, testIds: string, log: (s: string) => void): Promise<EvalJson> {
+  const { seed, name, schedule, eval: _e, checkpoint, ...shaping } = JSON.parse(readFileSync(cfgFile, "utf8")) as Record<string, unknown>;
+  const key = createHash("sha256")
+    .update(JSON.stringify({ file: o.file, shaping, testIds }))
+    .digest("hex")
+    .slice(0, 16);
+  const cached = join(o.out, "before-cache", `${key}.json`);
+  if (existsSync(cached)) {
+    log(`before RL: reusing ${cached}\n`);
+    return JSON.parse(readFileSync(cached, "utf8")) as EvalJson;
+  }
+  const result = lastJson(await cli(["eval", o.file, "--config", cfgFile, "--split", "test", "--json"], log));
+  mkdirSync(join(o.out, "before-cache"), { recursive: true });
+  // write-then-rename: parallel invocations sharing --out never see half a file
+  writeFileSync(`${cached}.${process.pid}`, `${JSON.stringify(result, null, 2)}\n`);
+  renameSync(`${cached}.${process.pid}`, cached);
+  return result;
+}
+
+/** A finished seed evaluated again on the current test split; its training figures stay. */
+async function reevaluateSeed(o: ResultsOptions, done: string, testIds: string, log: (s: string) => void): Promise<SeedResult> {
+  const old = JSON.parse(readFileSync(done, "utf8")) as SeedResult;
+  const dir = join(done, "..");
+  log(`seed ${old.seed}: re-evaluating on the current test split\n`);
+  const before = await beforeEval(o, join(dir, "config.json"), testIds, log);
+  const after = lastJson(await cli(["eval", join(dir, "run"), "--split", "test", "--json"], log));
+  if (after.step !== old.step) log(`warning: seed ${old.seed}: the selected checkpoint is now step ${after.step} (was ${old.step})\n`);
+  const result: SeedResult = {
+    ...old,
+    before: before.metric,
+    after: after.metric,
+    step: after.step,
+    testEpisodes: after.episodes,
+    reevaluated: true,
+    episodeMetrics: { ...old.episodeMetrics, testBefore: before.episodeMetrics, testAfter: after.episodeMetrics },
+  };
+  writeFileSync(done, `${JSON.stringify(result, null, 2)}\n`);
+  log(`seed ${old.seed}: test ${result.before.toFixed(4)} -> ${result.after.toFixed(4)} (step ${result.step})\n`);
+  return result;
+}
+
 /** One seed: before-RL test eval, training (resumed when a previous attempt stopped), after-RL test eval. */
-async function runSeed(o: ResultsOptions, base: Record<string, unknown>, seed: number, dir: string, log: (s: string) => void) {
+async function runSeed(
+  o: ResultsOptions,
+  base: Record<string, unknown>,
+  seed: number,
+  dir: string,
+  testIds: string,
+  log: (s: string) => void,
+) {
   const done = join(dir, "result.json");
   if (existsSync(done)) {
+    if (o.reevaluate) return reevaluateSeed(o, done, testIds, log);
     log(`seed ${seed}: reusing ${done}\n`);
     return JSON.parse(readFileSync(done, "utf8")) as SeedResult;
   }
@@ -95,7 +154,7 @@ async function runSeed(o: ResultsOptions, base: Record<string, unknown>, seed: n
   const runDir = join(dir, "run");
 
   log(`seed ${seed}: before RL (untrained cast, test split)\n`);
-  const before = lastJson(await cli(["eval", o.file, "--config", cfgFile, "--split", "test", "--json"], log));
+  const before = await beforeEval(o, cfgFile, testIds, log);
   log(`seed ${seed}: training into ${runDir}\n`);
   const t0 = performance.now();
   const resume = existsSync(join(runDir, "config.json"));
@@ -146,8 +205,9 @@ export async function runResults(o: ResultsOptions): Promise<string> {
   const base = pickConfig(exp, o.file, o.variant);
   const variant = o.variant ?? "default";
   const dir = join(o.out, mod.workflow.name, variant);
+  const testIds = mod.tasks.test.map((t, i) => mod.taskId?.(t, i) ?? JSON.stringify(t)).join("\n");
   const perSeed: SeedResult[] = [];
-  for (const seed of o.seeds) perSeed.push(await runSeed(o, base, seed, join(dir, `seed-${seed}`), log));
+  for (const seed of o.seeds) perSeed.push(await runSeed(o, base, seed, join(dir, `seed-${seed}`), testIds, log));
 
   const runs = o.seeds.map((s) => ({ label: `seed ${s}`, rows: readRunRows(join(dir, `seed-${s}`, "run")) }));
   const figs = plotFigures(runs, { mode: "band", title: `${mod.workflow.name} (${variant})` });
@@ -180,7 +240,8 @@ export async function main(argv: string[]): Promise<number> {
   const evalEvery = ints(a.values["eval-every"], "--eval-every")?.[0];
   if (steps === 0) throw usage("--steps must be at least 1", HELP);
   const seeds = ints(a.values.seeds ?? "0,1,2", "--seeds")!;
-  console.log(await runResults({ file, variant: a.values.variant, seeds, steps, evalEvery, out: a.values.out ?? "results" }));
+  const reevaluate = a.values.reevaluate === true;
+  console.log(await runResults({ file, variant: a.values.variant, seeds, steps, evalEvery, out: a.values.out ?? "results", reevaluate }));
   return 0;
 }
 

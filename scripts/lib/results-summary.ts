@@ -18,6 +18,8 @@ export interface SeedResult {
   trainSeconds: number;
   /** the run was resumed from an earlier attempt, so trainSeconds covers only the rest of it */
   resumed: boolean;
+  /** the test evaluations were redone after training (results.ts --reevaluate: the test split changed) */
+  reevaluated?: boolean;
   episodeMetrics: {
     /** mean over training steps of each step's mean episode metric */
     train: Record<string, number>;

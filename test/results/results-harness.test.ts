@@ -1,14 +1,15 @@
 // The results harness end to end on the two-role demo (with a test split: fixtures/demo-with-test):
 // 2 seeds x 2 steps. Checks that summary.json holds, per seed, the test metric of the untrained cast
 // and of the best-on-dev checkpoint exactly as `maso eval` reports them, mean ± std over seeds, the
-// steps and wall time; that the band-mode curves are written; that a rerun reuses finished seeds;
-// that results-table renders it; and the errors for a module without tasks.test or an unknown variant.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+// steps and wall time; that the band-mode curves are written; that the untrained cast is evaluated
+// once (the cache) and that this equals each seed's own evaluation; that a rerun reuses finished
+// seeds; that --reevaluate redoes only the test figures; that results-table renders it; and the errors for a module without tasks.test or an unknown variant.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { reportError } from "../../scripts/lib/script-main.js";
-import type { ResultsSummary } from "../../scripts/lib/results-summary.js";
+import type { ResultsSummary, SeedResult } from "../../scripts/lib/results-summary.js";
 import { runResults } from "../../scripts/results.js";
 import { main as resultsTable } from "../../scripts/results-table.js";
 import { readBest } from "../../src/checkpoint/best.js";
@@ -27,7 +28,9 @@ describe("scripts/results.ts", () => {
   const dir = join(out, "two-role-demo", "default");
 
   it("runs before-RL eval, training and after-RL eval per seed and writes summary.json and curves", async () => {
-    const path = await runResults({ file: FIXTURE, seeds: [0, 1], steps: 2, out, log: quiet });
+    const logged: string[] = [];
+    const path = await runResults({ file: FIXTURE, seeds: [0, 1], steps: 2, out, log: (l) => logged.push(l) });
+    expect(logged.filter((l) => l.startsWith("before RL: reusing") && l.includes("before-cache"))).toHaveLength(1);
     expect(path).toBe(join(dir, "summary.json"));
     const s = JSON.parse(readFileSync(path, "utf8")) as ResultsSummary;
     expect(s).toMatchObject({ workflow: "two-role-demo", variant: "default", steps: 2, seeds: [0, 1], split: "test" });
@@ -57,6 +60,17 @@ describe("scripts/results.ts", () => {
     await runResults({ file: FIXTURE, seeds: [0, 1], steps: 2, out, log: (s) => logged.push(s) });
     expect(logged.filter((l) => l.startsWith("seed ") && l.includes("reusing"))).toHaveLength(2);
     expect(readFileSync(join(dir, "seed-0", "result.json"), "utf8")).toBe(before);
+  });
+
+  it("--reevaluate redoes the test evaluations of finished seeds and keeps their training figures", async () => {
+    const file = join(dir, "seed-1", "result.json");
+    const good = JSON.parse(readFileSync(file, "utf8")) as SeedResult;
+    writeFileSync(file, JSON.stringify({ ...good, before: -1, after: -1, testEpisodes: 0, trainSeconds: 123 }));
+    await runResults({ file: FIXTURE, seeds: [0, 1], steps: 2, out, log: quiet, reevaluate: true });
+    const again = JSON.parse(readFileSync(file, "utf8")) as SeedResult;
+    expect(again).toEqual({ ...good, trainSeconds: 123, reevaluated: true });
+    const s = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as ResultsSummary;
+    expect(s.perSeed.map((p) => p.trainSeconds)).toContain(123);
   });
 
   it("results-table renders one table per workflow with links to the curves", async () => {
