@@ -6,6 +6,7 @@
 // resumes unfinished runs; --reevaluate redoes only the test evaluations of finished seeds (after the
 // test split changed), keeping their training figures. The untrained cast does not depend on the seed
 // (LoRA adapters start with B = 0), so its evaluation is cached by config under <out>/before-cache.
+// Neither cache sees code or checkpoint files: after changing those, use a fresh --out.
 //   npx tsx scripts/results.ts <workflow file> [--variant v] [--seeds 0,1,2] [--steps n] [--eval-every n] [--out results] [--reevaluate]
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
