@@ -9,13 +9,14 @@
 // Neither cache sees code or checkpoint files: after changing those, use a fresh --out.
 //   npx tsx scripts/results.ts <workflow file> [--variant v] [--seeds 0,1,2] [--steps n] [--eval-every n] [--out results] [--reevaluate]
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { loadExports } from "../src/cli/commands/train.js";
 import type { CliIo } from "../src/cli/commands/types.js";
 import { main as maso } from "../src/cli/main.js";
 import { trainingModule } from "../src/cli/train/workflow-module.js";
+import { writeFileAtomic } from "../src/engine/checkpoint/atomic-file.js";
 import { MasoError } from "../src/errors.js";
 import { plotFigures } from "./lib/plots.js";
 import { meanRecords, type SeedResult, summarize } from "./lib/results-summary.js";
@@ -71,6 +72,17 @@ interface EvalJson {
 }
 const lastJson = (out: string): EvalJson => JSON.parse(out.trim().split("\n").at(-1) ?? "") as EvalJson;
 
+/** `maso eval <target…> --split test --json`: a module with --config (untrained cast) or a run dir (its selected checkpoint). */
+const testEval = async (target: string[], log: (s: string) => void): Promise<EvalJson> =>
+  lastJson(await cli(["eval", ...target, "--split", "test", "--json"], log));
+
+/** Writes a seed's result.json and logs its before → after. */
+function saveResult(done: string, result: SeedResult, log: (s: string) => void): SeedResult {
+  writeFileSync(done, `${JSON.stringify(result, null, 2)}\n`);
+  log(`seed ${result.seed}: test ${result.before.toFixed(4)} -> ${result.after.toFixed(4)} (${result.selection} step ${result.step})\n`);
+  return result;
+}
+
 /** The run config of the variant, or a usage error naming the variants there are. */
 function pickConfig(exp: Record<string, unknown>, file: string, variant: string | undefined): Record<string, unknown> {
   const configs = (exp.configs ?? {}) as Record<string, unknown>;
@@ -102,34 +114,35 @@ async function beforeEval(o: ResultsOptions, cfgFile: string, testIds: string, l
     log(`before RL: reusing ${cached}\n`);
     return JSON.parse(readFileSync(cached, "utf8")) as EvalJson;
   }
-  const result = lastJson(await cli(["eval", o.file, "--config", cfgFile, "--split", "test", "--json"], log));
+  const result = await testEval([o.file, "--config", cfgFile], log);
   mkdirSync(join(o.out, "before-cache"), { recursive: true });
-  // write-then-rename: parallel invocations sharing --out never see half a file
-  writeFileSync(`${cached}.${process.pid}`, `${JSON.stringify(result, null, 2)}\n`);
-  renameSync(`${cached}.${process.pid}`, cached);
+  // parallel invocations sharing --out never see half a file
+  await writeFileAtomic(cached, `${JSON.stringify(result, null, 2)}\n`);
   return result;
 }
 
 /** A finished seed evaluated again on the current test split; its training figures stay. */
-async function reevaluateSeed(o: ResultsOptions, done: string, testIds: string, log: (s: string) => void): Promise<SeedResult> {
+async function reevaluateSeed(o: ResultsOptions, dir: string, testIds: string, log: (s: string) => void): Promise<SeedResult> {
+  const done = join(dir, "result.json");
   const old = JSON.parse(readFileSync(done, "utf8")) as SeedResult;
-  const dir = join(done, "..");
   log(`seed ${old.seed}: re-evaluating on the current test split\n`);
   const before = await beforeEval(o, join(dir, "config.json"), testIds, log);
-  const after = lastJson(await cli(["eval", join(dir, "run"), "--split", "test", "--json"], log));
+  const after = await testEval([join(dir, "run")], log);
   if (after.step !== old.step) log(`warning: seed ${old.seed}: the selected checkpoint is now step ${after.step} (was ${old.step})\n`);
-  const result: SeedResult = {
-    ...old,
-    before: before.metric,
-    after: after.metric,
-    step: after.step,
-    testEpisodes: after.episodes,
-    reevaluated: true,
-    episodeMetrics: { ...old.episodeMetrics, testBefore: before.episodeMetrics, testAfter: after.episodeMetrics },
-  };
-  writeFileSync(done, `${JSON.stringify(result, null, 2)}\n`);
-  log(`seed ${old.seed}: test ${result.before.toFixed(4)} -> ${result.after.toFixed(4)} (step ${result.step})\n`);
-  return result;
+  const episodeMetrics = { ...old.episodeMetrics, testBefore: before.episodeMetrics, testAfter: after.episodeMetrics };
+  return saveResult(
+    done,
+    {
+      ...old,
+      before: before.metric,
+      after: after.metric,
+      step: after.step,
+      testEpisodes: after.episodes,
+      reevaluated: true,
+      episodeMetrics,
+    },
+    log,
+  );
 }
 
 /** One seed: before-RL test eval, training (resumed when a previous attempt stopped), after-RL test eval. */
@@ -143,7 +156,7 @@ async function runSeed(
 ) {
   const done = join(dir, "result.json");
   if (existsSync(done)) {
-    if (o.reevaluate) return reevaluateSeed(o, done, testIds, log);
+    if (o.reevaluate) return reevaluateSeed(o, dir, testIds, log);
     log(`seed ${seed}: reusing ${done}\n`);
     return JSON.parse(readFileSync(done, "utf8")) as SeedResult;
   }
@@ -162,26 +175,27 @@ async function runSeed(
   await cli(resume ? ["train", "--resume", runDir, o.file] : ["train", o.file, "--config", cfgFile, "--run-dir", runDir], log, true);
   const trainSeconds = (performance.now() - t0) / 1000;
   log(`seed ${seed}: after RL (selected checkpoint, test split)\n`);
-  const after = lastJson(await cli(["eval", runDir, "--split", "test", "--json"], log));
+  const after = await testEval([runDir], log);
   const rows = readRunRows(runDir);
-  const result: SeedResult = {
-    seed,
-    before: before.metric,
-    after: after.metric,
-    selection: after.checkpoint === "best" ? "best" : "latest",
-    step: after.step,
-    testEpisodes: after.episodes,
-    trainSeconds,
-    resumed: resume,
-    episodeMetrics: {
-      train: meanRecords(rows.map((r) => (r.episodes as { metrics?: Record<string, number> } | undefined)?.metrics ?? {})),
-      testBefore: before.episodeMetrics,
-      testAfter: after.episodeMetrics,
+  return saveResult(
+    done,
+    {
+      seed,
+      before: before.metric,
+      after: after.metric,
+      selection: after.checkpoint === "best" ? "best" : "latest",
+      step: after.step,
+      testEpisodes: after.episodes,
+      trainSeconds,
+      resumed: resume,
+      episodeMetrics: {
+        train: meanRecords(rows.map((r) => (r.episodes as { metrics?: Record<string, number> } | undefined)?.metrics ?? {})),
+        testBefore: before.episodeMetrics,
+        testAfter: after.episodeMetrics,
+      },
     },
-  };
-  writeFileSync(done, `${JSON.stringify(result, null, 2)}\n`);
-  log(`seed ${seed}: test ${result.before.toFixed(4)} -> ${result.after.toFixed(4)} (${result.selection} step ${result.step})\n`);
-  return result;
+    log,
+  );
 }
 
 /**

@@ -3,7 +3,8 @@
 // and of the best-on-dev checkpoint exactly as `maso eval` reports them, mean ± std over seeds, the
 // steps and wall time; that the band-mode curves are written; that the untrained cast is evaluated
 // once (the cache) and that this equals each seed's own evaluation; that a rerun reuses finished
-// seeds; that --reevaluate redoes only the test figures; that results-table renders it; and the errors for a module without tasks.test or an unknown variant.
+// seeds; that --reevaluate redoes only the test figures; that results-table renders it; and the
+// errors for a module without tasks.test or an unknown variant.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
