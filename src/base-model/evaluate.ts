@@ -31,7 +31,8 @@ export interface AnswerEval extends QaScores {
 
 const finalAnswer = tagParser("final_answer");
 
-async function greedy(model: Decoder, tok: Tokenizer, prompts: ChatMessage[][], maxNewTokens: number): Promise<string[]> {
+/** Greedy completions of `prompts` (batched). */
+export async function greedy(model: Decoder, tok: Tokenizer, prompts: ChatMessage[][], maxNewTokens: number): Promise<string[]> {
   const sampler = new Sampler(model, { tokenizer: tok, maxBatch: 32 });
   try {
     const out = await sampler.generate(prompts.map((messages) => ({ messages, temperature: 0, maxNewTokens })));

@@ -2,6 +2,7 @@
 // workflows should build their prompts with these so the untrained model sees what it learned.
 // Text only: no tokenizer, no randomness.
 import type { ChatMessage } from "../engine/tokenizer/types.js";
+import type { MathStep } from "../envs/tasks/arithmetic/arithmetic-tasks.js";
 
 /** Numbered passages, one per line ("[1] …"). */
 export function formatPassages(passages: readonly string[]): string {
@@ -119,3 +120,28 @@ export const JUDGE_INCORRECT = "The answer is incorrect.";
 
 /** One failed round as the dual-agent prompts' history shows it: the plan, the answer, the judge line. */
 export const failedRound = (plan: string, answer: string): string => `Plan: ${plan}\nAnswer: ${answer}\n${JUDGE_INCORRECT}`;
+
+/** Keeps the first `max` characters, marking a cut with "…" (how the math prompts shorten history). */
+export const clip = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+
+/** The letter a math plan names step `i`'s result by (A, B, C, …). */
+const stepName = (i: number): string => String.fromCharCode(65 + i);
+
+/**
+ * `reasoner` target for the math-adapted model: each operation with the problem's numbers and the
+ * earlier results by name, nothing computed.
+ * @example mathPlanTarget(steps) // "A = 4 * 6. B = 12 + A."
+ */
+export function mathPlanTarget(steps: readonly MathStep[]): string {
+  const operand = (v: number, from?: number) => (from === undefined ? String(v) : stepName(from));
+  return steps.map((s, i) => `${stepName(i)} = ${operand(s.a, s.aStep)} ${s.op} ${operand(s.b, s.bStep)}.`).join(" ");
+}
+
+/**
+ * `actor` target for the math-adapted model: every operation written out and computed, then the answer.
+ * @example workedTarget(steps) // "4 * 6 = 24. 12 + 24 = 36. The answer is \boxed{36}."
+ */
+export function workedTarget(steps: readonly MathStep[]): string {
+  const last = steps[steps.length - 1];
+  return `${steps.map((s) => `${s.a} ${s.op} ${s.b} = ${s.result}.`).join(" ")} The answer is \\boxed{${last.result}}.`;
+}

@@ -7,8 +7,10 @@ import { createRng } from "../engine/model/init.js";
 import { createAdamW } from "../engine/optim/adamw.js";
 import { type LrSchedule, lrAt } from "../engine/optim/schedule.js";
 import { encodeChat } from "../engine/tokenizer/encode-chat.js";
-import type { Tokenizer } from "../engine/tokenizer/types.js";
-import type { MixtureExample } from "./mixture.js";
+import type { ChatMessage, Tokenizer } from "../engine/tokenizer/types.js";
+
+/** A training example of any mixture: plain text (every token trained) or a chat prompt plus its response. */
+export type TrainingExample = { kind: string; text: string } | { kind: string; messages: ChatMessage[]; response: string };
 
 /** Token ids of one example and the positions that carry loss. */
 export interface EncodedExample {
@@ -20,7 +22,7 @@ export interface EncodedExample {
  * Encodes an example exactly as generation will see it: the prompt with its generation prompt, then
  * the response followed by the end token. Plain text gets a leading end token as separator.
  */
-export function encodeExample(tok: Tokenizer, e: MixtureExample, maxLen: number): EncodedExample {
+export function encodeExample(tok: Tokenizer, e: TrainingExample, maxLen: number): EncodedExample {
   const end = tok.eosTokenIds[0];
   if (end === undefined) throw new MasoError("TOKENIZER_NO_EOS", "the tokenizer has no end token", "use a tokenizer with an eos_token");
   let prompt: number[];

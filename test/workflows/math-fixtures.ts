@@ -11,6 +11,7 @@ export const boxTask: dual.Task = {
   answer: "12",
   ops: 1,
   names: ["Ana"],
+  steps: [{ a: 3, op: "*", b: 4, result: 12 }],
 };
 
 /** Scripted outputs: the actor answers `answers[round − 1]` (1-based rounds = turns). */

@@ -1,7 +1,7 @@
 // The judge of MARFT math (a function node, not a role): grades the actor's \boxed{} answer against
 // the reference and, when wrong, appends the round to the history that later prompts show followed by
 // the judge line. Also the retry route and the history's prompt budget. Never calls a model.
-import { failedRound } from "../../../src/base-model/prompts.js";
+import { clip, failedRound } from "../../../src/base-model/prompts.js";
 import { isEquivalentAnswer } from "../../../src/envs/index.js";
 import { END, type StateUpdate } from "../../../src/workflow/index.js";
 import { type FailedRound, MAX_ROUNDS, type MathState } from "./state.js";
@@ -14,8 +14,7 @@ import { type FailedRound, MAX_ROUNDS, type MathState } from "./state.js";
  */
 export const HISTORY_BUDGET = { plan: 100, output: 80, total: 400 } as const;
 
-/** Keeps the first `max` characters, marking a cut with "…". */
-export const clip = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+export { clip };
 
 /** Grades the newest actor output; a wrong one joins the history. */
 export function judge(s: MathState): StateUpdate<MathState> {

@@ -48,7 +48,8 @@ export const actorRole = defineRole<MathState, ActorOutput>({
   prompt: (s) => actorPrompt(s.problem, clip(s.plan, PLAN_CHARS), historyText(s.history)),
   parse: actorParser,
   fallback: actorFallback,
-  maxNewTokens: 64,
+  // a worked answer of four steps runs to ~66 tokens
+  maxNewTokens: 96,
   cutOff: "format-failure",
 });
 

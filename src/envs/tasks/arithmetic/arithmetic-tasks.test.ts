@@ -33,3 +33,18 @@ describe("arithmetic word problems", () => {
     expect(Number(t.answer)).toBe(x + y);
   });
 });
+
+describe("arithmetic solution steps", () => {
+  it("chain to the answer: each step is exact, the last result is the answer", () => {
+    const s = makeArithmeticTasks(5);
+    for (const t of [...s.train, ...s.dev, ...s.test]) {
+      expect(t.steps.length).toBeGreaterThanOrEqual(t.ops);
+      for (const st of t.steps) {
+        const r = { "+": st.a + st.b, "-": st.a - st.b, "*": st.a * st.b, "/": st.a / st.b }[st.op];
+        expect(st.result).toBe(r);
+        expect(Number.isInteger(st.result) && st.result >= 0).toBe(true);
+      }
+      expect(String(t.steps[t.steps.length - 1].result)).toBe(t.answer);
+    }
+  });
+});

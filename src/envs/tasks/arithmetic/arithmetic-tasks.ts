@@ -12,10 +12,45 @@ export interface ArithmeticTaskOptions {
   fractions?: SplitFractions;
 }
 
-/** A generated problem also records the people it names. */
-export type SyntheticMathTask = MathTask & { ops: number; names: string[] };
+/** One operation of a problem's solution: `a op b = result`; `aStep`/`bStep` name the earlier step an operand is the result of. */
+export interface MathStep {
+  a: number;
+  op: "+" | "-" | "*" | "/";
+  b: number;
+  result: number;
+  aStep?: number;
+  bStep?: number;
+}
 
-type Draw = { text: string; answer: number; ops: number };
+/** A generated problem also records the people it names and its solution, one operation per step. */
+export type SyntheticMathTask = MathTask & { ops: number; names: string[]; steps: MathStep[] };
+
+type Draw = { text: string; answer: number; ops: number; steps: MathStep[] };
+
+/** An operand: a number from the problem, or the result of step i (`prev(i)`). */
+type Operand = number | { step: number };
+const prev = (step: number): Operand => ({ step });
+
+const apply = {
+  "+": (a: number, b: number) => a + b,
+  "-": (a: number, b: number) => a - b,
+  "*": (a: number, b: number) => a * b,
+  "/": (a: number, b: number) => a / b,
+};
+
+/** Resolves `[a, op, b]` operations, in order, into steps. */
+function solve(...ops: [Operand, MathStep["op"], Operand][]): MathStep[] {
+  const out: MathStep[] = [];
+  const value = (o: Operand) => (typeof o === "number" ? o : out[o.step].result);
+  for (const [a, op, b] of ops) {
+    const st: MathStep = { a: value(a), op, b: value(b), result: apply[op](value(a), value(b)) };
+    if (typeof a !== "number") st.aStep = a.step;
+    if (typeof b !== "number") st.bStep = b.step;
+    out.push(st);
+  }
+  return out;
+}
+
 type Template = (rng: Rng, a: string, b: string, item: string) => Draw;
 
 const ITEMS = ["apples", "marbles", "books", "stickers", "coins", "pencils", "shells", "cards", "stamps", "buttons"];
@@ -23,20 +58,40 @@ const ITEMS = ["apples", "marbles", "books", "stickers", "coins", "pencils", "sh
 const TEMPLATES: readonly Template[] = [
   (r, a, _b, it) => {
     const [x, y] = [r.int(2, 90), r.int(2, 90)];
-    return { text: `${a} has ${x} ${it}. ${a} buys ${y} more. How many ${it} does ${a} have now?`, answer: x + y, ops: 1 };
+    return {
+      text: `${a} has ${x} ${it}. ${a} buys ${y} more. How many ${it} does ${a} have now?`,
+      answer: x + y,
+      ops: 1,
+      steps: solve([x, "+", y]),
+    };
   },
   (r, a, b, it) => {
     const y = r.int(1, 60);
     const x = y + r.int(1, 60);
-    return { text: `${a} had ${x} ${it} and gave ${y} of them to ${b}. How many ${it} does ${a} have left?`, answer: x - y, ops: 1 };
+    return {
+      text: `${a} had ${x} ${it} and gave ${y} of them to ${b}. How many ${it} does ${a} have left?`,
+      answer: x - y,
+      ops: 1,
+      steps: solve([x, "-", y]),
+    };
   },
   (r, a, _b, it) => {
     const [x, y] = [r.int(2, 12), r.int(2, 12)];
-    return { text: `${a} buys ${x} boxes with ${y} ${it} in each box. How many ${it} does ${a} buy?`, answer: x * y, ops: 1 };
+    return {
+      text: `${a} buys ${x} boxes with ${y} ${it} in each box. How many ${it} does ${a} buy?`,
+      answer: x * y,
+      ops: 1,
+      steps: solve([x, "*", y]),
+    };
   },
   (r, a, _b, it) => {
     const [q, k] = [r.int(2, 15), r.int(2, 9)];
-    return { text: `${a} shares ${q * k} ${it} equally among ${k} friends. How many ${it} does each friend get?`, answer: q, ops: 1 };
+    return {
+      text: `${a} shares ${q * k} ${it} equally among ${k} friends. How many ${it} does each friend get?`,
+      answer: q,
+      ops: 1,
+      steps: solve([q * k, "/", k]),
+    };
   },
   (r, a, _b, it) => {
     const [x, y, z] = [r.int(1, 40), r.int(2, 9), r.int(2, 12)];
@@ -44,6 +99,7 @@ const TEMPLATES: readonly Template[] = [
       text: `${a} has ${x} ${it}. Then ${a} buys ${y} packs with ${z} ${it} in each pack. How many ${it} does ${a} have now?`,
       answer: x + y * z,
       ops: 2,
+      steps: solve([y, "*", z], [x, "+", prev(0)]),
     };
   },
   (r, a, b, it) => {
@@ -53,6 +109,7 @@ const TEMPLATES: readonly Template[] = [
       text: `${a} had ${x} ${it}, gave ${y} to ${b}, and then found ${z} more. How many ${it} does ${a} have now?`,
       answer: x - y + z,
       ops: 2,
+      steps: solve([x, "-", y], [prev(0), "+", z]),
     };
   },
   (r, a, _b) => {
@@ -62,6 +119,7 @@ const TEMPLATES: readonly Template[] = [
       text: `${a} earns ${x} dollars a day for ${y} days and then spends ${z} dollars. How many dollars does ${a} have left?`,
       answer: x * y - z,
       ops: 2,
+      steps: solve([x, "*", y], [prev(0), "-", z]),
     };
   },
   (r, a, b, it) => {
@@ -72,6 +130,7 @@ const TEMPLATES: readonly Template[] = [
       text: `${a} has ${x} bags with ${y} ${it} in each bag. ${b} gives ${a} ${z} more ${it}, and ${a} then splits all of them equally into ${k} boxes. How many ${it} are in each box?`,
       answer: (x * y + z) / k,
       ops: 3,
+      steps: solve([x, "*", y], [prev(0), "+", z], [prev(1), "/", k]),
     };
   },
   (r, a) => {
@@ -81,6 +140,7 @@ const TEMPLATES: readonly Template[] = [
       text: `A book has ${total} pages. ${a} reads ${x} pages a day for ${y} days, then ${z} pages a day for ${w} days. How many pages are left to read?`,
       answer: total - x * y - z * w,
       ops: 3,
+      steps: solve([x, "*", y], [total, "-", prev(0)], [z, "*", w], [prev(1), "-", prev(2)]),
     };
   },
   (r, a, b, it) => {
@@ -89,6 +149,7 @@ const TEMPLATES: readonly Template[] = [
       text: `${a} collects ${x} ${it} every week for ${y} weeks. ${b} collects ${z} times as many ${it} in total. How many ${it} do they have together?`,
       answer: x * y + z * x * y,
       ops: 3,
+      steps: solve([x, "*", y], [z, "*", prev(0)], [prev(0), "+", prev(1)]),
     };
   },
 ];
@@ -120,6 +181,7 @@ export function makeArithmeticTasks(seed: number | string, options: ArithmeticTa
         problem: d.text,
         answer: String(d.answer),
         ops: d.ops,
+        steps: d.steps,
         names: d.text.split(/\W+/).includes(b) ? [a, b] : [a],
       });
     }
