@@ -1,6 +1,6 @@
 // Script: builds models/base-math from models/base (math-adapt.ts) and records its provenance and
 // greedy math figures on the test split.
-//   MASO_THREADS=2 npx tsx src/base-model/build-math.ts [--steps 600] [--lr 1e-3] [--from models/base] [--out models/base-math]
+//   MASO_THREADS=2 npx tsx src/base-model/build-math.ts [--steps 2500] [--lr 2e-3] [--from models/base] [--out models/base-math]
 import { writeProvenance } from "./build-base-model.js";
 import { numArg, readArgs } from "./cli-args.js";
 import { adaptMathModel, evaluateMathModel } from "./math-adapt.js";
@@ -16,9 +16,9 @@ const prov = await adaptMathModel({
   seed,
   baseDir,
   outDir,
-  steps: numArg(args, "steps", 600),
+  steps: numArg(args, "steps", 2500),
   batchSize: numArg(args, "batch", 16),
-  lr: numArg(args, "lr", 1e-3),
+  lr: numArg(args, "lr", 2e-3),
   onStep: (s) => {
     if (s.step % 20 === 0 || s.heldOutLoss !== undefined) {
       const ho = s.heldOutLoss === undefined ? "" : ` held-out ${s.heldOutLoss.toFixed(3)}`;

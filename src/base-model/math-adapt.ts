@@ -47,9 +47,9 @@ const HELD_OUT = 128;
 /** Trains `baseDir` on the math mixture and saves the result (BF16, same tokenizer) to `outDir`. */
 export async function adaptMathModel(opts: MathAdaptOptions) {
   const seed = opts.seed ?? 42;
-  const steps = opts.steps ?? 600;
+  const steps = opts.steps ?? 2500;
   const batchSize = opts.batchSize ?? 16;
-  const lr = opts.lr ?? 1e-3;
+  const lr = opts.lr ?? 2e-3;
   const { config, params } = await loadHfModel(opts.baseDir);
   const tok = await loadHfTokenizer(opts.baseDir);
   const examples = buildMathMixture(seed, opts.counts ?? DEFAULT_MATH_COUNTS);

@@ -15,12 +15,14 @@ import { referenceMathTasks } from "./reference-tasks.js";
 export const MATH_MIXTURE_KINDS = ["arithmetic", "worked", "math-plan"] as const;
 export type MathMixtureKind = (typeof MATH_MIXTURE_KINDS)[number];
 
-export type MathExample = { kind: MathMixtureKind; text: string } | { kind: MathMixtureKind; messages: ChatMessage[]; response: string };
+export type MathExample =
+  | { kind: MathMixtureKind; parts: { text: string; scored: boolean }[] }
+  | { kind: MathMixtureKind; messages: ChatMessage[]; response: string };
 
 /** Examples per kind. */
 export type MathMixtureCounts = Record<MathMixtureKind, number>;
 
-export const DEFAULT_MATH_COUNTS: MathMixtureCounts = { arithmetic: 3000, worked: 8000, "math-plan": 3000 };
+export const DEFAULT_MATH_COUNTS: MathMixtureCounts = { arithmetic: 40000, worked: 8000, "math-plan": 3000 };
 
 /**
  * What the marft-math workflow clips earlier rounds to (its HISTORY_BUDGET): the mixture shows
@@ -54,28 +56,47 @@ export function mathTrainPool(seed: number, fresh: number): MathTask[] {
   return [...ref.train, ...extra.train, ...extra.dev, ...extra.test].filter(clean);
 }
 
-/** One drill line per operation type the problems use, with their operand ranges. */
-function drillEquation(rng: Rng): string {
-  const eq = (s: MathStep) => `${s.a} ${s.op} ${s.b} = ${s.result}.`;
-  switch (rng.int(0, 3)) {
-    case 0: {
-      const [a, b] = [rng.int(0, 200), rng.int(0, 200)];
-      return eq({ a, op: "+", b, result: a + b });
-    }
-    case 1: {
-      const b = rng.int(0, 150);
-      const a = b + rng.int(0, 150);
-      return eq({ a, op: "-", b, result: a - b });
-    }
-    case 2: {
-      const [a, b] = [rng.int(2, 30), rng.int(2, 12)];
-      return eq(rng.int(0, 1) === 0 ? { a, op: "*", b, result: a * b } : { a: b, op: "*", b: a, result: a * b });
-    }
-    default: {
-      const [q, k] = [rng.int(1, 40), rng.int(2, 9)];
-      return eq({ a: q * k, op: "/", b: k, result: q });
-    }
+/** Equations per drill example. */
+export const DRILL_EQUATIONS = 6;
+
+/**
+ * One drill equation as `[operands, result]`: a quarter single-digit facts (what multi-digit
+ * arithmetic is built from), the rest in the operand ranges the problems use.
+ */
+function drillEquation(rng: Rng): [string, string] {
+  const eq = (a: number, op: MathStep["op"], b: number, result: number): [string, string] => [`${a} ${op} ${b} =`, ` ${result}.`];
+  const kind = rng.int(0, 3);
+  if (rng.int(0, 3) === 0) {
+    const [a, b] = [rng.int(0, 9), rng.int(0, 9)];
+    return [eq(a, "+", b, a + b), eq(a + b, "-", b, a), eq(a, "*", b, a * b), eq(a * (b + 1), "/", b + 1, a)][kind];
   }
+  if (kind === 0) {
+    const [a, b] = [rng.int(0, 200), rng.int(0, 200)];
+    return eq(a, "+", b, a + b);
+  }
+  if (kind === 1) {
+    const b = rng.int(0, 150);
+    const a = b + rng.int(0, 150);
+    return eq(a, "-", b, a - b);
+  }
+  if (kind === 2) {
+    const [a, b] = rng.int(0, 1) === 0 ? [rng.int(2, 30), rng.int(2, 12)] : [rng.int(2, 12), rng.int(2, 30)];
+    return eq(a, "*", b, a * b);
+  }
+  const [q, k] = [rng.int(1, 40), rng.int(2, 9)];
+  return eq(q * k, "/", k, q);
+}
+
+/** A drill example: equations in a row, only their results trained (operands are random: nothing to learn). */
+function drillExample(rng: Rng): MathExample {
+  const parts = Array.from({ length: DRILL_EQUATIONS }, (_, i) => {
+    const [operands, result] = drillEquation(rng);
+    return [
+      { text: `${i === 0 ? "" : " "}${operands}`, scored: false },
+      { text: result, scored: true },
+    ];
+  }).flat();
+  return { kind: "arithmetic", parts };
 }
 
 /** A plausible wrong worked answer: one step's result is off, and the steps after it follow from it. */
@@ -126,8 +147,7 @@ export function buildMathMixture(seed: number, counts: MathMixtureCounts = DEFAU
   const rng = createRng(`math-mixture:${seed}`);
   const pool = rng.shuffle(mathTrainPool(seed, 6000));
   const examples: MathExample[] = [];
-  for (let i = 0; i < counts.arithmetic; i++)
-    examples.push({ kind: "arithmetic", text: Array.from({ length: 12 }, () => drillEquation(rng)).join(" ") });
+  for (let i = 0; i < counts.arithmetic; i++) examples.push(drillExample(rng));
   for (let i = 0; i < counts.worked; i++) examples.push(workedExample(pool[i % pool.length], i, rng));
   for (let i = 0; i < counts["math-plan"]; i++) {
     const m = pool[(i * 7 + 3) % pool.length];

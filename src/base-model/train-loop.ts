@@ -9,8 +9,14 @@ import { type LrSchedule, lrAt } from "../engine/optim/schedule.js";
 import { encodeChat } from "../engine/tokenizer/encode-chat.js";
 import type { ChatMessage, Tokenizer } from "../engine/tokenizer/types.js";
 
-/** A training example of any mixture: plain text (every token trained) or a chat prompt plus its response. */
-export type TrainingExample = { kind: string; text: string } | { kind: string; messages: ChatMessage[]; response: string };
+/**
+ * A training example of any mixture: plain text (every token trained), a chat prompt plus its
+ * response, or text in parts of which only the `scored` ones are trained (drill: results, not operands).
+ */
+export type TrainingExample =
+  | { kind: string; text: string }
+  | { kind: string; messages: ChatMessage[]; response: string }
+  | { kind: string; parts: { text: string; scored: boolean }[] };
 
 /** Token ids of one example and the positions that carry loss. */
 export interface EncodedExample {
@@ -27,6 +33,18 @@ export function encodeExample(tok: Tokenizer, e: TrainingExample, maxLen: number
   if (end === undefined) throw new MasoError("TOKENIZER_NO_EOS", "the tokenizer has no end token", "use a tokenizer with an eos_token");
   let prompt: number[];
   let target: number[];
+  if ("parts" in e) {
+    const tokens = [end];
+    const scoreMask = [0];
+    for (const p of e.parts) {
+      const ids = tok.encode(p.text, { addSpecialTokens: false, parseSpecialTokens: false });
+      tokens.push(...ids);
+      scoreMask.push(...ids.map(() => (p.scored ? 1 : 0)));
+    }
+    if (tokens.length > maxLen)
+      throw new MasoError("BASE_MODEL_DATA", `an example of kind ${e.kind} has ${tokens.length} tokens, over ${maxLen}`);
+    return { tokens, scoreMask };
+  }
   if ("text" in e) {
     prompt = [end];
     target = tok.encode(e.text, { addSpecialTokens: false, parseSpecialTokens: false }).slice(0, maxLen - 1);

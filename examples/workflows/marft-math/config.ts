@@ -27,8 +27,11 @@ export const rounds = (t: Trajectory<MathState>): number => t.finalState.rounds;
  */
 export const rewards = [formatReward({ name: "format" }), finalOutcome<Task, MathState>(metric, { name: "final-outcome" })];
 
-/** models/base, resolved from this file so `maso train` works from any directory. */
-export const BASE_CHECKPOINT = fileURLToPath(new URL("../../../models/base", import.meta.url));
+/**
+ * models/base-math (models/base trained further on worked arithmetic: docs/base-model.md), resolved
+ * from this file so `maso train` works from any directory.
+ */
+export const BASE_CHECKPOINT = fileURLToPath(new URL("../../../models/base-math", import.meta.url));
 
 /**
  * The run configs of a variant whose roles are `roles`: one rank-8 LoRA adapter per role on the

@@ -10,7 +10,7 @@
 // Reward rule: only the last agent action of the episode — the final actor — gets 1 if correct,
 // every other record 0; credit flows back along reasoner → actor → reasoner → … by GAE through the
 // shared value head. Plus each role's format term (−1 × rewardWeights.format when malformed).
-// Cast: models/base with one rank-8 LoRA adapter per role and a value head. `config` is
+// Cast: models/base-math with one rank-8 LoRA adapter per role and a value head. `config` is
 // `configs.actionLevel` (action-level GAE, action-level PPO); `configs.tokenLevel` is the
 // token-level critic (run it with --config examples/workflows/marft-math/token-level.config.ts).
 // single-agent.ts is the one-role baseline with the same reward.
