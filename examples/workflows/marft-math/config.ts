@@ -63,5 +63,13 @@ export function marftConfigs(name: string, roles: readonly string[]) {
     // actions run 30–100 tokens: a summed log-prob ratio would clip almost always, so normalise by length
     actionLevel: { ...base, algorithm: { ...shared, estimator: "gae-action", actionLevel: true, lengthNormalize: true } },
     tokenLevel: { ...base, name: `${name}-token`, algorithm: { ...shared, estimator: "gae-token", actionLevel: false } },
+    // a correct final answer is rare (~1 of 16 episodes at T = 1): three times the episodes per step, a larger LoRA step
+    bigBatch: {
+      ...base,
+      name: `${name}-big-batch`,
+      models: { base: { ...base.models.base, optimizer: { lr: 5e-4 } } },
+      schedule: { ...base.schedule, tasksPerStep: 12, concurrency: 48 },
+      algorithm: { ...shared, estimator: "gae-action", actionLevel: true, lengthNormalize: true },
+    },
   };
 }
