@@ -12,7 +12,7 @@ import { hfTokenizerFromFiles } from "../engine/tokenizer/hf-tokenizer.js";
 import { createRng } from "../engine/model/init.js";
 import { plantInductionCircuit } from "./induction-init.js";
 import { buildMixture, DEFAULT_MIXTURE_COUNTS, exampleTexts, type MixtureCounts } from "./mixture.js";
-import { type EncodedExample, encodeExample, exampleLoss, type TrainStep, trainExamples } from "./train-loop.js";
+import { exampleLoss, examplePool, type TrainStep, trainExamples } from "./train-loop.js";
 
 /** Options of {@link buildBaseModel}; defaults are the committed model's. */
 export interface BaseModelOptions {
@@ -106,17 +106,7 @@ export async function buildBaseModel(opts: BaseModelOptions): Promise<BaseModelP
   const tok = hfTokenizerFromFiles(files);
   log(`tokenizer: byte-level BPE, ${tok.vocabSize} tokens`);
 
-  const heldOutRaw = mixture.examples.slice(0, HELD_OUT);
-  const train = mixture.examples.slice(HELD_OUT);
-  const heldOut = heldOutRaw.map((e) => encodeExample(tok, e, MAX_LEN));
-  const cache = new Map<number, EncodedExample>();
-  let tokensSeen = 0;
-  const pool = (i: number) => {
-    let ex = cache.get(i);
-    if (!ex) cache.set(i, (ex = encodeExample(tok, train[i], MAX_LEN)));
-    tokensSeen += ex.tokens.length;
-    return ex;
-  };
+  const { heldOut, pool, size, tokensSeen } = examplePool(tok, mixture.examples, HELD_OUT, MAX_LEN);
 
   const init = opts.init ?? "induction";
   const config = baseModelConfig(tok.vocabSize, tok.eosTokenIds, opts.hiddenSize, opts.numLayers, init);
@@ -129,7 +119,7 @@ export async function buildBaseModel(opts: BaseModelOptions): Promise<BaseModelP
   const initialHeldOutLoss = exampleLoss(model, heldOut);
   log(`held-out loss before training: ${initialHeldOutLoss.toFixed(3)} nats/token`);
   const tTrain = performance.now();
-  const history = trainExamples(model, pool, train.length, {
+  const history = trainExamples(model, pool, size, {
     steps,
     batchSize,
     seed,
@@ -155,7 +145,7 @@ export async function buildBaseModel(opts: BaseModelOptions): Promise<BaseModelP
     parameters,
     mixtureCounts: mixture.counts,
     examplesSeen: steps * batchSize,
-    tokensSeen,
+    tokensSeen: tokensSeen(),
     heldOutExamples: HELD_OUT,
     initialHeldOutLoss,
     finalHeldOutLoss: last.heldOutLoss ?? Number.NaN,

@@ -6,6 +6,7 @@ import { copyFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { loadHfModel, saveHfModel } from "../engine/checkpoint/hf-model.js";
 import { Decoder } from "../engine/model/decoder.js";
+import type { ChatMessage } from "../engine/tokenizer/types.js";
 import { loadHfTokenizer } from "../engine/tokenizer/hf-tokenizer.js";
 import { isEquivalentAnswer } from "../envs/index.js";
 import { boxedParser } from "../workflow/parsers.js";
@@ -13,7 +14,7 @@ import { greedy } from "./evaluate.js";
 import { buildMathMixture, DEFAULT_MATH_COUNTS, type MathMixtureCounts } from "./math-mixture.js";
 import { actorPrompt, mathPlanTarget, mathPrompt, reasonerPrompt } from "./prompts.js";
 import { referenceMathTasks } from "./reference-tasks.js";
-import { type EncodedExample, encodeExample, exampleLoss, type TrainStep, trainExamples } from "./train-loop.js";
+import { exampleLoss, examplePool, type TrainStep, trainExamples } from "./train-loop.js";
 
 /** Options of {@link adaptMathModel}; defaults are the committed model's. */
 export interface MathAdaptOptions {
@@ -53,20 +54,11 @@ export async function adaptMathModel(opts: MathAdaptOptions) {
   const { config, params } = await loadHfModel(opts.baseDir);
   const tok = await loadHfTokenizer(opts.baseDir);
   const examples = buildMathMixture(seed, opts.counts ?? DEFAULT_MATH_COUNTS);
-  const heldOut = examples.slice(0, HELD_OUT).map((e) => encodeExample(tok, e, MAX_LEN));
-  const train = examples.slice(HELD_OUT);
-  const cache = new Map<number, EncodedExample>();
-  let tokensSeen = 0;
-  const pool = (i: number) => {
-    let ex = cache.get(i);
-    if (!ex) cache.set(i, (ex = encodeExample(tok, train[i], MAX_LEN)));
-    tokensSeen += ex.tokens.length;
-    return ex;
-  };
+  const { heldOut, pool, size, tokensSeen } = examplePool(tok, examples, HELD_OUT, MAX_LEN);
   const model = new Decoder(config, params, { trainBase: true });
   const initialHeldOutLoss = exampleLoss(model, heldOut);
   const t0 = performance.now();
-  const history = trainExamples(model, pool, train.length, {
+  const history = trainExamples(model, pool, size, {
     steps,
     batchSize,
     seed,
@@ -89,7 +81,7 @@ export async function adaptMathModel(opts: MathAdaptOptions) {
     lr,
     mixtureCounts: tally,
     examplesSeen: steps * batchSize,
-    tokensSeen,
+    tokensSeen: tokensSeen(),
     heldOutExamples: HELD_OUT,
     initialHeldOutLoss,
     finalHeldOutLoss: history[history.length - 1].heldOutLoss ?? Number.NaN,
@@ -109,32 +101,13 @@ export async function evaluateMathModel(dir: string, seed = 42, n = 100, split: 
   const tok = await loadHfTokenizer(dir);
   const model = new Decoder(config, params, { trainBase: false });
   const problems = referenceMathTasks(seed)[split].slice(0, n);
+  const run = (prompts: ChatMessage[][]) => greedy(model, tok, prompts, 96);
   const correct = (outs: string[]) =>
     outs.filter((o, i) => answerOf(o) !== null && isEquivalentAnswer(answerOf(o)!, problems[i].answer)).length / n;
-  const solo = await greedy(
-    model,
-    tok,
-    problems.map((m) => mathPrompt(m.problem)),
-    96,
-  );
-  const withPlan = await greedy(
-    model,
-    tok,
-    problems.map((m) => actorPrompt(m.problem, mathPlanTarget(m.steps))),
-    96,
-  );
-  const plans = await greedy(
-    model,
-    tok,
-    problems.map((m) => reasonerPrompt(m.problem)),
-    96,
-  );
-  const dual = await greedy(
-    model,
-    tok,
-    problems.map((m, i) => actorPrompt(m.problem, plans[i].trim())),
-    96,
-  );
+  const solo = await run(problems.map((m) => mathPrompt(m.problem)));
+  const withPlan = await run(problems.map((m) => actorPrompt(m.problem, mathPlanTarget(m.steps))));
+  const plans = await run(problems.map((m) => reasonerPrompt(m.problem)));
+  const dual = await run(problems.map((m, i) => actorPrompt(m.problem, plans[i].trim())));
   return {
     n,
     solo: correct(solo),

@@ -62,6 +62,30 @@ export function encodeExample(tok: Tokenizer, e: TrainingExample, maxLen: number
   return { tokens, scoreMask: tokens.map((_, i) => (i >= prompt.length ? 1 : 0)) };
 }
 
+/** A mixture split into held-out examples (the first `heldOut`) and a lazily encoded training pool. */
+export interface ExamplePool {
+  heldOut: EncodedExample[];
+  size: number;
+  /** Example i of the training part, encoded on first use; counts the tokens it serves. */
+  pool: (i: number) => EncodedExample;
+  tokensSeen: () => number;
+}
+
+/** Holds out the first `heldOut` examples and serves the rest encoded (cached) to {@link trainExamples}. */
+export function examplePool(tok: Tokenizer, examples: readonly TrainingExample[], heldOut: number, maxLen: number): ExamplePool {
+  const train = examples.slice(heldOut);
+  const cache = new Map<number, EncodedExample>();
+  let seen = 0;
+  const pool = (i: number) => {
+    let ex = cache.get(i);
+    if (!ex) cache.set(i, (ex = encodeExample(tok, train[i], maxLen)));
+    seen += ex.tokens.length;
+    return ex;
+  };
+  const held = examples.slice(0, heldOut).map((e) => encodeExample(tok, e, maxLen));
+  return { heldOut: held, size: train.length, pool, tokensSeen: () => seen };
+}
+
 /** Mean over examples of each example's mean response loss (nats/token). */
 export function exampleLoss(model: Decoder, batch: readonly EncodedExample[]): number {
   const out = model.forward(batch);
