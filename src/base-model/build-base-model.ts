@@ -12,7 +12,7 @@ import { hfTokenizerFromFiles } from "../engine/tokenizer/hf-tokenizer.js";
 import { createRng } from "../engine/model/init.js";
 import { plantInductionCircuit } from "./induction-init.js";
 import { buildMixture, DEFAULT_MIXTURE_COUNTS, exampleTexts, type MixtureCounts } from "./mixture.js";
-import { exampleLoss, examplePool, type TrainStep, trainExamples } from "./train-loop.js";
+import { builderSchedule, exampleLoss, examplePool, type TrainStep, trainExamples } from "./train-loop.js";
 
 /** Options of {@link buildBaseModel}; defaults are the committed model's. */
 export interface BaseModelOptions {
@@ -126,7 +126,7 @@ export async function buildBaseModel(opts: BaseModelOptions): Promise<BaseModelP
     heldOut,
     evalEvery: 100,
     pinned,
-    schedule: { kind: "cosine", lr, warmupSteps: Math.min(30, Math.ceil(steps / 10)), totalSteps: steps, minLr: lr / 10 },
+    schedule: builderSchedule(lr, steps),
     onStep: opts.onStep,
   });
   const trainSeconds = (performance.now() - tTrain) / 1000;

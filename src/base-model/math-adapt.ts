@@ -14,7 +14,7 @@ import { greedy } from "./evaluate.js";
 import { buildMathMixture, DEFAULT_MATH_COUNTS, type MathMixtureCounts } from "./math-mixture.js";
 import { actorPrompt, mathPlanTarget, mathPrompt, reasonerPrompt } from "./prompts.js";
 import { referenceMathTasks } from "./reference-tasks.js";
-import { exampleLoss, examplePool, type TrainStep, trainExamples } from "./train-loop.js";
+import { builderSchedule, exampleLoss, examplePool, type TrainStep, trainExamples } from "./train-loop.js";
 
 /** Options of {@link adaptMathModel}; defaults are the committed model's. */
 export interface MathAdaptOptions {
@@ -64,7 +64,7 @@ export async function adaptMathModel(opts: MathAdaptOptions) {
     seed,
     heldOut,
     evalEvery: 100,
-    schedule: { kind: "cosine", lr, warmupSteps: Math.min(30, Math.ceil(steps / 10)), totalSteps: steps, minLr: lr / 10 },
+    schedule: builderSchedule(lr, steps),
     onStep: opts.onStep,
   });
   const trainSeconds = (performance.now() - t0) / 1000;

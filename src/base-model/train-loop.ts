@@ -107,6 +107,15 @@ function perExampleMean(logp: Float32Array, batch: readonly EncodedExample[]): n
 
 const countScored = (ex: EncodedExample) => ex.scoreMask.reduce((a, b) => a + b, 0);
 
+/** The base-model builders' schedule: cosine from `lr` to lr/10, warm-up 10 % of the steps (at most 30). */
+export const builderSchedule = (lr: number, steps: number): LrSchedule => ({
+  kind: "cosine",
+  lr,
+  warmupSteps: Math.min(30, Math.ceil(steps / 10)),
+  totalSteps: steps,
+  minLr: lr / 10,
+});
+
 /** Options of {@link trainExamples}. */
 export interface TrainExamplesOptions {
   steps: number;
