@@ -1,7 +1,7 @@
 // Builds models/base-math: models/base trained further on the math mixture (math-mixture.ts), so the
 // MARFT math workflows start from a model that writes out its arithmetic. Same masked next-token loop
-// as the base model (train-loop.ts), all weights trained, nothing pinned: the copying circuit is
-// already learned and the math data only needs the model to copy numbers, which it keeps doing.
+// as the base model (train-loop.ts), all weights trained, nothing pinned (pretraining's planted copying
+// circuit is free to move here; docs/base-model.md measures that copying from a plan got worse).
 import { copyFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { loadHfModel, saveHfModel } from "../engine/checkpoint/hf-model.js";
@@ -103,7 +103,10 @@ export async function evaluateMathModel(dir: string, seed = 42, n = 100, split: 
   const problems = referenceMathTasks(seed)[split].slice(0, n);
   const run = (prompts: ChatMessage[][]) => greedy(model, tok, prompts, 96);
   const correct = (outs: string[]) =>
-    outs.filter((o, i) => answerOf(o) !== null && isEquivalentAnswer(answerOf(o)!, problems[i].answer)).length / n;
+    outs.filter((o, i) => {
+      const r = boxed(o);
+      return r.ok && isEquivalentAnswer(r.value, problems[i].answer);
+    }).length / n;
   const solo = await run(problems.map((m) => mathPrompt(m.problem)));
   const withPlan = await run(problems.map((m) => actorPrompt(m.problem, mathPlanTarget(m.steps))));
   const plans = await run(problems.map((m) => reasonerPrompt(m.problem)));
@@ -118,7 +121,3 @@ export async function evaluateMathModel(dir: string, seed = 42, n = 100, split: 
 }
 
 const boxed = boxedParser();
-const answerOf = (text: string): string | null => {
-  const r = boxed(text);
-  return r.ok ? r.value : null;
-};

@@ -1,6 +1,6 @@
 // The math adaptation mixture: what models/base-math trains on after models/base. The base model's
 // math data was a one-line answer with no working, so it learned the format and no arithmetic
-// (docs/RESULTS.md, "Why MARFT math stays at its start"). Here every answer computes in written
+// (docs/RESULTS.md, "MARFT math: a base model that computes"). Here every answer computes in written
 // steps, the reasoner's plan names the operations, and drill text teaches the arithmetic itself.
 // Train material only: the reference train split plus freshly drawn problems whose names and
 // numbers match no dev/test problem (test/base-model/math-mixture.test.ts checks both).
@@ -8,7 +8,17 @@ import type { ChatMessage } from "../engine/tokenizer/types.js";
 import { makeArithmeticTasks, type SyntheticMathTask as MathTask, type MathStep } from "../envs/tasks/arithmetic/arithmetic-tasks.js";
 import { wordSet } from "../envs/tasks/names.js";
 import { createRng, type Rng } from "../envs/tasks/rng.js";
-import { actorPrompt, clip, failedRound, JUDGE_INCORRECT, mathPlanTarget, mathPrompt, reasonerPrompt, workedTarget } from "./prompts.js";
+import {
+  actorPrompt,
+  clip,
+  failedRound,
+  JUDGE_INCORRECT,
+  mathPlanTarget,
+  mathPrompt,
+  newestThatFit,
+  reasonerPrompt,
+  workedTarget,
+} from "./prompts.js";
 import { referenceMathTasks } from "./reference-tasks.js";
 
 /** Kinds of examples in the math mixture. */
@@ -29,18 +39,6 @@ export const DEFAULT_MATH_COUNTS: MathMixtureCounts = { arithmetic: 40000, worke
  * history exactly as the workflow will. math-mixture.test.ts checks the two stay equal.
  */
 export const MATH_HISTORY_CLIP = { plan: 100, output: 80, total: 400 } as const;
-
-/** Keeps the newest of `rounds` whose text fits the history budget (the workflow drops the oldest first). */
-function newest(rounds: string[]): string[] {
-  let used = 0;
-  const kept: string[] = [];
-  for (const r of [...rounds].reverse()) {
-    used += r.length + 1;
-    if (used > MATH_HISTORY_CLIP.total) break;
-    kept.unshift(r);
-  }
-  return kept;
-}
 
 /** A problem with its names replaced: equal skeletons are the same problem under other names. */
 export const problemSkeleton = (t: MathTask): string => t.names.reduce((p, n) => p.split(n).join("_"), t.problem);
@@ -117,12 +115,12 @@ function wrongWorked(m: MathTask, rng: Rng): string {
 }
 
 /** 1–2 failed rounds as the dual-agent history shows them: plan, wrong answer, judge line (clipped). */
-const failedRounds = (m: MathTask, rng: Rng): string =>
-  newest(
-    Array.from({ length: rng.int(1, 2) }, () =>
-      failedRound(clip(mathPlanTarget(m.steps), MATH_HISTORY_CLIP.plan), clip(wrongWorked(m, rng), MATH_HISTORY_CLIP.output)),
-    ),
-  ).join("\n");
+const failedRounds = (m: MathTask, rng: Rng): string => {
+  const rounds = Array.from({ length: rng.int(1, 2) }, () =>
+    failedRound(clip(mathPlanTarget(m.steps), MATH_HISTORY_CLIP.plan), clip(wrongWorked(m, rng), MATH_HISTORY_CLIP.output)),
+  );
+  return newestThatFit(rounds, (r) => r, MATH_HISTORY_CLIP.total).join("\n");
+};
 
 /** The actor's worked answer in every prompt shape the math workflows use (as mixture.ts's math kind). */
 function workedExample(m: MathTask, i: number, rng: Rng): MathExample {
@@ -132,8 +130,9 @@ function workedExample(m: MathTask, i: number, rng: Rng): MathExample {
   if (i % 4 === 1) return { kind: "worked", messages: actorPrompt(m.problem, plan), response };
   if (i % 4 === 2) return { kind: "worked", messages: actorPrompt(m.problem, plan, failedRounds(m, rng)), response };
   const wrong = Array.from({ length: rng.int(1, 2) }, () => clip(wrongWorked(m, rng), MATH_HISTORY_CLIP.output));
-  const turns = newest(wrong.map((w) => `${w}\n${JUDGE_INCORRECT}`)).flatMap((r): ChatMessage[] => [
-    { role: "assistant", content: r.slice(0, r.length - JUDGE_INCORRECT.length - 1) },
+  // kept as the single-agent prompt keeps them: each turn counted with its judge line
+  const turns = newestThatFit(wrong, (w) => `${w}\n${JUDGE_INCORRECT}`, MATH_HISTORY_CLIP.total).flatMap((w): ChatMessage[] => [
+    { role: "assistant", content: w },
     { role: "user", content: JUDGE_INCORRECT },
   ]);
   return { kind: "worked", messages: [...mathPrompt(m.problem), ...turns], response };

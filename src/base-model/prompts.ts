@@ -124,6 +124,21 @@ export const failedRound = (plan: string, answer: string): string => `Plan: ${pl
 /** Keeps the first `max` characters, marking a cut with "…" (how the math prompts shorten history). */
 export const clip = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
+/**
+ * The newest of `items` whose renderings (one line each) fit `total` characters, oldest first: how
+ * the math prompts keep history (the oldest round goes first, never the newest).
+ */
+export function newestThatFit<T>(items: readonly T[], render: (item: T) => string, total: number): T[] {
+  const kept: T[] = [];
+  let used = 0;
+  for (let i = items.length - 1; i >= 0; i--) {
+    used += render(items[i]).length + 1;
+    if (used > total) break;
+    kept.unshift(items[i]);
+  }
+  return kept;
+}
+
 /** The letter a math plan names step `i`'s result by (A, B, C, …). */
 const stepName = (i: number): string => String.fromCharCode(65 + i);
 

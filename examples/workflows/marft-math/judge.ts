@@ -1,7 +1,7 @@
 // The judge of MARFT math (a function node, not a role): grades the actor's \boxed{} answer against
 // the reference and, when wrong, appends the round to the history that later prompts show followed by
 // the judge line. Also the retry route and the history's prompt budget. Never calls a model.
-import { clip, failedRound } from "../../../src/base-model/prompts.js";
+import { clip, failedRound, newestThatFit } from "../../../src/base-model/prompts.js";
 import { isEquivalentAnswer } from "../../../src/envs/index.js";
 import { END, type StateUpdate } from "../../../src/workflow/index.js";
 import { type FailedRound, MAX_ROUNDS, type MathState } from "./state.js";
@@ -30,16 +30,8 @@ export const retryFrom =
     s.correct || s.rounds >= MAX_ROUNDS ? END : head;
 
 /** The newest failed rounds whose rendering fits `total` characters, oldest first. */
-export function newestRounds(history: readonly FailedRound[], render: (r: FailedRound) => string, total: number): FailedRound[] {
-  const kept: FailedRound[] = [];
-  let used = 0;
-  for (let i = history.length - 1; i >= 0; i--) {
-    used += render(history[i]).length + 1;
-    if (used > total) break;
-    kept.unshift(history[i]);
-  }
-  return kept;
-}
+export const newestRounds: (history: readonly FailedRound[], render: (r: FailedRound) => string, total: number) => FailedRound[] =
+  newestThatFit;
 
 /** One failed round as the dual-agent prompts show it: plan, answer, judge line. */
 export const renderRound = (r: FailedRound): string =>
