@@ -2,6 +2,7 @@
 // visited in the right order, fan-out branches and loop turns are numbered right, and format
 // failures take the documented fallback path.
 import { describe, expect, it } from "vitest";
+import * as copyOracle from "../../examples/workflows/iterative-search/copy-oracle.js";
 import * as iterative from "../../examples/workflows/iterative-search/workflow.js";
 import * as qd from "../../examples/workflows/qd-retrieve-answer/workflow.js";
 import * as rea from "../../examples/workflows/retrieve-extract-answer/workflow.js";
@@ -115,5 +116,18 @@ describe("iterative search (M-ASK)", () => {
     expect(order(t)).toEqual(["plan@0", ...turn(1), "search@2"]);
     expect(t.records[2].toolResults[0].input).toBe(task.question);
     expect(t.finalState.answers).toEqual(["guess", "guess"]);
+  });
+
+  it("the copy oracle walks the same graph with the top passage as evidence and knowledge", async () => {
+    // queries with BM25 hits, so every turn retrieves passages to copy
+    const real = (req: RoleCallRequest) =>
+      req.role === "search" && req.turn < 3 ? `<search>${req.turn === 1 ? q1 : q2}</search>` : undefined;
+    const { t, calls } = await walk(copyOracle.workflow, copyOracle.initialState(task), script(3, real));
+    expect(order(t)).toEqual(["plan@0", ...turn(1), ...turn(2), "search@3"]);
+    expect(calls.map((c) => c.role)).not.toContain("summarize");
+    const top = t.records.filter((r) => r.node === "retrieve").map((r) => (r.toolResults[0].value as string[])[0]);
+    expect(top.every((p) => typeof p === "string" && p.length > 0)).toBe(true);
+    expect(t.finalState.knowledge).toEqual(top);
+    expect(calls.filter((c) => c.role === "answer").at(-1)!.messages![0].content).toContain(top[1]);
   });
 });

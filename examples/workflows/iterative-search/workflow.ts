@@ -31,6 +31,7 @@ import {
   workflow as build,
   type SearchAction,
   type StepRecord,
+  type WorkflowBuilder,
 } from "../../../src/workflow/index.js";
 import {
   knowledgeAnswerPrompt,
@@ -110,22 +111,35 @@ const setAnswer = (a: string, s: State, turn: number, ok: boolean): Partial<Stat
   return { answer: at, answers };
 };
 
-export const workflow = build<State>({ name: "iterative-search", metrics: qaMetrics })
-  .role("plan", plan, { update: (a, s, _ctx, ok) => setAnswer(a, s, 0, ok) })
-  .role("search", search, { update: (act, s) => ({ query: act.action === "search" ? act.query || s.question : "" }) })
-  .tool("retrieve", retrieveTool, { input: (s) => s.query, update: (r) => ({ passages: r.ok ? r.value : [] }) })
-  .role("summarize", summarize, { update: (evidence) => ({ evidence }) })
-  .role("update", update, { update: (item, s, _ctx, ok) => (ok ? { knowledge: [...s.knowledge, item] } : undefined) })
-  .role("answer", answer, { update: (a, s, ctx, ok) => setAnswer(a, s, ctx.turn, ok) })
-  .edge(START, "plan")
-  .edge("plan", "search")
-  .branch("search", (_s, ctx) => ((ctx.output as SearchAction).action === "end" ? END : "retrieve"), [END, "retrieve"])
-  .edge("retrieve", "summarize")
-  .edge("summarize", "update")
-  .edge("update", "answer")
-  .edge("answer", "search")
-  .loop({ head: "search", maxTurns: MAX_TURNS, onLimit: END })
-  .compile();
+/** The graph up to the turn's passages; `EvidenceNodes` adds `summarize` and `update` after it. */
+type Retrieved = WorkflowBuilder<State, "plan" | "search" | "retrieve">;
+export type EvidenceNodes = (b: Retrieved) => WorkflowBuilder<State, "plan" | "search" | "retrieve" | "summarize" | "update">;
+
+const evidenceRoles: EvidenceNodes = (b) =>
+  b
+    .role("summarize", summarize, { update: (evidence) => ({ evidence }) })
+    .role("update", update, { update: (item, s, _ctx, ok) => (ok ? { knowledge: [...s.knowledge, item] } : undefined) });
+
+/** The M-ASK graph; copy-oracle.ts passes other `summarize`/`update` nodes (verbatim passage copies). */
+export function searchWorkflow(evidence: EvidenceNodes = evidenceRoles) {
+  const retrieved: Retrieved = build<State>({ name: "iterative-search", metrics: qaMetrics })
+    .role("plan", plan, { update: (a, s, _ctx, ok) => setAnswer(a, s, 0, ok) })
+    .role("search", search, { update: (act, s) => ({ query: act.action === "search" ? act.query || s.question : "" }) })
+    .tool("retrieve", retrieveTool, { input: (s) => s.query, update: (r) => ({ passages: r.ok ? r.value : [] }) });
+  return evidence(retrieved)
+    .role("answer", answer, { update: (a, s, ctx, ok) => setAnswer(a, s, ctx.turn, ok) })
+    .edge(START, "plan")
+    .edge("plan", "search")
+    .branch("search", (_s, ctx) => ((ctx.output as SearchAction).action === "end" ? END : "retrieve"), [END, "retrieve"])
+    .edge("retrieve", "summarize")
+    .edge("summarize", "update")
+    .edge("update", "answer")
+    .edge("answer", "search")
+    .loop({ head: "search", maxTurns: MAX_TURNS, onLimit: END })
+    .compile();
+}
+
+export const workflow = searchWorkflow();
 
 /** F1(a_t) per turn t, from the episode's answers. */
 export const f1PerTurn: TurnMetric<QaTask, State> = (t, task) => t.finalState.answers.map((a) => answerF1(a, task));
