@@ -1,9 +1,9 @@
 // What M-ASK's `summarize` and `update` roles are worth: the same workflow with both replaced by
 // verbatim copies — the turn's evidence is its top-k retrieved passages, and that evidence is the new
-// knowledge item. `plan`, `search` and `answer` are the untrained roles; evaluate it like a config:
-//   npx maso eval examples/workflows/iterative-search/copy-oracle.ts --config examples/workflows/iterative-search/copy-oracle.ts --split test
-// (COPY_ORACLE_PASSAGES=2 copies two passages per turn.) Trains nothing useful: the copies earn the
-// marginal gain, but have no weights.
+// knowledge item; `plan`, `search` and `answer` are the base model's. Evaluate it untrained:
+//   npx maso eval examples/workflows/iterative-search/copy-oracle.ts --split test
+// (COPY_ORACLE_PASSAGES=2 copies two passages per turn.) A reference point, not something to train:
+// the copies earn the marginal gain but have no weights.
 import { qaConfig } from "../world-qa.js";
 import { type EvidenceNodes, searchWorkflow } from "./workflow.js";
 
