@@ -106,6 +106,18 @@ export function resolveRunConfig(
     algorithm: { ...c.algorithm, gamma: c.algorithm.gamma ?? (critic ? 0.99 : 1), lambda: c.algorithm.lambda ?? (critic ? 0.95 : 1) },
   };
   const cast = resolveCast(config, opts.roles, source);
+  const roles = opts.roles;
+  const unknown = roles ? Object.keys(config.sampling.roles).filter((r) => !roles.includes(r)) : [];
+  if (unknown.length > 0)
+    throw configError(
+      "CONFIG_INVALID",
+      `${source}: invalid config`,
+      unknown.map((r) => ({
+        path: `sampling.roles.${r}`,
+        value: config.sampling.roles[r],
+        expected: `a workflow role (${roles?.join(", ")})`,
+      })),
+    );
   if (critic) {
     const missing = [...new Set(Object.values(cast).map((e) => e.model))].filter((m) => !config.models[m].valueHead);
     if (missing.length > 0)

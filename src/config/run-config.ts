@@ -106,14 +106,25 @@ export const algorithmSchema = z
   })
   .strict();
 
-/** Rollout sampling: each field set here overrides every role's own setting; unset fields keep the role's. */
-const samplingSchema = z
+const roleSamplingSchema = z
   .object({
     temperature: z.number().min(0).optional(),
     topP: z.number().gt(0).max(1).optional(),
     topK: z.number().int().min(0).optional(),
+  })
+  .strict();
+
+/**
+ * Rollout sampling: each field set here overrides every role's own setting; unset fields keep the
+ * role's. `roles` overrides further for one role (e.g. explore in `extract` at 0.7 while `answer`
+ * exploits at 0.3). Evaluation stays greedy whatever is set here.
+ */
+const samplingSchema = roleSamplingSchema
+  .extend({
     /** caps every role's maxNewTokens */
     maxNewTokens: posInt().optional(),
+    /** per-role overrides, by workflow role name */
+    roles: z.record(z.string(), roleSamplingSchema).default({}),
   })
   .strict();
 

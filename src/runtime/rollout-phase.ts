@@ -7,7 +7,8 @@ import { routingCaller } from "./role-router.js";
 import type { StepContext, StepItem } from "./step-context.js";
 
 /**
- * Runs the episodes of one step.
+ * Runs the episodes of one step. `sampling` (evaluation's, e.g. greedy) overrides every role,
+ * per-role rollout settings included.
  *
  * @example
  * const trajectories = await rolloutPhase(ctx, items);
@@ -21,7 +22,13 @@ export async function rolloutPhase<S extends object, T>(
   return runEpisodes(
     ctx.o.workflow,
     items.map((i) => i.episode),
-    { caller, concurrency: ctx.o.concurrency, sampling: { ...ctx.o.sampling, ...sampling }, maxNewTokens: ctx.o.maxNewTokens },
+    {
+      caller,
+      concurrency: ctx.o.concurrency,
+      sampling: { ...ctx.o.sampling, ...sampling },
+      roleSampling: sampling ? undefined : ctx.o.roleSampling,
+      maxNewTokens: ctx.o.maxNewTokens,
+    },
   );
 }
 

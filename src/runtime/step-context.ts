@@ -42,6 +42,8 @@ export interface ControllerOptions<S extends object, T> {
   concurrency?: number;
   /** Rollout sampling overrides for every role (unset fields keep each role's own). */
   sampling?: Partial<Sampling>;
+  /** Rollout sampling overrides for single roles, by name (after `sampling`); evaluation ignores them. */
+  roleSampling?: Readonly<Record<string, Partial<Sampling>>>;
   /** Caps every role's maxNewTokens in rollouts and evaluation. */
   maxNewTokens?: number;
   /** Reward validation errors: throw (default) or exclude the episode. */

@@ -12,6 +12,7 @@ export interface ExecOptions {
   caller: RoleCaller;
   countTokens: TokenCounter;
   sampling: Partial<Sampling> | undefined;
+  roleSampling?: Readonly<Record<string, Partial<Sampling>>>;
   maxNewTokens?: number;
 }
 
@@ -121,7 +122,7 @@ async function execRole<S>(
     node: ctx.node,
     visit: ctx.visit,
     turn: ctx.turn,
-    sampling: { ...role.sampling, ...options.sampling },
+    sampling: { ...role.sampling, ...options.sampling, ...options.roleSampling?.[role.name] },
     stop: role.stop,
     maxNewTokens: Math.min(role.maxNewTokens, options.maxNewTokens ?? role.maxNewTokens),
   };

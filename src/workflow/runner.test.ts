@@ -156,6 +156,20 @@ describe("runEpisodes routing (scripted RoleCaller test double)", () => {
     expect(caller.calls[0].sampling).toEqual({ temperature: 0, topP: 1, topK: 0 });
   });
 
+  it("per-role sampling overrides the run-wide sampling for that role only", async () => {
+    const caller = scriptedCaller(() => "ok");
+    await runEpisodes(wf, [{ id: "one", state: { ep: 1, stopAt: 1, items: [], log: [], plans: [] } }], {
+      caller,
+      sampling: { temperature: 0.5 },
+      roleSampling: { planner: { temperature: 0.9, topK: 5 } },
+    });
+    const byRole = (role: string) => caller.calls.filter((c) => c.role === role).map((c) => c.sampling);
+    expect(byRole("planner")).toEqual([{ temperature: 0.9, topP: 1, topK: 5 }]);
+    const others = caller.calls.filter((c) => c.role !== "planner");
+    expect(others.length).toBeGreaterThan(0);
+    for (const c of others) expect(c.sampling.temperature).toBe(0.5);
+  });
+
   it("stops an episode at the global step limit and still completes the batch", async () => {
     const spin = workflow<{ n: number }>({ maxSteps: 5 })
       .fn("a", (s) => ({ n: s.n + 1 }))

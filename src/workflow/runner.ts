@@ -56,6 +56,8 @@ export interface RunOptions {
   countTokens?: TokenCounter;
   /** Overrides every role's sampling, e.g. `{ temperature: 0 }` for greedy evaluation. */
   sampling?: Partial<Sampling>;
+  /** Overrides one role's sampling further, by role name (applied after `sampling`). */
+  roleSampling?: Readonly<Record<string, Partial<Sampling>>>;
   /** Caps every role's maxNewTokens. */
   maxNewTokens?: number;
 }
@@ -89,6 +91,7 @@ export async function runEpisodes<S extends object>(
     caller: options.caller,
     countTokens: options.countTokens ?? approxTokenCount,
     sampling: options.sampling,
+    roleSampling: options.roleSampling,
     maxNewTokens: options.maxNewTokens,
   };
   const results: Trajectory<S>[] = new Array(episodes.length);

@@ -30,6 +30,29 @@ describe("run config -> runtime", () => {
     for (const n of lengths) expect(n).toBeLessThanOrEqual(2);
   });
 
+  it("per-role sampling reaches rollouts of that role; evaluation stays greedy; an unknown role is a config error", async () => {
+    expect(build({}).roleSampling).toEqual({});
+    const greedyRoles = { sampling: { roles: { planner: { temperature: 0 }, solver: { temperature: 0 } } } };
+    expect(build(greedyRoles).roleSampling).toEqual({ planner: { temperature: 0 }, solver: { temperature: 0 } });
+    expect(() => build({ sampling: { roles: { critic: { temperature: 0.5 } } } })).toThrow(/sampling\.roles\.critic/);
+    expect(() => build({ sampling: { roles: { solver: { temperature: -1 } } } })).toThrow(/sampling\.roles\.solver\.temperature/);
+
+    // the same task four times: greedy roles write four identical episodes, the roles' own T = 1 does not
+    const task = demo.tasks.train[0];
+    const items = [0, 1, 2, 3].map((i) => ({ episode: { id: `e${i}`, state: demo.initialState(task), taskId: "t0" }, task }));
+    const outputs = (ts: { records: { rawOutput: string | null }[] }[]) => ts.map((t) => t.records.map((r) => r.rawOutput).join("|"));
+    const rollouts = async (over: object) =>
+      (await (await createRuntime({ ...build(over), startStep: 0 })).controller.step(items)).trajectories;
+    expect(new Set(outputs(await rollouts(greedyRoles))).size).toBe(1);
+    expect(new Set(outputs(await rollouts({}))).size).toBeGreaterThan(1);
+
+    // evaluation ignores per-role rollout settings: hot roles still evaluate greedily
+    const hot = { sampling: { roles: { planner: { temperature: 5 }, solver: { temperature: 5 } } } };
+    const evalOut = async (over: object) =>
+      outputs(await (await createRuntime({ ...build(over), startStep: 0 })).controller.evaluate(items));
+    expect(await evalOut(hot)).toEqual(await evalOut({}));
+  });
+
   it("optimizer schedule, warmup and eps reach the trainer", () => {
     const opts = build({
       models: { base: { ...demo.config.models.base, optimizer: { lr: 1e-3, schedule: "cosine", warmupSteps: 3, eps: 1e-6 } } },

@@ -135,6 +135,7 @@ export function runtimeOptions<S extends object, T>(
     sampling: Object.fromEntries(
       (["temperature", "topP", "topK"] as const).filter((k) => config.sampling[k] !== undefined).map((k) => [k, config.sampling[k]]),
     ),
+    roleSampling: config.sampling.roles,
     maxNewTokens: config.sampling.maxNewTokens,
     seed: config.seed,
   };
