@@ -86,11 +86,27 @@ export const initialState = (task: QaTask): State => ({
 
 const ROLES = ["decompose", "extract", "answer"];
 
-/** The three cast shapes (see ../cast-shapes.ts); `config` is the LoRA one. */
-export const configs = {
-  lora: qaConfig("retrieve-extract-answer", ROLES, "lora"),
-  shared: qaConfig("retrieve-extract-answer", ROLES, "shared"),
-  perRole: qaConfig("retrieve-extract-answer", ROLES, "perRole"),
+const lora = qaConfig("retrieve-extract-answer", ROLES, "lora");
+
+/**
+ * The steadiest setting of the docs/RESULTS.md sweep: 16 tasks × 8 episodes per step, LoRA lr 3e-4,
+ * and per-role rollout temperatures — queries at 0.5, evidence explored at 0.7, answers exploiting at
+ * 0.3 (a T = 1 answer role stopped copying names under big batches).
+ */
+const explore = {
+  ...lora,
+  name: "retrieve-extract-answer-explore",
+  models: { base: { ...lora.models.base, optimizer: { ...lora.models.base.optimizer, lr: 3e-4 } } },
+  schedule: { ...lora.schedule, tasksPerStep: 16, concurrency: 64 },
+  sampling: { roles: { decompose: { temperature: 0.5 }, extract: { temperature: 0.7 }, answer: { temperature: 0.3 } } },
 };
 
-export const config = configs.lora;
+/** The three cast shapes (see ../cast-shapes.ts; `config` is the LoRA one) and the `explore` sweep setting. */
+export const configs = {
+  lora,
+  shared: qaConfig("retrieve-extract-answer", ROLES, "shared"),
+  perRole: qaConfig("retrieve-extract-answer", ROLES, "perRole"),
+  explore,
+};
+
+export const config = lora;
