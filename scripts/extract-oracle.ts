@@ -11,10 +11,10 @@ import type { ChatMessage } from "../src/engine/tokenizer/types.js";
 import { loadHfTokenizer } from "../src/engine/tokenizer/hf-tokenizer.js";
 import { Decoder } from "../src/engine/model/decoder.js";
 import { Sampler } from "../src/engine/generate/sampler.js";
-import { answerPrompt, decomposePrompt, extractPrompt, NO_USEFUL_INFORMATION } from "../src/base-model/prompts.js";
-import type { Role } from "../src/workflow/index.js";
-import { answer, decompose, extract } from "../examples/workflows/retrieve-extract-answer/workflow.js";
-import { BASE_CHECKPOINT, TOP_K, answerF1, retriever, tasks } from "../examples/workflows/world-qa.js";
+import { answerPrompt, decomposePrompt, extractPrompt } from "../src/base-model/prompts.js";
+import { parseRoleOutput, type Role } from "../src/workflow/index.js";
+import { answer, composeEvidence, decompose, extract } from "../examples/workflows/retrieve-extract-answer/workflow.js";
+import { BASE_CHECKPOINT, answerF1, tasks, topPassages } from "../examples/workflows/world-qa.js";
 import { parseScriptArgs, runIfMain, usage } from "./lib/script-main.js";
 
 const HELP = "usage: npx tsx scripts/extract-oracle.ts [--checkpoint <dir>] [--split train|dev|test]";
@@ -27,20 +27,14 @@ export interface OracleRow {
   goldInEvidence: number;
 }
 
-/** Greedy outputs of `role` on `prompts`, parsed as the workflow parses them (cut off → fallback). */
+/** Greedy outputs of `role` on `prompts`, read as the workflow reads them (parser, cut-off rule, fallback). */
 async function run<S, T>(sampler: Sampler, role: Role<S, T>, prompts: ChatMessage[][]): Promise<T[]> {
   const out = await sampler.generate(prompts.map((messages) => ({ messages, temperature: 0, maxNewTokens: role.maxNewTokens })));
   return out.map((o) => {
-    const parsed = o.finishReason === "length" ? undefined : role.parse(o.text);
-    return parsed?.ok ? parsed.value : role.fallback(o.text, "oracle");
+    const parsed = parseRoleOutput(role, o.text, o.finishReason, role.maxNewTokens);
+    return parsed.ok ? parsed.value : role.fallback(o.text, parsed.reason);
   });
 }
-
-/** The workflow's join: distinct useful evidence, or the one "no useful information" line. */
-const useful = (items: readonly string[]): string[] => {
-  const kept = [...new Set(items.filter((e) => e.toLowerCase() !== NO_USEFUL_INFORMATION))];
-  return kept.length > 0 ? kept : [NO_USEFUL_INFORMATION];
-};
 
 async function main(argv: string[]): Promise<number> {
   const a = parseScriptArgs(argv, OPTIONS, HELP);
@@ -57,13 +51,7 @@ async function main(argv: string[]): Promise<number> {
       items.map((t) => decomposePrompt(t.question)),
     );
     const queries = lists.map((qs, i) => (qs.length > 0 ? qs : [items[i].question]));
-    const passages = queries.map((qs) =>
-      qs.map((q) =>
-        retriever()
-          .search(q, TOP_K)
-          .map((h) => h.text),
-      ),
-    );
+    const passages = queries.map((qs) => qs.map(topPassages));
     const branches = queries.flatMap((qs, i) => qs.map((q, j) => ({ i, prompt: extractPrompt(q, passages[i][j]) })));
     const extracted = await run(
       sampler,
@@ -73,10 +61,10 @@ async function main(argv: string[]): Promise<number> {
     const byQuestion: string[][] = items.map(() => []);
     for (const [k, b] of branches.entries()) byQuestion[b.i].push(extracted[k]);
     const sources: Record<string, string[][]> = {
-      "extract role": byQuestion.map(useful),
-      "top-1 passage per sub-query": passages.map((ps) => useful(ps.map((p) => p[0] ?? ""))),
-      "top-2 passages per sub-query": passages.map((ps) => useful(ps.flatMap((p) => p.slice(0, 2)))),
-      "all passages": passages.map((ps) => useful(ps.flat())),
+      "extract role": byQuestion.map(composeEvidence),
+      "top-1 passage per sub-query": passages.map((ps) => composeEvidence(ps.map((p) => p[0] ?? ""))),
+      "top-2 passages per sub-query": passages.map((ps) => composeEvidence(ps.flatMap((p) => p.slice(0, 2)))),
+      "all passages": passages.map((ps) => composeEvidence(ps.flat())),
     };
     for (const [evidence, lists] of Object.entries(sources)) {
       const answers = await run(

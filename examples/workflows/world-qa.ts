@@ -33,14 +33,14 @@ export function retriever(): Retriever {
   return opened;
 }
 
+/** The texts of the top-k passages for `query`: what the retriever tool returns. */
+export const topPassages = (query: string): string[] =>
+  retriever()
+    .search(query, TOP_K)
+    .map((h) => h.text);
+
 /** The retriever tool: a query in, the texts of its top-k passages out. */
-export const retrieveTool = defineTool<string, string[]>({
-  name: "retriever",
-  run: (query) =>
-    retriever()
-      .search(query, TOP_K)
-      .map((h) => h.text),
-});
+export const retrieveTool = defineTool<string, string[]>({ name: "retriever", run: topPassages });
 
 /** The passages of a fan-out's retrieval branches, in branch order, without repeats; failed calls (`{ error }`) add nothing. */
 export function mergePassages(branchOutputs: readonly unknown[] | undefined): string[] {

@@ -5,7 +5,7 @@ export { END, START } from "./graph-types.js";
 export type { End, NodeContext, NodeSpec, NodeUpdate, Outgoing, LoopSpec, RouteContext, Start, Workflow } from "./graph-types.js";
 export { workflow } from "./graph.js";
 export type { FanOutSpec, LoopOptions, RoleNodeOptions, ToolNodeOptions, WorkflowBuilder, WorkflowOptions } from "./graph.js";
-export { DEFAULT_MAX_NEW_TOKENS, DEFAULT_SAMPLING, defineRole, safeParse, totalParser } from "./role.js";
+export { DEFAULT_MAX_NEW_TOKENS, DEFAULT_SAMPLING, defineRole, parseRoleOutput, safeParse, totalParser } from "./role.js";
 // ChatMessage is the tokenizer's type (src/engine/tokenizer/types.ts); it is not re-exported here
 export type { ParseResult, Parser, Role, RoleSpec, Sampling } from "./role.js";
 export { boxedParser, jsonStringListParser, MAX_PARSE_CHARS, searchOrEndParser, tagParser, textParser } from "./parsers.js";

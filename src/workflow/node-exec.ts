@@ -2,7 +2,7 @@
 // output and record. It never mutates the state and never throws: user-code errors come back as failures.
 
 import type { NodeContext, NodeSpec, NodeUpdate, RoleNode, ToolNode } from "./graph-types.js";
-import { type ChatMessage, type Sampling, safeParse } from "./role.js";
+import { type ChatMessage, parseRoleOutput, type Sampling } from "./role.js";
 import { callTool } from "./tool.js";
 import type { EpisodeFailure, StepRecord } from "./trajectory.js";
 import { type TokenCounter, truncateMessages } from "./truncate.js";
@@ -151,10 +151,7 @@ async function execRole<S>(
   record.model = res.sampleHandle.model;
   record.promptTokens = Number.isFinite(res.promptTokens) ? res.promptTokens : null;
   record.outputTokens = Number.isFinite(res.outputTokens) ? res.outputTokens : null;
-  const cutOff = res.finishReason === "length" && role.cutOff === "format-failure";
-  const parsed = cutOff
-    ? { ok: false as const, reason: `cut off at maxNewTokens (${base.maxNewTokens} tokens) before the model stopped` }
-    : safeParse(role.parse, res.text);
+  const parsed = parseRoleOutput(role, res.text, res.finishReason, base.maxNewTokens);
   let value: unknown;
   if (parsed.ok) {
     value = parsed.value;

@@ -140,6 +140,21 @@ export function safeParse<T>(parser: Parser<T>, text: string): ParseResult<T> {
   }
 }
 
+/**
+ * How a role reads one generation: an output cut off at `maxNewTokens` is a format failure when the
+ * role says so (`cutOff: "format-failure"`), otherwise its parser decides (never throwing).
+ */
+export function parseRoleOutput<T>(
+  role: Pick<Role<never, T>, "parse" | "cutOff">,
+  text: string,
+  finishReason: string | undefined,
+  maxNewTokens: number,
+): ParseResult<T> {
+  if (finishReason === "length" && role.cutOff === "format-failure")
+    return { ok: false, reason: `cut off at maxNewTokens (${maxNewTokens} tokens) before the model stopped` };
+  return safeParse(role.parse, text);
+}
+
 /** Wraps a parser with {@link safeParse}, for use anywhere a total parser is needed. */
 export function totalParser<T>(parser: Parser<T>): Parser<T> {
   return (text) => safeParse(parser, text);

@@ -51,7 +51,7 @@ export const answer = defineRole<State, string>({
 });
 
 /** Evidence worth showing the answer role; when no branch found any, the answer role is told so. */
-function composeEvidence(extracts: readonly unknown[] | undefined): string[] {
+export function composeEvidence(extracts: readonly unknown[] | undefined): string[] {
   const useful = (extracts ?? []).filter((e): e is string => typeof e === "string" && e.toLowerCase() !== NO_USEFUL_INFORMATION);
   return useful.length > 0 ? [...new Set(useful)] : [NO_USEFUL_INFORMATION];
 }
