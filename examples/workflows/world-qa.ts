@@ -70,6 +70,12 @@ export const qaMetrics = (s: QaState): Record<string, number> => ({ f1: f1Score(
 /** The committed pretrained base checkpoint (models/base), absolute so runs work from any directory. */
 export const BASE_CHECKPOINT = fileURLToPath(new URL("../../models/base", import.meta.url));
 
+/**
+ * models/base trained further to copy retrieved documents in the workflows' own prompt shapes
+ * (docs/base-model.md, "models/base-qa"); the `baseQa` configs start from it.
+ */
+export const QA_CHECKPOINT = fileURLToPath(new URL("../../models/base-qa", import.meta.url));
+
 // Full fine-tuning moves every weight, so it takes a 10x smaller step than a LoRA adapter. Starting
 // points for the 2.4M-parameter base, not tuned values.
 const LEARNING_RATES = { lora: 1e-3, full: 1e-4 };
@@ -81,13 +87,15 @@ const LEARNING_RATES = { lora: 1e-3, full: 1e-4 };
  * (SYSTEM.md: a −1 format term on a 0–1 F1 scale dominates early training; with GRPO's per-group std
  * division, groups whose F1 is all 0 — most of them — taught only format). Measured on QD-Retrieve-Answer
  * (150 steps, docs/RESULTS.md) this is no better on test F1 than GRPO with −1: both stay at the start.
+ * `checkpoint` is the model every role starts from (models/base by default).
  * @example qaConfig("qd-retrieve-answer", ["decompose", "answer"], "shared")
  */
-export function qaConfig(name: string, roles: readonly string[], shape: CastShape = "lora") {
+export function qaConfig(name: string, roles: readonly string[], shape: CastShape = "lora", checkpoint = BASE_CHECKPOINT) {
+  const suffix = [shape === "lora" ? "" : `-${shape}`, checkpoint === QA_CHECKPOINT ? "-base-qa" : ""].join("");
   return {
-    name: shape === "lora" ? name : `${name}-${shape}`,
+    name: `${name}${suffix}`,
     seed: 0,
-    ...castModels(roles, shape, BASE_CHECKPOINT, LEARNING_RATES),
+    ...castModels(roles, shape, checkpoint, LEARNING_RATES),
     algorithm: { estimator: "rloo", groupSize: 8, groupBy: ["task", "role", "turn"], normalize: "none", minibatchSize: 32, epochs: 1 },
     schedule: { steps: 50, tasksPerStep: 4, concurrency: 32 },
     rewardWeights: { format: 0.1 },

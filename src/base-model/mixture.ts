@@ -96,12 +96,12 @@ const REL_QUERY: Record<string, string> = {
 };
 
 /** Sub-queries of a chain question: the start entity plus the relations so far ("X founder birthplace"). */
-function subQueries(q: ChainQuestion): string[] {
+export function subQueries(q: ChainQuestion): string[] {
   return q.steps.map((_, i) => [q.chain[0], ...q.steps.slice(0, i + 1).map((s) => REL_QUERY[s.fact.relation])].join(" "));
 }
 
 /** The query for step `i` once the entity it starts from is known. */
-const stepQuery = (q: ChainQuestion, i: number) => `${q.steps[i].subject.name} ${REL_QUERY[q.steps[i].fact.relation]}`;
+export const stepQuery = (q: ChainQuestion, i: number) => `${q.steps[i].subject.name} ${REL_QUERY[q.steps[i].fact.relation]}`;
 
 function distractors(w: WorldIndex, rng: Rng, n: number): string[] {
   const ids = [...w.factsOf.keys()];
@@ -292,6 +292,6 @@ export function buildMixture(seed: number, counts: MixtureCounts = DEFAULT_MIXTU
 }
 
 /** Every piece of text in an example (prompt contents and response), for leak checks and tokenizer training. */
-export function exampleTexts(e: MixtureExample): string[] {
+export function exampleTexts(e: { text: string } | { messages: ChatMessage[]; response: string }): string[] {
   return "text" in e ? [e.text] : [...e.messages.map((m) => m.content), e.response];
 }

@@ -48,6 +48,7 @@ export function supportingPassages(tasks: WorldTasks): PassageFinder {
   };
 }
 
-function hasName(text: string, name: string): boolean {
+/** `name` occurs in `text` as whole words (not inside a longer invented word). */
+export function hasName(text: string, name: string): boolean {
   return new RegExp(`(^|[^\\p{L}])${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}($|[^\\p{L}])`, "u").test(text);
 }

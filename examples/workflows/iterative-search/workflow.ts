@@ -41,7 +41,7 @@ import {
   summarizePrompt,
   updatePrompt,
 } from "../../../src/base-model/prompts.js";
-import { type QaState, answerF1, metric, qaConfig, qaMetrics, retrieveTool, taskId, tasks } from "../world-qa.js";
+import { type QaState, answerF1, metric, QA_CHECKPOINT, qaConfig, qaMetrics, retrieveTool, taskId, tasks } from "../world-qa.js";
 
 /** Most search turns per episode. */
 export const MAX_TURNS = 3;
@@ -168,11 +168,15 @@ export const initialState = (task: QaTask): State => ({
 
 const ROLES = ["plan", "search", "summarize", "update", "answer"];
 
-/** The three cast shapes of the parameter-sharing comparison (see ../cast-shapes.ts). */
+/**
+ * The three cast shapes of the parameter-sharing comparison (see ../cast-shapes.ts), and `baseQa`:
+ * the LoRA cast on models/base-qa, whose summarize/update copy the retrieved document.
+ */
 export const configs = {
   shared: qaConfig("iterative-search", ROLES, "shared"),
   perRole: qaConfig("iterative-search", ROLES, "perRole"),
   lora: qaConfig("iterative-search", ROLES, "lora"),
+  baseQa: qaConfig("iterative-search", ROLES, "lora", QA_CHECKPOINT),
 };
 
 export const config = configs.lora;

@@ -13,7 +13,18 @@ import { formatReward, sharedOutcome } from "../../../src/rewards/index.js";
 import type { QaTask } from "../../../src/envs/index.js";
 import { END, START, defineRole, jsonStringListParser, tagParser, workflow as build } from "../../../src/workflow/index.js";
 import { answerPrompt, decomposePrompt } from "../../../src/base-model/prompts.js";
-import { type QaState, answerF1, mergePassages, metric, qaConfig, qaMetrics, retrieveTool, taskId, tasks } from "../world-qa.js";
+import {
+  type QaState,
+  answerF1,
+  mergePassages,
+  metric,
+  QA_CHECKPOINT,
+  qaConfig,
+  qaMetrics,
+  retrieveTool,
+  taskId,
+  tasks,
+} from "../world-qa.js";
 
 export interface State extends QaState {
   subQueries: string[];
@@ -72,6 +83,8 @@ export const configs = {
   lora: qaConfig("qd-retrieve-answer", ROLES, "lora"),
   shared: qaConfig("qd-retrieve-answer", ROLES, "shared"),
   perRole: qaConfig("qd-retrieve-answer", ROLES, "perRole"),
+  /** the LoRA cast on models/base-qa (trained further on retrieved documents in the roles' prompt shapes) */
+  baseQa: qaConfig("qd-retrieve-answer", ROLES, "lora", QA_CHECKPOINT),
 };
 
 export const config = configs.lora;

@@ -14,7 +14,7 @@ import { formatReward, sharedOutcome } from "../../../src/rewards/index.js";
 import type { QaTask } from "../../../src/envs/index.js";
 import { END, START, defineRole, jsonStringListParser, tagParser, textParser, workflow as build } from "../../../src/workflow/index.js";
 import { answerPrompt, decomposePrompt, extractPrompt, NO_USEFUL_INFORMATION } from "../../../src/base-model/prompts.js";
-import { type QaState, answerF1, metric, qaConfig, qaMetrics, retrieveTool, taskId, tasks } from "../world-qa.js";
+import { type QaState, answerF1, metric, QA_CHECKPOINT, qaConfig, qaMetrics, retrieveTool, taskId, tasks } from "../world-qa.js";
 
 export interface State extends QaState {
   subQueries: string[];
@@ -101,12 +101,16 @@ const explore = {
   sampling: { roles: { decompose: { temperature: 0.5 }, extract: { temperature: 0.7 }, answer: { temperature: 0.3 } } },
 };
 
-/** The three cast shapes (see ../cast-shapes.ts; `config` is the LoRA one) and the `explore` sweep setting. */
+/**
+ * The three cast shapes (see ../cast-shapes.ts; `config` is the LoRA one), the `explore` sweep setting,
+ * and `baseQa`: the LoRA cast on models/base-qa, whose extract copies the retrieved document.
+ */
 export const configs = {
   lora,
   shared: qaConfig("retrieve-extract-answer", ROLES, "shared"),
   perRole: qaConfig("retrieve-extract-answer", ROLES, "perRole"),
   explore,
+  baseQa: qaConfig("retrieve-extract-answer", ROLES, "lora", QA_CHECKPOINT),
 };
 
 export const config = lora;

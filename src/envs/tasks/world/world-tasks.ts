@@ -2,7 +2,7 @@
 // pretraining corpus. Splits are whole clusters, so dev/test entities never reach train or pretraining.
 
 import type { RetrieverDoc } from "../../retriever/types.js";
-import { createRng } from "../rng.js";
+import { createRng, type Rng } from "../rng.js";
 import { cutSplits, DEFAULT_FRACTIONS, type QaTask, type Split, type SplitFractions, type Splits } from "../types.js";
 import { type Entity, type Fact, generateWorld, type World, type WorldShape } from "./generate-world.js";
 import { FACT_PHRASINGS, QUESTION_TEMPLATES, type Relation } from "./phrasings.js";
@@ -47,6 +47,50 @@ function indexFacts(facts: readonly Fact[]): Map<Relation, Map<string, Edge>> {
 function render(template: string, s: string, o: string): string {
   return template.replace("{s}", s).replace("{o}", o);
 }
+
+type SubjectFacts = Map<string, { fact: Fact; other: string; offset: number }[]>;
+
+/** Each entity's facts (spouse from both ends), with the phrasing offset its documents start from. */
+function factsBySubject(world: World, drng: Rng): SubjectFacts {
+  const factsOf: SubjectFacts = new Map();
+  for (const f of world.facts) {
+    const entries =
+      f.relation === "spouse" ? [[f.subject, f.object] as const, [f.object, f.subject] as const] : [[f.subject, f.object] as const];
+    for (const [s, o] of entries) {
+      if (!factsOf.has(s)) factsOf.set(s, []);
+      factsOf.get(s)!.push({ fact: f, other: o, offset: drng.int(0, FACT_PHRASINGS[f.relation].length - 1) });
+    }
+  }
+  return factsOf;
+}
+
+/** Documents: per subject entity and phrasing round, its facts in chunks of at most two sentences, shuffled. */
+function worldDocs(world: World, factsOf: SubjectFacts, drng: Rng, docsPerFact: number): RetrieverDoc[] {
+  const docs: RetrieverDoc[] = [];
+  for (const [subject, list] of factsOf) {
+    const s = world.entities.get(subject)!;
+    for (let round = 0; round < docsPerFact; round++) {
+      const shuffled = drng.shuffle(list);
+      for (let i = 0; i < shuffled.length; i += 2) {
+        const sentences = shuffled.slice(i, i + 2).map(({ fact, other, offset }) => {
+          const forms = FACT_PHRASINGS[fact.relation];
+          return render(forms[(offset + round) % forms.length], s.name, world.entities.get(other)!.name);
+        });
+        docs.push({ id: "", title: s.name, text: sentences.join(" ") });
+      }
+    }
+  }
+  return drng.shuffle(docs).map((d, i) => ({ ...d, id: `doc${String(i).padStart(5, "0")}` }));
+}
+
+/**
+ * The retriever collection of any world (the same document builder {@link makeWorldTasks} uses):
+ * for worlds made outside it, e.g. the base model's freshly named worlds.
+ */
+export const documentsOf = (world: World, rng: Rng, docsPerFact = 2): RetrieverDoc[] => {
+  const drng = rng.fork("docs");
+  return worldDocs(world, factsBySubject(world, drng), drng, docsPerFact);
+};
 
 /**
  * Generates the world, its questions (1–3 hops), documents and pretraining text for `seed`.
@@ -106,32 +150,9 @@ export function makeWorldTasks(seed: number | string, options: WorldTaskOptions 
   }
   for (const s of ["train", "dev", "test"] as const) splits[s] = qrng.fork(s).shuffle(splits[s]);
 
-  // Documents: per subject entity and phrasing round, its facts in chunks of at most two sentences.
   const drng = rng.fork("docs");
-  const factsOf = new Map<string, { fact: Fact; other: string; offset: number }[]>();
-  for (const f of world.facts) {
-    const entries =
-      f.relation === "spouse" ? [[f.subject, f.object] as const, [f.object, f.subject] as const] : [[f.subject, f.object] as const];
-    for (const [s, o] of entries) {
-      if (!factsOf.has(s)) factsOf.set(s, []);
-      factsOf.get(s)!.push({ fact: f, other: o, offset: drng.int(0, FACT_PHRASINGS[f.relation].length - 1) });
-    }
-  }
-  const docs: RetrieverDoc[] = [];
-  for (const [subject, list] of factsOf) {
-    const s = ent(subject);
-    for (let round = 0; round < docsPerFact; round++) {
-      const shuffled = drng.shuffle(list);
-      for (let i = 0; i < shuffled.length; i += 2) {
-        const sentences = shuffled.slice(i, i + 2).map(({ fact, other, offset }) => {
-          const forms = FACT_PHRASINGS[fact.relation];
-          return render(forms[(offset + round) % forms.length], s.name, ent(other).name);
-        });
-        docs.push({ id: "", title: s.name, text: sentences.join(" ") });
-      }
-    }
-  }
-  const ordered = drng.shuffle(docs).map((d, i) => ({ ...d, id: `doc${String(i).padStart(5, "0")}` }));
+  const factsOf = factsBySubject(world, drng);
+  const docs = worldDocs(world, factsOf, drng, docsPerFact);
 
   // Pretraining text: every phrasing of every train-cluster fact, plus train questions with answers.
   const pretrainText: string[] = [];
@@ -144,7 +165,7 @@ export function makeWorldTasks(seed: number | string, options: WorldTaskOptions 
   }
   for (const q of splits.train) pretrainText.push(`Question: ${q.question}\nAnswer: ${q.answers[0]}`);
 
-  return { world, docs: ordered, pretrainText: rng.fork("pretrain").shuffle(pretrainText), splits, clusterSplit };
+  return { world, docs, pretrainText: rng.fork("pretrain").shuffle(pretrainText), splits, clusterSplit };
 }
 
 /**
