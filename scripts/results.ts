@@ -84,7 +84,7 @@ function saveResult(done: string, result: SeedResult, log: (s: string) => void):
 }
 
 /** The run config of the variant, or a usage error naming the variants there are. */
-function pickConfig(exp: Record<string, unknown>, file: string, variant: string | undefined): Record<string, unknown> {
+export function pickConfig(exp: Record<string, unknown>, file: string, variant: string | undefined): Record<string, unknown> {
   const configs = (exp.configs ?? {}) as Record<string, unknown>;
   const cfg = variant === undefined ? exp.config : configs[variant];
   if (cfg === undefined || cfg === null || typeof cfg !== "object")

@@ -4,7 +4,7 @@
 // held-out metric of the samples, the share of tasks where some sample scored > 0, the share whose
 // group is *varied* (a group-baseline estimator gets a non-zero advantage only there) and the mean
 // format failures per episode. Trains nothing.
-//   npx tsx scripts/signal.ts <workflow file> [--tasks 48] [--group 8] [--temperatures 0,1,0.7,0.3] [--split train]
+//   npx tsx scripts/signal.ts <workflow file> [--tasks 48] [--group 8] [--temperatures 0,1,0.7,0.3] [--split train] [--variant v]
 import { loadExports, workflowRoles } from "../src/cli/commands/train.js";
 import { runtimeOptions } from "../src/cli/train/runtime-options.js";
 import { scoredSplit, trainingModule } from "../src/cli/train/workflow-module.js";
@@ -14,14 +14,16 @@ import { mean } from "../src/rl/advantages/batch.js";
 import { createRuntime } from "../src/runtime/runtime.js";
 import type { Trajectory, Workflow } from "../src/workflow/index.js";
 import { parseScriptArgs, runIfMain, usage } from "./lib/script-main.js";
+import { pickConfig } from "./results.js";
 
 const HELP =
-  "usage: npx tsx scripts/signal.ts <workflow file> [--tasks <n>] [--group <n>] [--temperatures 0,1,0.7,0.3] [--split train|dev|test]";
+  "usage: npx tsx scripts/signal.ts <workflow file> [--tasks <n>] [--group <n>] [--temperatures 0,1,0.7,0.3] [--split train|dev|test] [--variant <configs key>]";
 const OPTIONS = {
   tasks: { type: "string" },
   group: { type: "string" },
   temperatures: { type: "string" },
   split: { type: "string" },
+  variant: { type: "string" },
 } as const;
 
 /** What one temperature's samples say about the reward signal. */
@@ -81,7 +83,7 @@ export async function main(argv: string[], write: (line: string) => void = (s) =
   const mod = trainingModule(exp, file);
   const { tasks: splitTasks, metric } = scoredSplit(mod, file, split);
   const tasks = splitTasks.slice(0, nTasks);
-  const { config, cast } = resolveRunConfig(exp.config, { roles: workflowRoles(mod.workflow as Workflow<object, string>), source: file });
+  const { config, cast } = resolveRunConfig(pickConfig(exp, file, a.values.variant), { roles: workflowRoles(mod.workflow as Workflow<object, string>), source: file });
   const rt = await createRuntime({ ...runtimeOptions(config, cast, mod), startStep: 0 });
   for (const temperature of temps) {
     const g = temperature === 0 ? 1 : group; // greedy samples are all the same
