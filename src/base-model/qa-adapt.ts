@@ -31,7 +31,7 @@ export interface QaAdaptOptions extends Omit<AdaptOptions, "steps" | "lr"> {
 export const adaptQaModel = (opts: QaAdaptOptions) =>
   adaptModel(buildQaMixture(opts.seed ?? 42, opts.counts ?? DEFAULT_QA_COUNTS), {
     ...opts,
-    steps: opts.steps ?? 1500,
+    steps: opts.steps ?? 1800,
     lr: opts.lr ?? 2e-3,
   });
 

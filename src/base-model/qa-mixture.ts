@@ -2,9 +2,10 @@
 // its evidence roles on one fact sentence among 0–2 distractors, but the workflows show them the
 // retriever's top 4 documents, and there it corrupts what it copies (docs/RESULTS.md: REA's extract
 // writes a verbatim passage for 25 % of questions; copying the top passage would be worth 4×). Here
-// every evidence example is a real BM25 search over a world of the reference world's size, with
-// fresh names: `summarize`/`extract` copy the retrieved document that states the fact, `update` keeps
-// it as the knowledge item, `search` asks for the next hop from those items, `answer` reads them.
+// every evidence example is a real BM25 search, over worlds of the reference world's size with fresh
+// names and over the reference world's train clusters (the questions RL trains on): `summarize`/
+// `extract` copy the retrieved document that states the fact, `update` keeps it as the knowledge
+// item, `search` asks for the next hop from those items, `answer` reads them.
 // A replay share of the base mixture's QA kinds keeps decompose, plan and answer as they were.
 // Train material only: fresh names avoid every reference-world word, replay is the leak-checked mixture.
 import { mkdirSync } from "node:fs";
@@ -16,7 +17,9 @@ import { openRetriever } from "../envs/retriever/open-retriever.js";
 import { createNameSource } from "../envs/tasks/names.js";
 import { createRng, type Rng } from "../envs/tasks/rng.js";
 import { templateWords } from "../envs/tasks/world/phrasings.js";
-import { makeWorldTasks } from "../envs/tasks/world/world-tasks.js";
+import { makeWorldTasks, type WorldTasks } from "../envs/tasks/world/world-tasks.js";
+import type { Entity } from "../envs/tasks/world/generate-world.js";
+import type { RetrieverDoc } from "../envs/retriever/types.js";
 import { freshRetrievalWorld } from "./fresh-world.js";
 import { buildMixture, type MixtureKind, stepQuery, subQueries } from "./mixture.js";
 import {
@@ -32,7 +35,7 @@ import {
   updatePrompt,
 } from "./prompts.js";
 import { hasName } from "./world-passages.js";
-import { type ChainQuestion, chainQuestions } from "./world-qa.js";
+import { type ChainQuestion, chainQuestions, indexWorld } from "./world-qa.js";
 
 /** Kinds of examples in the QA mixture (`replay` holds the base mixture's QA kinds). */
 export const QA_MIXTURE_KINDS = ["summarize", "extract", "update", "search", "answer-knowledge", "answer-evidence", "replay"] as const;
@@ -59,8 +62,11 @@ export const QA_TOP_K = 4;
 /** Share of evidence examples whose passages answer another query (a missed search). */
 const MISSED_SEARCH = 0.1;
 
-/** Fresh worlds the evidence examples are drawn from (each the reference world's size). */
-const WORLDS = 4;
+/** Fresh worlds the examples are drawn from (each the reference world's size), besides the reference train clusters. */
+const FRESH_WORLDS = 4;
+
+/** Share of search/answer knowledge states with a "no useful information" item (a turn whose search missed). */
+const MISSED_ITEM = 0.2;
 
 type Step = ChainQuestion["steps"][number];
 
@@ -75,14 +81,36 @@ export function evidenceTarget(passages: readonly string[], facts: readonly Step
   return passages.find((p) => facts.some((f) => states(p, f))) ?? NO_USEFUL_INFORMATION;
 }
 
-/** One fresh world with a BM25 index over its documents (a temp file named by their content hash). */
-function searchableWorld(rng: Rng, names: ReturnType<typeof createNameSource>) {
-  const { index, docs } = freshRetrievalWorld(rng, names);
+/** Questions over a collection with a BM25 index on its documents (a temp file named by their content hash). */
+function searchable(questions: ChainQuestion[], docs: RetrieverDoc[]) {
   const dir = join(tmpdir(), "maso-qa-mixture");
   mkdirSync(dir, { recursive: true });
   const retriever = openRetriever(join(dir, `${contentHash(docs).slice(0, 16)}.fts.db`), { docs, onStale: "rebuild" });
   const search = (query: string) => retriever.search(query, QA_TOP_K).map((h) => h.text);
-  return { questions: chainQuestions(index), search, close: () => retriever.close() };
+  return { questions, search, close: () => retriever.close() };
+}
+
+/**
+ * The reference world's train clusters alone: their questions (what RL trains on) over their own
+ * documents. Facts never cross clusters, so no dev/test name can appear; the retriever sees fewer
+ * distractors than the full collection, the price of not showing held-out documents.
+ */
+function trainClusters(ref: WorldTasks) {
+  const isTrain = (e: Entity) => ref.clusterSplit[e.cluster] === "train";
+  const train = [...ref.world.entities.values()].filter(isTrain);
+  const names = new Set(train.map((e) => e.name));
+  const questions = chainQuestions(indexWorld(ref.world.entities, ref.world.facts), train);
+  return searchable(
+    questions,
+    ref.docs.filter((d) => names.has(d.title)),
+  );
+}
+
+/** `knowledge` with, some of the time, a "no useful information" item where a search missed. */
+function withMissedItem(knowledge: string[], rng: Rng): string[] {
+  if (rng.next() >= MISSED_ITEM) return knowledge;
+  const at = rng.int(0, knowledge.length);
+  return [...knowledge.slice(0, at), NO_USEFUL_INFORMATION, ...knowledge.slice(at)];
 }
 
 /**
@@ -117,10 +145,14 @@ export function buildQaMixture(seed: number, counts: QaMixtureCounts = DEFAULT_Q
   const reference = makeWorldTasks(seed);
   const reserved = [...templateWords(), ...[...reference.world.entities.values()].flatMap((e) => e.words)];
   const names = createNameSource(rng.fork("names"), reserved);
-  const worlds = Array.from({ length: WORLDS }, (_, i) => searchableWorld(rng.fork(`world${i}`), names));
+  const fresh = Array.from({ length: FRESH_WORLDS }, (_, i) => {
+    const { index, docs } = freshRetrievalWorld(rng.fork(`world${i}`), names);
+    return searchable(chainQuestions(index), docs);
+  });
+  const worlds = [...fresh, trainClusters(reference)];
   const examples: QaExample[] = [];
   const draw = (i: number) => {
-    const w = worlds[i % WORLDS];
+    const w = worlds[i % worlds.length];
     return { w, q: rng.pick(w.questions) };
   };
   // a search that missed: a tenth of the evidence examples show another question's passages, which
@@ -149,8 +181,10 @@ export function buildQaMixture(seed: number, counts: QaMixtureCounts = DEFAULT_Q
       const { w, q } = draw(i);
       const turns = walk(q, w.search);
       const t = rng.int(0, turns.length - 1);
-      const prompt = updatePrompt(q.question, knowledgeOf(turns.slice(0, t)), turns[t].evidence);
-      examples.push(chat("update", prompt, copied(turns[t].evidence)));
+      // a missed search's "no useful information" is restated too (the item then says nothing)
+      const evidence = rng.next() < MISSED_SEARCH ? NO_USEFUL_INFORMATION : turns[t].evidence;
+      const prompt = updatePrompt(q.question, withMissedItem(knowledgeOf(turns.slice(0, t)), rng), evidence);
+      examples.push(chat("update", prompt, copied(evidence)));
     }
     for (let i = 0; i < counts.search; i++) {
       const { w, q } = draw(i);
@@ -158,14 +192,17 @@ export function buildQaMixture(seed: number, counts: QaMixtureCounts = DEFAULT_Q
       const found = turns.filter((t) => t.evidence !== NO_USEFUL_INFORMATION).length;
       const known = rng.int(0, found);
       const response = known === q.hops ? "<end>" : searchTarget(stepQuery(q, known));
-      examples.push(chat("search", searchPrompt(q.question, knowledgeOf(turns.slice(0, known))), response));
+      examples.push(chat("search", searchPrompt(q.question, withMissedItem(knowledgeOf(turns.slice(0, known)), rng)), response));
     }
-    // only walks that found every hop: the answer is then in the knowledge, to be copied
+    // the answer is the far end of the chain as far as the knowledge goes: the gold answer once every
+    // hop is known, else the best guess it allows (an answer at an early turn, F1 0 but well-formed)
     for (let i = 0, n = 0; n < counts["answer-knowledge"]; i++) {
       const { w, q } = draw(i);
-      const turns = walk(q, w.search);
-      if (turns.length < q.hops || turns.some((t) => t.evidence === NO_USEFUL_INFORMATION)) continue;
-      examples.push(chat("answer-knowledge", knowledgeAnswerPrompt(knowledgeOf(turns), q.question), answerTarget(q.answer)));
+      const found = walk(q, w.search).filter((t) => t.evidence !== NO_USEFUL_INFORMATION);
+      if (found.length === 0) continue;
+      const known = rng.next() < 0.6 ? found.length : rng.int(1, found.length);
+      const knowledge = withMissedItem(knowledgeOf(found.slice(0, known)), rng);
+      examples.push(chat("answer-knowledge", knowledgeAnswerPrompt(knowledge, q.question), answerTarget(q.chain[known])));
       n++;
     }
     // REA's answer role reads the useful extracts of the sub-queries; only answerable sets are shown
