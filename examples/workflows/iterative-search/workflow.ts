@@ -170,13 +170,17 @@ const ROLES = ["plan", "search", "summarize", "update", "answer"];
 
 /**
  * The three cast shapes of the parameter-sharing comparison (see ../cast-shapes.ts), and `baseQa`:
- * the LoRA cast on models/base-qa, whose summarize/update copy the retrieved document.
+ * the LoRA cast on models/base-qa, whose summarize/update copy the retrieved document (with its
+ * shared and one-model-per-role counterparts).
  */
 export const configs = {
   shared: qaConfig("iterative-search", ROLES, "shared"),
   perRole: qaConfig("iterative-search", ROLES, "perRole"),
   lora: qaConfig("iterative-search", ROLES, "lora"),
   baseQa: qaConfig("iterative-search", ROLES, "lora", QA_CHECKPOINT),
+  /** the parameter-sharing comparison again, on models/base-qa (where RL gains something) */
+  baseQaShared: qaConfig("iterative-search", ROLES, "shared", QA_CHECKPOINT),
+  baseQaPerRole: qaConfig("iterative-search", ROLES, "perRole", QA_CHECKPOINT),
 };
 
 export const config = configs.lora;
