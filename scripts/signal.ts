@@ -83,7 +83,10 @@ export async function main(argv: string[], write: (line: string) => void = (s) =
   const mod = trainingModule(exp, file);
   const { tasks: splitTasks, metric } = scoredSplit(mod, file, split);
   const tasks = splitTasks.slice(0, nTasks);
-  const { config, cast } = resolveRunConfig(pickConfig(exp, file, a.values.variant), { roles: workflowRoles(mod.workflow as Workflow<object, string>), source: file });
+  const { config, cast } = resolveRunConfig(pickConfig(exp, file, a.values.variant), {
+    roles: workflowRoles(mod.workflow as Workflow<object, string>),
+    source: file,
+  });
   const rt = await createRuntime({ ...runtimeOptions(config, cast, mod), startStep: 0 });
   for (const temperature of temps) {
     const g = temperature === 0 ? 1 : group; // greedy samples are all the same
