@@ -26,7 +26,10 @@ describe("models/base-qa", () => {
     const e = await evaluateQaModel(DIR, provenance.seed, provenance.evaluation.n);
     for (const k of ["summarizeExact", "summarizeNamesObject", "updateExact", "searchExact", "answerF1"] as const)
       expect(Math.abs(e[k] - provenance.evaluation[k])).toBeLessThanOrEqual(2 / e.n);
-    // and it is the model that learned to copy: far better than the base it started from
-    expect(e.summarizeExact).toBeGreaterThan(provenance.evaluationOfBase.summarizeExact + 0.3);
-  }, 120_000);
+    // and it is the model that learned to copy: well above the base it started from
+    const base = provenance.evaluationOfBase;
+    expect(e.summarizeExact).toBeGreaterThan(base.summarizeExact + 0.1);
+    expect(e.updateExact).toBeGreaterThan(base.updateExact + 0.2);
+    expect(e.answerF1).toBeGreaterThan(base.answerF1 + 0.2);
+  }, 300_000);
 });
