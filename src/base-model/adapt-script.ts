@@ -11,7 +11,7 @@ export interface AdaptScript<E> {
   defaultSteps: number;
   /** Printed before the starting model's figures ("on 100 test problems"). */
   evaluatedOn: string;
-  adapt: (opts: Omit<AdaptOptions, "steps" | "lr"> & { steps: number; lr: number }) => ReturnType<typeof adaptModel>;
+  adapt: (opts: AdaptOptions) => ReturnType<typeof adaptModel>;
   evaluate: (dir: string, seed: number) => Promise<E>;
 }
 

@@ -1,14 +1,9 @@
 // Builds models/base-qa: models/base trained further on the QA mixture (qa-mixture.ts), so the
 // evidence roles of the QA workflows copy the retrieved document that states a fact instead of a
 // corrupted version of it. Evaluated on the reference world's dev questions with its own retriever.
-import { mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { loadHfModel } from "../engine/checkpoint/hf-model.js";
 import { Decoder } from "../engine/model/decoder.js";
 import { loadHfTokenizer } from "../engine/tokenizer/hf-tokenizer.js";
-import { contentHash } from "../envs/retriever/index-file.js";
-import { openRetriever } from "../envs/retriever/open-retriever.js";
 import { f1Score } from "../envs/tasks/qa-metric.js";
 import { createRng } from "../envs/tasks/rng.js";
 import { makeWorldTasks } from "../envs/tasks/world/world-tasks.js";
@@ -17,7 +12,7 @@ import { type AdaptOptions, adaptModel } from "./adapt.js";
 import { greedy } from "./evaluate.js";
 import { stepQuery } from "./mixture.js";
 import { knowledgeAnswerPrompt, searchPrompt, searchTarget, summarizePrompt, updatePrompt } from "./prompts.js";
-import { buildQaMixture, DEFAULT_QA_COUNTS, knowledgeOf, QA_TOP_K, type QaMixtureCounts, walk } from "./qa-mixture.js";
+import { buildQaMixture, DEFAULT_QA_COUNTS, knowledgeOf, type QaMixtureCounts, searchable, walk } from "./qa-mixture.js";
 import { chainQuestions, indexWorld } from "./world-qa.js";
 
 /** Options of {@link adaptQaModel}; defaults are the committed model's. */
@@ -61,14 +56,8 @@ export async function evaluateQaModel(dir: string, seed = 42, n = 100, split: "d
   const index = indexWorld(ref.world.entities, ref.world.facts);
   const starts = [...ref.world.entities.values()].filter((e) => ref.clusterSplit[e.cluster] === split);
   const questions = createRng(`qa-eval:${seed}`).shuffle(chainQuestions(index, starts)).slice(0, n);
-  const indexDir = join(tmpdir(), "maso-qa-mixture");
-  mkdirSync(indexDir, { recursive: true });
-  const retriever = openRetriever(join(indexDir, `world-${contentHash(ref.docs).slice(0, 16)}.fts.db`), {
-    docs: ref.docs,
-    onStale: "rebuild",
-  });
+  const { search, close } = searchable(questions, ref.docs);
   try {
-    const search = (query: string) => retriever.search(query, QA_TOP_K).map((h) => h.text);
     const walks = questions.map((q) => walk(q, search));
     const { config, params } = await loadHfModel(dir);
     const tok = await loadHfTokenizer(dir);
@@ -94,6 +83,6 @@ export async function evaluateQaModel(dir: string, seed = 42, n = 100, split: "d
           .reduce((x, y) => x + y, 0) / questions.length,
     };
   } finally {
-    retriever.close();
+    close();
   }
 }

@@ -82,7 +82,7 @@ export function evidenceTarget(passages: readonly string[], facts: readonly Step
 }
 
 /** Questions over a collection with a BM25 index on its documents (a temp file named by their content hash). */
-function searchable(questions: ChainQuestion[], docs: RetrieverDoc[]) {
+export function searchable(questions: ChainQuestion[], docs: RetrieverDoc[]) {
   const dir = join(tmpdir(), "maso-qa-mixture");
   mkdirSync(dir, { recursive: true });
   const retriever = openRetriever(join(dir, `${contentHash(docs).slice(0, 16)}.fts.db`), { docs, onStale: "rebuild" });
