@@ -41,6 +41,20 @@ describe("world-QA workflow modules", () => {
     });
   }
 
+  it("iterative-search's baseQaPerRoleBig is baseQaPerRole with 8 tasks per step and every model at lr 5e-5", () => {
+    const roles = workflowRoles(MODULES.iterative.workflow);
+    const big = resolveRunConfig(iterative.configs.baseQaPerRoleBig, { roles }).config;
+    const small = resolveRunConfig(iterative.configs.baseQaPerRole, { roles }).config;
+    expect(big.schedule).toEqual({ ...small.schedule, tasksPerStep: 8, concurrency: 64 });
+    expect(big.eval).toEqual({ ...small.eval, every: 5 });
+    for (const r of roles) {
+      expect(big.models[r].optimizer).toEqual({ ...small.models[r].optimizer, lr: 5e-5 });
+      expect({ ...big.models[r], optimizer: null }).toEqual({ ...small.models[r], optimizer: null });
+    }
+    expect(big.algorithm).toEqual(small.algorithm);
+    expect(big.cast).toEqual(small.cast);
+  });
+
   it("iterative-search ships --config files for the shared and per-role casts", async () => {
     const dir = join(import.meta.dirname, "../../examples/workflows/iterative-search");
     expect(await readConfigFile(join(dir, "shared.config.ts"))).toEqual(iterative.configs.shared);
