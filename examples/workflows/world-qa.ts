@@ -4,43 +4,83 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { contentHash, f1Score, makeWorldTasks, openRetriever, type QaTask, type Retriever } from "../../src/envs/index.js";
+import { contentHash, f1Score, makeWorldTasks, openRetriever, type QaTask, type Retriever, type WorldTasks } from "../../src/envs/index.js";
 import { defineTool, type Trajectory } from "../../src/workflow/index.js";
 import { type CastShape, castModels } from "./cast-shapes.js";
 
 /** The world every reference QA workflow trains and evaluates on (the base model was pretrained on seed 42). */
 export const WORLD_SEED = 42;
 
-const world = makeWorldTasks(WORLD_SEED);
+const worlds = new Map<number, WorldTasks>();
+
+/** World `seed`'s tasks and documents, generated once per process. */
+function worldOf(seed: number): WorldTasks {
+  let w = worlds.get(seed);
+  if (!w) worlds.set(seed, (w = makeWorldTasks(seed)));
+  return w;
+}
+
+const world = worldOf(WORLD_SEED);
 
 /** train / dev (checkpoint selection, in-training eval) / test (`maso eval` only): whole clusters, no entity leaks. */
 export const tasks: { train: QaTask[]; dev: QaTask[]; test: QaTask[] } = world.splits;
+
+/**
+ * A second world (same generator, no entity name or name word in common with the reference world)
+ * that neither models/base nor models/base-qa has read: questions to train on whose documents the
+ * model must copy rather than recall. The reference world's train facts and train questions are in
+ * models/base's pretraining text, so its train split is partly memorised (docs/RESULTS.md).
+ */
+export const FRESH_WORLD_SEED = 7;
+
+/** Every question of the fresh world (all three of its splits), ids prefixed so they never meet a reference id. */
+export const freshWorldTasks = (): QaTask[] => {
+  const { train, dev, test } = worldOf(FRESH_WORLD_SEED).splits;
+  return [...train, ...dev, ...test].map((t) => ({ ...t, id: `w${FRESH_WORLD_SEED}-${t.id}` }));
+};
 
 /** Passages the retriever returns per query (the papers' top-k). */
 export const TOP_K = 4;
 
 /**
- * The BM25 index file: one per collection (named by its content hash) under the OS temp dir, built
- * on first use and reused by every later run and process (buildIndex writes atomically).
+ * A world's BM25 index file: one per collection (named by its content hash) under the OS temp dir,
+ * built on first use and reused by every later run and process (buildIndex writes atomically).
  */
-export const INDEX_FILE = join(tmpdir(), "maso-retriever", `world-${WORLD_SEED}-${contentHash(world.docs).slice(0, 16)}.fts.db`);
+const indexFileOf = (seed: number): string =>
+  join(tmpdir(), "maso-retriever", `world-${seed}-${contentHash(worldOf(seed).docs).slice(0, 16)}.fts.db`);
 
-let opened: Retriever | undefined;
+/** The reference world's index file. */
+export const INDEX_FILE = indexFileOf(WORLD_SEED);
 
-/** The retriever over the world's document collection, opened (or built) lazily so `--check` stays instant. */
-export function retriever(): Retriever {
-  opened ??= openRetriever(INDEX_FILE, { docs: world.docs, onStale: "rebuild" });
-  return opened;
+const opened = new Map<number, Retriever>();
+
+/** The retriever over world `seed`'s documents (default: the reference world), opened (or built) lazily so `--check` stays instant. */
+export function retriever(seed: number = WORLD_SEED): Retriever {
+  let r = opened.get(seed);
+  if (!r) opened.set(seed, (r = openRetriever(indexFileOf(seed), { docs: worldOf(seed).docs, onStale: "rebuild" })));
+  return r;
 }
 
-/** The texts of the top-k passages for `query`: what the retriever tool returns. */
-export const topPassages = (query: string): string[] =>
-  retriever()
+/** The texts of the top-k passages for `query` in world `seed`. */
+export const topPassagesIn = (seed: number, query: string): string[] =>
+  retriever(seed)
     .search(query, TOP_K)
     .map((h) => h.text);
 
+/** The texts of the top-k passages for `query` in the reference world: what the retriever tool returns. */
+export const topPassages = (query: string): string[] => topPassagesIn(WORLD_SEED, query);
+
 /** The retriever tool: a query in, the texts of its top-k passages out. */
 export const retrieveTool = defineTool<string, string[]>({ name: "retriever", run: topPassages });
+
+/** A query and the world whose documents answer it. */
+export interface WorldQuery {
+  query: string;
+  world: number;
+}
+
+/** The retriever tool of a workflow whose tasks come from more than one world. */
+export const worldRetrieveTool = defineTool<WorldQuery, string[]>({ name: "retriever", run: (q) => topPassagesIn(q.world, q.query) });
 
 /** The passages of a fan-out's retrieval branches, in branch order, without repeats; failed calls (`{ error }`) add nothing. */
 export function mergePassages(branchOutputs: readonly unknown[] | undefined): string[] {

@@ -31,6 +31,7 @@ import {
   workflow as build,
   type SearchAction,
   type StepRecord,
+  type ToolResult,
   type WorkflowBuilder,
 } from "../../../src/workflow/index.js";
 import {
@@ -55,6 +56,8 @@ export interface State extends QaState {
   query: string;
   passages: string[];
   evidence: string;
+  /** The world whose documents `retrieve` searches in fresh-train.ts; absent (the reference world) here. */
+  world?: number;
 }
 
 export const plan = defineRole<State, string>({
@@ -111,8 +114,10 @@ const setAnswer = (a: string, s: State, turn: number, ok: boolean): Partial<Stat
   return { answer: at, answers };
 };
 
-/** The graph up to the turn's passages; `EvidenceNodes` adds `summarize` and `update` after it. */
+/** The graph up to the turn's search; `RetrieveNode` adds `retrieve`, `EvidenceNodes` then `summarize` and `update`. */
+type Searched = WorkflowBuilder<State, "plan" | "search">;
 type Retrieved = WorkflowBuilder<State, "plan" | "search" | "retrieve">;
+export type RetrieveNode = (b: Searched) => Retrieved;
 export type EvidenceNodes = (b: Retrieved) => WorkflowBuilder<State, "plan" | "search" | "retrieve" | "summarize" | "update">;
 
 const evidenceRoles: EvidenceNodes = (b) =>
@@ -120,13 +125,20 @@ const evidenceRoles: EvidenceNodes = (b) =>
     .role("summarize", summarize, { update: (evidence) => ({ evidence }) })
     .role("update", update, { update: (item, s, _ctx, ok) => (ok ? { knowledge: [...s.knowledge, item] } : undefined) });
 
-/** The M-ASK graph; copy-oracle.ts passes other `summarize`/`update` nodes (verbatim passage copies). */
-export function searchWorkflow(evidence: EvidenceNodes = evidenceRoles) {
-  const retrieved: Retrieved = build<State>({ name: "iterative-search", metrics: qaMetrics })
+/** The turn's passages (none when the retriever failed). */
+export const passagesOf = (r: ToolResult<string[]>): Partial<State> => ({ passages: r.ok ? r.value : [] });
+
+const referenceRetrieve: RetrieveNode = (b) => b.tool("retrieve", retrieveTool, { input: (s) => s.query, update: passagesOf });
+
+/**
+ * The M-ASK graph; copy-oracle.ts passes other `summarize`/`update` nodes (verbatim passage copies),
+ * fresh-train.ts a `retrieve` that searches the episode's own world.
+ */
+export function searchWorkflow(evidence: EvidenceNodes = evidenceRoles, retrieve: RetrieveNode = referenceRetrieve) {
+  const searched: Searched = build<State>({ name: "iterative-search", metrics: qaMetrics })
     .role("plan", plan, { update: (a, s, _ctx, ok) => setAnswer(a, s, 0, ok) })
-    .role("search", search, { update: (act, s) => ({ query: act.action === "search" ? act.query || s.question : "" }) })
-    .tool("retrieve", retrieveTool, { input: (s) => s.query, update: (r) => ({ passages: r.ok ? r.value : [] }) });
-  return evidence(retrieved)
+    .role("search", search, { update: (act, s) => ({ query: act.action === "search" ? act.query || s.question : "" }) });
+  return evidence(retrieve(searched))
     .role("answer", answer, { update: (a, s, ctx, ok) => setAnswer(a, s, ctx.turn, ok) })
     .edge(START, "plan")
     .edge("plan", "search")
