@@ -27,7 +27,7 @@ interface EpisodeLine {
 }
 
 /** The passages the retrieval just before `records[i]` returned (same fan-out branch), or none. */
-function passagesBefore(records: readonly StepRecord[], i: number): string[] {
+export function passagesBefore(records: readonly StepRecord[], i: number): string[] {
   for (let j = i - 1; j >= 0; j--) {
     const r = records[j];
     if (r.kind !== "tool" || r.branch !== records[i].branch) continue;
@@ -46,6 +46,54 @@ export function classify(rec: StepRecord, passages: readonly string[], gold: rea
   return { kind: passages.some((p) => p.includes(text)) ? "verbatim" : "other", gold: hasGold };
 }
 
+/** An episode's records and its gold answers. */
+export interface ScoredEpisode {
+  records: readonly StepRecord[];
+  gold: readonly string[];
+}
+
+/** The gold answers an episode's first state carries (world-QA states keep them in `gold`). */
+export const goldOf = (records: readonly StepRecord[]): string[] =>
+  ((records[0]?.stateBefore as { gold?: unknown[] } | undefined)?.gold ?? []).filter((g): g is string => typeof g === "string");
+
+/** How `role`'s outputs over `episodes` split into kinds, and the share naming a gold answer. */
+export function countShares(episodes: Iterable<ScoredEpisode>, role: string): Omit<SharesRow, "steps"> {
+  const counts: Record<EvidenceKind, number> = { formatFailure: 0, noInformation: 0, verbatim: 0, other: 0 };
+  let gold = 0;
+  let n = 0;
+  for (const { records, gold: golds } of episodes) {
+    for (const [i, rec] of records.entries()) {
+      if (rec.role !== role) continue;
+      const c = classify(rec, passagesBefore(records, i), golds);
+      counts[c.kind]++;
+      if (c.gold) gold++;
+      n++;
+    }
+  }
+  const share = (k: number) => (n === 0 ? 0 : k / n);
+  return {
+    outputs: n,
+    shares: {
+      formatFailure: share(counts.formatFailure),
+      noInformation: share(counts.noInformation),
+      verbatim: share(counts.verbatim),
+      other: share(counts.other),
+    },
+    gold: share(gold),
+  };
+}
+
+/** The episodes of trajectory files, read lazily. */
+function* episodesIn(dir: string, files: readonly string[]): Generator<ScoredEpisode> {
+  for (const f of files) {
+    for (const line of readFileSync(join(dir, f), "utf8").split("\n")) {
+      if (line.trim() === "") continue;
+      const { records } = JSON.parse(line) as EpisodeLine;
+      yield { records, gold: goldOf(records) };
+    }
+  }
+}
+
 /** Shares per window of `every` steps over the run's trajectory files (step-NNNNNN.jsonl). */
 export function evidenceShares(runDir: string, role: string, every: number): SharesRow[] {
   const dir = join(runDir, "trajectories");
@@ -53,38 +101,11 @@ export function evidenceShares(runDir: string, role: string, every: number): Sha
   const files = readdirSync(dir)
     .filter((f) => /^step-\d+\.jsonl$/.test(f))
     .sort();
+  const step = (f: string) => Number(f.slice(5, -6));
   const rows: SharesRow[] = [];
   for (let w = 0; w < files.length; w += every) {
-    const counts: Record<EvidenceKind, number> = { formatFailure: 0, noInformation: 0, verbatim: 0, other: 0 };
-    let gold = 0;
-    let n = 0;
-    for (const f of files.slice(w, w + every)) {
-      for (const line of readFileSync(join(dir, f), "utf8").split("\n")) {
-        if (line.trim() === "") continue;
-        const { records } = JSON.parse(line) as EpisodeLine;
-        const golds = ((records[0]?.stateBefore as { gold?: string[] } | undefined)?.gold ?? []).filter((g) => typeof g === "string");
-        for (const [i, rec] of records.entries()) {
-          if (rec.role !== role) continue;
-          const c = classify(rec, passagesBefore(records, i), golds);
-          counts[c.kind]++;
-          if (c.gold) gold++;
-          n++;
-        }
-      }
-    }
-    const share = (k: number) => (n === 0 ? 0 : k / n);
-    const step = (f: string) => Number(f.slice(5, -6));
-    rows.push({
-      steps: [step(files[w]), step(files[Math.min(w + every, files.length) - 1])],
-      outputs: n,
-      shares: {
-        formatFailure: share(counts.formatFailure),
-        noInformation: share(counts.noInformation),
-        verbatim: share(counts.verbatim),
-        other: share(counts.other),
-      },
-      gold: share(gold),
-    });
+    const window = files.slice(w, w + every);
+    rows.push({ steps: [step(window[0]), step(window[window.length - 1])], ...countShares(episodesIn(dir, window), role) });
   }
   return rows;
 }

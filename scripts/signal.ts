@@ -5,16 +5,12 @@
 // group is *varied* (a group-baseline estimator gets a non-zero advantage only there) and the mean
 // format failures per episode. Trains nothing.
 //   npx tsx scripts/signal.ts <workflow file> [--tasks 48] [--group 8] [--temperatures 0,1,0.7,0.3] [--split train] [--variant v]
-import { loadExports, workflowRoles } from "../src/cli/commands/train.js";
-import { runtimeOptions } from "../src/cli/train/runtime-options.js";
-import { scoredSplit, trainingModule } from "../src/cli/train/workflow-module.js";
-import { resolveRunConfig } from "../src/config/load-config.js";
+import { scoredSplit } from "../src/cli/train/workflow-module.js";
 import { MasoError } from "../src/errors.js";
 import { mean } from "../src/rl/advantages/batch.js";
-import { createRuntime } from "../src/runtime/runtime.js";
-import type { Trajectory, Workflow } from "../src/workflow/index.js";
+import type { Trajectory } from "../src/workflow/index.js";
 import { parseScriptArgs, runIfMain, usage } from "./lib/script-main.js";
-import { pickConfig } from "./results.js";
+import { untrainedCast } from "./lib/untrained-cast.js";
 
 const HELP =
   "usage: npx tsx scripts/signal.ts <workflow file> [--tasks <n>] [--group <n>] [--temperatures 0,1,0.7,0.3] [--split train|dev|test] [--variant <configs key>]";
@@ -79,15 +75,9 @@ export async function main(argv: string[], write: (line: string) => void = (s) =
   const split = a.values.split ?? "train";
   if (split !== "train" && split !== "dev" && split !== "test") throw usage(`--split must be train, dev or test, got '${split}'`, HELP);
 
-  const exp = await loadExports(file);
-  const mod = trainingModule(exp, file);
+  const { mod, rt } = await untrainedCast(file, a.values.variant);
   const { tasks: splitTasks, metric } = scoredSplit(mod, file, split);
   const tasks = splitTasks.slice(0, nTasks);
-  const { config, cast } = resolveRunConfig(pickConfig(exp, file, a.values.variant), {
-    roles: workflowRoles(mod.workflow as Workflow<object, string>),
-    source: file,
-  });
-  const rt = await createRuntime({ ...runtimeOptions(config, cast, mod), startStep: 0 });
   for (const temperature of temps) {
     const g = temperature === 0 ? 1 : group; // greedy samples are all the same
     const items = tasks.flatMap((task, i) =>
