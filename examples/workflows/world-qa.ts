@@ -143,3 +143,19 @@ export function qaConfig(name: string, roles: readonly string[], shape: CastShap
     eval: { every: 10, episodes: 64 },
   };
 }
+
+/**
+ * `cfg` with 8 tasks (64 episodes) per step, every model's optimiser at `lr`, dev read every 5 steps:
+ * at 4 tasks per step the sampled F1 swings with the questions drawn and the greedy policy with it.
+ * @example bigBatchConfig(qaConfig("iterative-search", roles, "perRole", QA_CHECKPOINT), 5e-5)
+ */
+export function bigBatchConfig(cfg: ReturnType<typeof qaConfig>, lr: number) {
+  const models = Object.fromEntries(Object.entries(cfg.models).map(([k, m]) => [k, { ...m, optimizer: { ...m.optimizer, lr } }]));
+  return {
+    ...cfg,
+    name: `${cfg.name}-big`,
+    models,
+    schedule: { ...cfg.schedule, tasksPerStep: 8, concurrency: 64 },
+    eval: { ...cfg.eval, every: 5 },
+  };
+}

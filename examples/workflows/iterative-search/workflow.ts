@@ -42,7 +42,18 @@ import {
   summarizePrompt,
   updatePrompt,
 } from "../../../src/base-model/prompts.js";
-import { type QaState, answerF1, metric, QA_CHECKPOINT, qaConfig, qaMetrics, retrieveTool, taskId, tasks } from "../world-qa.js";
+import {
+  type QaState,
+  answerF1,
+  bigBatchConfig,
+  metric,
+  QA_CHECKPOINT,
+  qaConfig,
+  qaMetrics,
+  retrieveTool,
+  taskId,
+  tasks,
+} from "../world-qa.js";
 
 /** Most search turns per episode. */
 export const MAX_TURNS = 3;
@@ -180,18 +191,6 @@ export const initialState = (task: QaTask): State => ({
 
 const ROLES = ["plan", "search", "summarize", "update", "answer"];
 
-/** `cfg` with 8 tasks (64 episodes) per step, every model's optimiser at `lr`, dev read every 5 steps. */
-function bigBatch(cfg: ReturnType<typeof qaConfig>, lr: number) {
-  const models = Object.fromEntries(Object.entries(cfg.models).map(([k, m]) => [k, { ...m, optimizer: { ...m.optimizer, lr } }]));
-  return {
-    ...cfg,
-    name: `${cfg.name}-big`,
-    models,
-    schedule: { ...cfg.schedule, tasksPerStep: 8, concurrency: 64 },
-    eval: { ...cfg.eval, every: 5 },
-  };
-}
-
 /**
  * The three cast shapes of the parameter-sharing comparison (see ../cast-shapes.ts), and `baseQa`:
  * the LoRA cast on models/base-qa, whose summarize/update copy the retrieved document (with its
@@ -209,7 +208,7 @@ export const configs = {
    * baseQaPerRole with twice the tasks per step (8 × 8 episodes) and half its step (lr 5e-5): at 4 tasks
    * per step the greedy policy gained in 5 steps and then drifted; this one climbs slowly (docs/RESULTS.md).
    */
-  baseQaPerRoleBig: bigBatch(qaConfig("iterative-search", ROLES, "perRole", QA_CHECKPOINT), 5e-5),
+  baseQaPerRoleBig: bigBatchConfig(qaConfig("iterative-search", ROLES, "perRole", QA_CHECKPOINT), 5e-5),
 };
 
 export const config = configs.lora;

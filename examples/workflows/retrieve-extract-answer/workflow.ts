@@ -14,7 +14,18 @@ import { formatReward, sharedOutcome } from "../../../src/rewards/index.js";
 import type { QaTask } from "../../../src/envs/index.js";
 import { END, START, defineRole, jsonStringListParser, tagParser, textParser, workflow as build } from "../../../src/workflow/index.js";
 import { answerPrompt, decomposePrompt, extractPrompt, NO_USEFUL_INFORMATION } from "../../../src/base-model/prompts.js";
-import { type QaState, answerF1, metric, QA_CHECKPOINT, qaConfig, qaMetrics, retrieveTool, taskId, tasks } from "../world-qa.js";
+import {
+  type QaState,
+  answerF1,
+  bigBatchConfig,
+  metric,
+  QA_CHECKPOINT,
+  qaConfig,
+  qaMetrics,
+  retrieveTool,
+  taskId,
+  tasks,
+} from "../world-qa.js";
 
 export interface State extends QaState {
   subQueries: string[];
@@ -111,6 +122,8 @@ export const configs = {
   perRole: qaConfig("retrieve-extract-answer", ROLES, "perRole"),
   explore,
   baseQa: qaConfig("retrieve-extract-answer", ROLES, "lora", QA_CHECKPOINT),
+  /** baseQa with 8 tasks × 8 episodes per step (same lr): baseQa gained in every seed, with a noisy dev curve */
+  baseQaBig: bigBatchConfig(qaConfig("retrieve-extract-answer", ROLES, "lora", QA_CHECKPOINT), 1e-3),
 };
 
 export const config = lora;
