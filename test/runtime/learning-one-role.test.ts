@@ -35,7 +35,8 @@ describe.each(cases)("one-role learning under %s", (_name, advantage, extra) => 
     }
     expect(curve[0]).toBeGreaterThan(0.15);
     expect(curve[0]).toBeLessThan(0.35);
-    for (let i = 1; i < curve.length; i++) expect(curve[i]).toBeGreaterThan(curve[i - 1] + 0.05); // every 2 steps
+    // every 2 steps: +0.05, or near saturation half of what is left to 1 (a fast CPU reached 0.94 after 4 steps)
+    for (let i = 1; i < curve.length; i++) expect(curve[i]).toBeGreaterThan(curve[i - 1] + Math.min(0.05, (1 - curve[i - 1]) / 2));
     expect(curve[curve.length - 1]).toBeGreaterThan(0.8);
   });
 });
