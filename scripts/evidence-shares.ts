@@ -27,7 +27,7 @@ interface EpisodeLine {
 }
 
 /** The passages the retrieval just before `records[i]` returned (same fan-out branch), or none. */
-export function passagesBefore(records: readonly StepRecord[], i: number): string[] {
+function passagesBefore(records: readonly StepRecord[], i: number): string[] {
   for (let j = i - 1; j >= 0; j--) {
     const r = records[j];
     if (r.kind !== "tool" || r.branch !== records[i].branch) continue;

@@ -6,7 +6,7 @@
 //   npx tsx scripts/split-probe.ts <workflow file> [--variant v] [--tasks 100] [--splits train,test] [--evidence summarize]
 import { scoredSplit } from "../src/cli/train/workflow-module.js";
 import { mean } from "../src/rl/advantages/batch.js";
-import type { Trajectory } from "../src/workflow/index.js";
+import { isFormatFailure, type Trajectory } from "../src/workflow/index.js";
 import { countShares, goldOf, type SharesRow } from "./evidence-shares.js";
 import { parseScriptArgs, runIfMain, usage } from "./lib/script-main.js";
 import { untrainedCast } from "./lib/untrained-cast.js";
@@ -43,7 +43,7 @@ export function probeRow(
       if (r.kind !== "role" || r.role === null) continue;
       const s = (roles[r.role] ??= { calls: 0, formatFailures: 0 });
       s.calls++;
-      if (r.parsed?.ok !== true) s.formatFailures++;
+      if (isFormatFailure(r)) s.formatFailures++;
     }
   for (const s of Object.values(roles)) s.formatFailures /= s.calls;
   const episodes = trajectories.map((t) => ({ records: t.records, gold: goldOf(t.records) }));
