@@ -14,7 +14,7 @@
 // `configs.actionLevel` (action-level GAE, action-level PPO); `configs.tokenLevel` is the
 // token-level critic (run it with --config examples/workflows/marft-math/token-level.config.ts).
 // single-agent.ts is the one-role baseline with the same reward.
-import { END, START, workflow as build } from "../../../src/workflow/index.js";
+import { END, START, workflow as build, type WorkflowBuilder } from "../../../src/workflow/index.js";
 import { marftConfigs } from "./config.js";
 import { judge, retryFrom } from "./judge.js";
 import { actorRole, reasonerRole } from "./roles.js";
@@ -24,16 +24,27 @@ export { initialState } from "./state.js";
 export type { MathState } from "./state.js";
 export { metric, rewards, rounds, type Task, taskId, tasks } from "./config.js";
 
-export const workflow = build<MathState>({ name: "marft-math", reducers, metrics: episodeMetrics })
-  .role("reasoner", reasonerRole, { update: (plan) => ({ plan }) })
-  .role("actor", actorRole, { update: (actor) => ({ actor }) })
-  .fn("judge", judge)
-  .edge(START, "reasoner")
-  .edge("reasoner", "actor")
-  .edge("actor", "judge")
-  .branch("judge", retryFrom("reasoner"), ["reasoner", END])
-  .loop({ head: "reasoner", maxTurns: MAX_ROUNDS, onLimit: END })
-  .compile();
+/** Adds the `actor` node after the reasoner: the actor role here, exact arithmetic in calculator-oracle.ts. */
+export type ActorNode = (b: WorkflowBuilder<MathState, "reasoner">) => WorkflowBuilder<MathState, "reasoner" | "actor">;
+
+const actorNode: ActorNode = (b) => b.role("actor", actorRole, { update: (actor) => ({ actor }) });
+
+/** The dual-agent graph (reasoner → actor → judge, retried up to 3 rounds) with `actor` as given. */
+export function marftWorkflow(name: string, actor: ActorNode = actorNode) {
+  const planned = build<MathState>({ name, reducers, metrics: episodeMetrics }).role("reasoner", reasonerRole, {
+    update: (plan) => ({ plan }),
+  });
+  return actor(planned)
+    .fn("judge", judge)
+    .edge(START, "reasoner")
+    .edge("reasoner", "actor")
+    .edge("actor", "judge")
+    .branch("judge", retryFrom("reasoner"), ["reasoner", END])
+    .loop({ head: "reasoner", maxTurns: MAX_ROUNDS, onLimit: END })
+    .compile();
+}
+
+export const workflow = marftWorkflow("marft-math");
 
 export const configs = marftConfigs("marft-math", ["reasoner", "actor"]);
 
