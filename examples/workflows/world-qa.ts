@@ -159,3 +159,11 @@ export function bigBatchConfig(cfg: ReturnType<typeof qaConfig>, lr: number) {
     eval: { ...cfg.eval, every: 5 },
   };
 }
+
+/**
+ * `cfg` with every role's rollouts sampled at `temperature` (evaluation stays greedy).
+ * @example rolloutTemperature(configs.baseQaPerRoleBig, 0.6)
+ */
+export function rolloutTemperature<C extends { name: string }>(cfg: C, temperature: number) {
+  return { ...cfg, name: `${cfg.name}-t${temperature}`, sampling: { temperature } };
+}

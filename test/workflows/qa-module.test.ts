@@ -55,6 +55,15 @@ describe("world-QA workflow modules", () => {
     expect(big.cast).toEqual(small.cast);
   });
 
+  it("iterative-search's baseQaPerRoleBigT06 is baseQaPerRoleBig with every role sampled at T = 0.6", () => {
+    const roles = workflowRoles(MODULES.iterative.workflow);
+    const cool = resolveRunConfig(iterative.configs.baseQaPerRoleBigT06, { roles }).config;
+    const big = resolveRunConfig(iterative.configs.baseQaPerRoleBig, { roles }).config;
+    expect(cool.sampling).toEqual({ ...big.sampling, temperature: 0.6 });
+    expect({ ...cool, sampling: null, name: null, runDir: null }).toEqual({ ...big, sampling: null, name: null, runDir: null });
+    expect(big.sampling.temperature).toBeUndefined();
+  });
+
   it("iterative-search ships --config files for the shared and per-role casts", async () => {
     const dir = join(import.meta.dirname, "../../examples/workflows/iterative-search");
     expect(await readConfigFile(join(dir, "shared.config.ts"))).toEqual(iterative.configs.shared);

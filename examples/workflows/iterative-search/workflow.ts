@@ -46,6 +46,7 @@ import {
   type QaState,
   answerF1,
   bigBatchConfig,
+  rolloutTemperature,
   metric,
   QA_CHECKPOINT,
   qaConfig,
@@ -209,6 +210,11 @@ export const configs = {
    * per step the greedy policy gained in 5 steps and then drifted; this one climbs slowly (docs/RESULTS.md).
    */
   baseQaPerRoleBig: bigBatchConfig(qaConfig("iterative-search", ROLES, "perRole", QA_CHECKPOINT), 5e-5),
+  /**
+   * baseQaPerRoleBig with rollouts at T = 0.6: at T = 1 the evidence roles' sampled copies are
+   * corrupted more often than their greedy ones, so the reward rates copies greedy never makes.
+   */
+  baseQaPerRoleBigT06: rolloutTemperature(bigBatchConfig(qaConfig("iterative-search", ROLES, "perRole", QA_CHECKPOINT), 5e-5), 0.6),
 };
 
 export const config = configs.lora;
