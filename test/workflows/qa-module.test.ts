@@ -55,14 +55,22 @@ describe("world-QA workflow modules", () => {
     expect(big.cast).toEqual(small.cast);
   });
 
-  it("iterative-search's baseQaPerRoleBigT06 is baseQaPerRoleBig with every role sampled at T = 0.6", () => {
-    const roles = workflowRoles(MODULES.iterative.workflow);
-    const cool = resolveRunConfig(iterative.configs.baseQaPerRoleBigT06, { roles }).config;
-    const big = resolveRunConfig(iterative.configs.baseQaPerRoleBig, { roles }).config;
-    expect(cool.sampling).toEqual({ ...big.sampling, temperature: 0.6 });
-    expect({ ...cool, sampling: null, name: null, runDir: null }).toEqual({ ...big, sampling: null, name: null, runDir: null });
-    expect(big.sampling.temperature).toBeUndefined();
-  });
+  const coolPairs = [
+    ["iterative", "baseQaPerRoleBigT06", "baseQaPerRoleBig"],
+    ["qd", "baseQaT06", "baseQa"],
+  ] as const;
+  for (const [key, coolName, baseName] of coolPairs) {
+    it(`${key}'s ${coolName} is ${baseName} with every role sampled at T = 0.6`, () => {
+      const mod = MODULES[key];
+      const roles = workflowRoles(mod.workflow);
+      const variants = mod.configs as Record<string, unknown>;
+      const cool = resolveRunConfig(variants[coolName], { roles }).config;
+      const base = resolveRunConfig(variants[baseName], { roles }).config;
+      expect(cool.sampling).toEqual({ ...base.sampling, temperature: 0.6 });
+      expect({ ...cool, sampling: null, name: null, runDir: null }).toEqual({ ...base, sampling: null, name: null, runDir: null });
+      expect(base.sampling.temperature).toBeUndefined();
+    });
+  }
 
   it("iterative-search ships --config files for the shared and per-role casts", async () => {
     const dir = join(import.meta.dirname, "../../examples/workflows/iterative-search");

@@ -22,6 +22,7 @@ import {
   qaConfig,
   qaMetrics,
   retrieveTool,
+  rolloutTemperature,
   taskId,
   tasks,
 } from "../world-qa.js";
@@ -85,6 +86,8 @@ export const configs = {
   perRole: qaConfig("qd-retrieve-answer", ROLES, "perRole"),
   /** the LoRA cast on models/base-qa (trained further on retrieved documents in the roles' prompt shapes) */
   baseQa: qaConfig("qd-retrieve-answer", ROLES, "lora", QA_CHECKPOINT),
+  /** baseQa with rollouts at T = 0.6 (as iterative search's baseQaPerRoleBigT06) */
+  baseQaT06: rolloutTemperature(qaConfig("qd-retrieve-answer", ROLES, "lora", QA_CHECKPOINT), 0.6),
 };
 
 export const config = configs.lora;
