@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { NO_USEFUL_INFORMATION } from "../src/base-model/prompts.js";
 import type { StepRecord } from "../src/workflow/index.js";
-import { parseScriptArgs, runIfMain, usage } from "./lib/script-main.js";
+import { parseScriptArgs, positiveIntArg, runIfMain, usage } from "./lib/script-main.js";
 
 const HELP = "usage: npx tsx scripts/evidence-shares.ts <run dir> [--role extract] [--every 5]";
 const OPTIONS = { role: { type: "string" }, every: { type: "string" } } as const;
@@ -114,8 +114,7 @@ async function main(argv: string[]): Promise<number> {
   const a = parseScriptArgs(argv, OPTIONS, HELP);
   const runDir = a.positionals[0];
   if (!runDir) throw usage("a run directory is required", HELP);
-  const every = Number(a.values.every ?? 5);
-  if (!Number.isInteger(every) || every < 1) throw usage(`--every must be a positive integer, got '${a.values.every}'`, HELP);
+  const every = positiveIntArg(a.values.every, 5, "every", HELP);
   for (const row of evidenceShares(runDir, a.values.role ?? "extract", every)) process.stdout.write(`${JSON.stringify(row)}\n`);
   return 0;
 }

@@ -5,12 +5,11 @@
 // share of the actor's `a op b = c` equations that are exact.
 //   npx tsx scripts/math-arithmetic.ts [--variant v] [--tasks 300] [--split test]
 import { isEquivalentAnswer } from "../src/envs/index.js";
-import { scoredSplit } from "../src/cli/train/workflow-module.js";
 import type { Trajectory } from "../src/workflow/index.js";
 import type { ActorOutput, MathState } from "../examples/workflows/marft-math/state.js";
 import { equationsIn, planAnswer } from "../examples/workflows/marft-math/plan-arithmetic.js";
-import { parseScriptArgs, runIfMain, usage } from "./lib/script-main.js";
-import { untrainedCast } from "./lib/untrained-cast.js";
+import { parseScriptArgs, positiveIntArg, runIfMain, usage } from "./lib/script-main.js";
+import { greedyOnSplit, splitArg, untrainedCast } from "./lib/untrained-cast.js";
 
 const FILE = "examples/workflows/marft-math/workflow.ts";
 const HELP = "usage: npx tsx scripts/math-arithmetic.ts [--variant <configs key>] [--tasks <n>] [--split train|dev|test]";
@@ -29,13 +28,13 @@ export interface ArithmeticRow {
   equationsExact: number;
 }
 
-/** One row over `episodes` (each a trajectory and the task's operation count). */
-export function arithmeticRow(ops: ArithmeticRow["ops"], episodes: readonly { t: Trajectory<MathState>; ops: number }[]): ArithmeticRow {
+/** One row over the greedy episodes of one operation count (or of all). */
+export function arithmeticRow(ops: ArithmeticRow["ops"], episodes: readonly Trajectory<MathState>[]): ArithmeticRow {
   let planRight = 0;
   let actorRight = 0;
   let total = 0;
   let exact = 0;
-  for (const { t } of episodes) {
+  for (const t of episodes) {
     const ref = t.finalState.reference;
     const plan = t.records.find((r) => r.role === "reasoner");
     const actor = t.records.find((r) => r.role === "actor");
@@ -56,7 +55,7 @@ export function arithmeticRow(ops: ArithmeticRow["ops"], episodes: readonly { t:
   return {
     ops,
     episodes: n,
-    correct: episodes.filter((e) => e.t.finalState.correct).length / n,
+    correct: episodes.filter((t) => t.finalState.correct).length / n,
     planRight: planRight / n,
     actorRightGivenPlan: planRight === 0 ? 0 : actorRight / planRight,
     equations: total,
@@ -67,22 +66,17 @@ export function arithmeticRow(ops: ArithmeticRow["ops"], episodes: readonly { t:
 export async function main(argv: string[], write: (line: string) => void = (s) => process.stdout.write(s)): Promise<number> {
   const a = parseScriptArgs(argv, OPTIONS, HELP);
   if (a.positionals.length > 0) throw usage("takes no positional arguments", HELP);
-  const n = Number(a.values.tasks ?? 300);
-  if (!Number.isInteger(n) || n < 1) throw usage(`--tasks must be a positive integer, got '${a.values.tasks}'`, HELP);
-  const split = a.values.split ?? "test";
-  if (split !== "train" && split !== "dev" && split !== "test") throw usage(`--split: unknown split '${split}'`, HELP);
-  const { mod, rt } = await untrainedCast(FILE, a.values.variant);
-  const { tasks } = scoredSplit(mod, FILE, split);
-  const chosen = (tasks as { ops: number }[]).slice(0, n);
-  const items = chosen.map((task, i) => ({ episode: { id: `arith-${split}-${i}`, state: mod.initialState(task), taskId: `t${i}` }, task }));
-  const trajectories = (await rt.controller.evaluate(items, { temperature: 0 })) as Trajectory<MathState>[];
-  const episodes = trajectories.map((t, i) => ({ t, ops: chosen[i].ops }));
-  for (const ops of [...new Set(episodes.map((e) => e.ops))].sort())
+  const n = positiveIntArg(a.values.tasks, 300, "tasks", HELP);
+  const split = splitArg(a.values.split ?? "test", "--split", HELP);
+  const { tasks, trajectories } = await greedyOnSplit(await untrainedCast(FILE, a.values.variant), FILE, split, n, "arith");
+  const opsOf = (tasks as { ops: number }[]).map((t) => t.ops);
+  const episodes = trajectories as Trajectory<MathState>[];
+  for (const ops of [...new Set(opsOf)].sort())
     write(
       `${JSON.stringify(
         arithmeticRow(
           ops,
-          episodes.filter((e) => e.ops === ops),
+          episodes.filter((_, i) => opsOf[i] === ops),
         ),
       )}\n`,
     );

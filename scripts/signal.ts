@@ -9,8 +9,8 @@ import { scoredSplit } from "../src/cli/train/workflow-module.js";
 import { MasoError } from "../src/errors.js";
 import { mean } from "../src/rl/advantages/batch.js";
 import type { Trajectory } from "../src/workflow/index.js";
-import { parseScriptArgs, runIfMain, usage } from "./lib/script-main.js";
-import { untrainedCast } from "./lib/untrained-cast.js";
+import { parseScriptArgs, positiveIntArg, runIfMain, usage } from "./lib/script-main.js";
+import { splitArg, untrainedCast } from "./lib/untrained-cast.js";
 
 const HELP =
   "usage: npx tsx scripts/signal.ts <workflow file> [--tasks <n>] [--group <n>] [--temperatures 0,1,0.7,0.3] [--split train|dev|test] [--variant <configs key>]";
@@ -58,22 +58,15 @@ export function signalRow(temperature: number, scores: number[], formatFailures:
   };
 }
 
-function positiveInt(v: string | undefined, dflt: number, name: string): number {
-  const n = v === undefined ? dflt : Number(v);
-  if (!Number.isInteger(n) || n < 1) throw usage(`--${name} must be a positive integer, got '${v}'`, HELP);
-  return n;
-}
-
 export async function main(argv: string[], write: (line: string) => void = (s) => process.stdout.write(s)): Promise<number> {
   const a = parseScriptArgs(argv, OPTIONS, HELP);
   const file = a.positionals[0];
   if (!file) throw usage("a workflow file is required", HELP);
-  const nTasks = positiveInt(a.values.tasks, 48, "tasks");
-  const group = positiveInt(a.values.group, 8, "group");
+  const nTasks = positiveIntArg(a.values.tasks, 48, "tasks", HELP);
+  const group = positiveIntArg(a.values.group, 8, "group", HELP);
   const temps = (a.values.temperatures ?? "0,1,0.7,0.3").split(",").map(Number);
   if (temps.some((t) => !(t >= 0))) throw usage(`--temperatures must be numbers >= 0, got '${a.values.temperatures}'`, HELP);
-  const split = a.values.split ?? "train";
-  if (split !== "train" && split !== "dev" && split !== "test") throw usage(`--split must be train, dev or test, got '${split}'`, HELP);
+  const split = splitArg(a.values.split ?? "train", "--split", HELP);
 
   const { mod, rt } = await untrainedCast(file, a.values.variant);
   const { tasks: splitTasks, metric } = scoredSplit(mod, file, split);

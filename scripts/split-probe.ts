@@ -4,12 +4,11 @@
 // (verbatim passage copies, "no useful information", other) and how many name a gold answer. A
 // training split the base model has memorised shows up as roles that copy and format far better there.
 //   npx tsx scripts/split-probe.ts <workflow file> [--variant v] [--tasks 100] [--splits train,test] [--evidence summarize]
-import { scoredSplit } from "../src/cli/train/workflow-module.js";
 import { mean } from "../src/rl/advantages/batch.js";
 import { isFormatFailure, type Trajectory } from "../src/workflow/index.js";
 import { countShares, goldOf, type SharesRow } from "./evidence-shares.js";
-import { parseScriptArgs, runIfMain, usage } from "./lib/script-main.js";
-import { untrainedCast } from "./lib/untrained-cast.js";
+import { parseScriptArgs, positiveIntArg, runIfMain, usage } from "./lib/script-main.js";
+import { greedyOnSplit, splitArg, untrainedCast } from "./lib/untrained-cast.js";
 
 const HELP =
   "usage: npx tsx scripts/split-probe.ts <workflow file> [--variant <configs key>] [--tasks <n>] [--splits train,test] [--evidence summarize]";
@@ -60,20 +59,12 @@ export async function main(argv: string[], write: (line: string) => void = (s) =
   const a = parseScriptArgs(argv, OPTIONS, HELP);
   const file = a.positionals[0];
   if (!file || a.positionals.length > 1) throw usage("give exactly one workflow file", HELP);
-  const n = Number(a.values.tasks ?? 100);
-  if (!Number.isInteger(n) || n < 1) throw usage(`--tasks must be a positive integer, got '${a.values.tasks}'`, HELP);
-  const splits = (a.values.splits ?? "train,test").split(",");
-  for (const s of splits) if (s !== "train" && s !== "dev" && s !== "test") throw usage(`--splits: unknown split '${s}'`, HELP);
+  const n = positiveIntArg(a.values.tasks, 100, "tasks", HELP);
+  const splits = (a.values.splits ?? "train,test").split(",").map((s) => splitArg(s, "--splits", HELP));
   const evidence = a.values.evidence ? a.values.evidence.split(",") : [];
-  const { mod, rt } = await untrainedCast(file, a.values.variant);
-  for (const split of splits as ("train" | "dev" | "test")[]) {
-    const { tasks, metric } = scoredSplit(mod, file, split);
-    const items = tasks.slice(0, n).map((task, i) => ({
-      episode: { id: `probe-${split}-${i}`, state: mod.initialState(task), taskId: `t${i}` },
-      task,
-    }));
-    const trajectories: Trajectory<object>[] = await rt.controller.evaluate(items, { temperature: 0 });
-    const scores = trajectories.map((t, j) => metric(t, items[j].task));
+  const cast = await untrainedCast(file, a.values.variant);
+  for (const split of splits) {
+    const { trajectories, scores } = await greedyOnSplit(cast, file, split, n, "probe");
     write(`${JSON.stringify(probeRow(split, trajectories, scores, evidence))}\n`);
   }
   return 0;

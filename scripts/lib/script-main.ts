@@ -25,6 +25,13 @@ export function parseScriptArgs<O extends ArgOptions>(argv: string[], options: O
   }
 }
 
+/** The value of flag `--name` as a positive integer (`dflt` when unset), or a usage error. */
+export function positiveIntArg(v: string | undefined, dflt: number, name: string, help: string): number {
+  const n = v === undefined ? dflt : Number(v);
+  if (!Number.isInteger(n) || n < 1) throw usage(`--${name} must be a positive integer, got '${v}'`, help);
+  return n;
+}
+
 /** Exit code and message for an error thrown by a script's main. */
 export function reportError(name: string, err: unknown, write: (s: string) => void = (s) => process.stderr.write(s)): number {
   if (err instanceof MasoError) {

@@ -60,7 +60,7 @@ describe("math-arithmetic's decomposition", () => {
     const badPlan = await walkMath((r) => (r.role === "reasoner" ? "A = 3 + 4." : "3 + 4 = 7, so \\boxed{7}"));
     const row = arithmeticRow(
       1,
-      [right, badSum, badPlan].map((w) => ({ t: w.trajectory, ops: 1 })),
+      [right, badSum, badPlan].map((w) => w.trajectory),
     );
     expect(row).toMatchObject({ episodes: 3, correct: 1 / 3, planRight: 2 / 3, actorRightGivenPlan: 0.5 });
     // right: 1 exact; badSum: 3 rounds of a wrong product; badPlan: 3 exact sums
