@@ -161,9 +161,10 @@ export function bigBatchConfig(cfg: ReturnType<typeof qaConfig>, lr: number) {
 }
 
 /**
- * `cfg` with every role's rollouts sampled at `temperature` (evaluation stays greedy).
+ * `cfg` with every role's rollouts sampled at `temperature` (evaluation stays greedy); its other
+ * sampling settings stay.
  * @example rolloutTemperature(configs.baseQaPerRoleBig, 0.6)
  */
-export function rolloutTemperature<C extends { name: string }>(cfg: C, temperature: number) {
-  return { ...cfg, name: `${cfg.name}-t${temperature}`, sampling: { temperature } };
+export function rolloutTemperature<C extends { name: string; sampling?: object }>(cfg: C, temperature: number) {
+  return { ...cfg, name: `${cfg.name}-t${temperature}`, sampling: { ...cfg.sampling, temperature } };
 }

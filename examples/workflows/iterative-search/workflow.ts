@@ -46,12 +46,12 @@ import {
   type QaState,
   answerF1,
   bigBatchConfig,
-  rolloutTemperature,
   metric,
   QA_CHECKPOINT,
   qaConfig,
   qaMetrics,
   retrieveTool,
+  rolloutTemperature,
   taskId,
   tasks,
 } from "../world-qa.js";
@@ -192,6 +192,9 @@ export const initialState = (task: QaTask): State => ({
 
 const ROLES = ["plan", "search", "summarize", "update", "answer"];
 
+/** The per-role cast on models/base-qa at 8 tasks × 8 episodes per step, every model at lr 5e-5. */
+const perRoleBig = bigBatchConfig(qaConfig("iterative-search", ROLES, "perRole", QA_CHECKPOINT), 5e-5);
+
 /**
  * The three cast shapes of the parameter-sharing comparison (see ../cast-shapes.ts), and `baseQa`:
  * the LoRA cast on models/base-qa, whose summarize/update copy the retrieved document (with its
@@ -209,12 +212,12 @@ export const configs = {
    * baseQaPerRole with twice the tasks per step (8 × 8 episodes) and half its step (lr 5e-5): at 4 tasks
    * per step the greedy policy gained in 5 steps and then drifted; this one climbs slowly (docs/RESULTS.md).
    */
-  baseQaPerRoleBig: bigBatchConfig(qaConfig("iterative-search", ROLES, "perRole", QA_CHECKPOINT), 5e-5),
+  baseQaPerRoleBig: perRoleBig,
   /**
    * baseQaPerRoleBig with rollouts at T = 0.6: at T = 1 the evidence roles' sampled copies are
    * corrupted more often than their greedy ones, so the reward rates copies greedy never makes.
    */
-  baseQaPerRoleBigT06: rolloutTemperature(bigBatchConfig(qaConfig("iterative-search", ROLES, "perRole", QA_CHECKPOINT), 5e-5), 0.6),
+  baseQaPerRoleBigT06: rolloutTemperature(perRoleBig, 0.6),
 };
 
 export const config = configs.lora;

@@ -79,15 +79,17 @@ export const initialState = (task: QaTask): State => ({
 
 const ROLES = ["decompose", "answer"];
 
+/** The LoRA cast on models/base-qa (trained further on retrieved documents in the roles' prompt shapes). */
+const baseQa = qaConfig("qd-retrieve-answer", ROLES, "lora", QA_CHECKPOINT);
+
 /** The three cast shapes (see ../cast-shapes.ts); `config` is the LoRA one. */
 export const configs = {
   lora: qaConfig("qd-retrieve-answer", ROLES, "lora"),
   shared: qaConfig("qd-retrieve-answer", ROLES, "shared"),
   perRole: qaConfig("qd-retrieve-answer", ROLES, "perRole"),
-  /** the LoRA cast on models/base-qa (trained further on retrieved documents in the roles' prompt shapes) */
-  baseQa: qaConfig("qd-retrieve-answer", ROLES, "lora", QA_CHECKPOINT),
+  baseQa,
   /** baseQa with rollouts at T = 0.6 (as iterative search's baseQaPerRoleBigT06) */
-  baseQaT06: rolloutTemperature(qaConfig("qd-retrieve-answer", ROLES, "lora", QA_CHECKPOINT), 0.6),
+  baseQaT06: rolloutTemperature(baseQa, 0.6),
 };
 
 export const config = configs.lora;
