@@ -1,28 +1,38 @@
 // Source of the sandbox child: plain CommonJS run with `node -e`, so no file has to be readable
-// under the permission model. It must never hand a host-realm object to submission code.
+// under the permission model. It must never hand a host-realm object to submission code, and it
+// never sees expected values: it transfers what the code produced and the parent grades it.
 
 /**
- * Reads one job `{ code, tests, perTestMs }` as JSON on stdin and writes one JSON line per test
- * (`{ i, status, ... }`) then `{ done: true }`. Submission code runs in a fresh `vm` context with no
- * require, process, import, eval or host objects; expected values never enter that context, and
- * results are read back through property descriptors only, so no submission code runs outside the
- * vm timeout.
+ * Reads one job `{ nonce, code, tests: [{ kind, call | input }], perTestMs }` as JSON on stdin and
+ * writes one JSON line per test on fd 3, the verdict channel (`{ n: nonce, i, kind: "value", got }`,
+ * `{ n, i, kind: "output", text }` or `{ n, i, kind: "error" | "timeout", message }`), then
+ * `{ n, done: true }`. Submission code runs in a fresh `vm` context with no require, process or host
+ * objects; a dynamic `import()` is refused with an error of the sandbox's own realm (a host-realm
+ * error would expose the host's Function constructor); results are read back through property
+ * descriptors only, so no submission code runs outside the vm timeout. Stdout carries nothing the
+ * parent reads.
  */
 export const CHILD_SOURCE = String.raw`
 "use strict";
 const vm = require("node:vm");
+const net = require("node:net");
 const { types } = require("node:util");
 const MAX_TEXT = 300;
-const emit = (o) => process.stdout.write(JSON.stringify(o) + "\n");
+const MAX_OUTPUT = 256 * 1024;
+const OPAQUE = "\u0000";
+const channel = new net.Socket({ fd: 3, readable: false, writable: true });
+let nonce = "";
+const emit = (o) => { o.n = nonce; channel.write(JSON.stringify(o) + "\n"); };
 process.on("unhandledRejection", () => {});
 let raw = "";
 process.stdin.setEncoding("utf8");
 process.stdin.on("data", (c) => { raw += c; });
 process.stdin.on("end", () => {
   let job;
-  try { job = JSON.parse(raw); } catch (e) { emit({ fatal: "bad job: " + e.message }); return; }
-  try { run(job); } catch (e) { emit({ fatal: "verifier error: " + String(e && e.message) }); return; }
+  try { job = JSON.parse(raw); nonce = String(job.nonce); } catch (e) { emit({ fatal: "bad job: " + e.message }); channel.end(); return; }
+  try { run(job); } catch (e) { emit({ fatal: "verifier error: " + String(e && e.message) }); channel.end(); return; }
   emit({ done: true });
+  channel.end();
 });
 
 const PRELUDE = '(function () { "use strict";' +
@@ -36,7 +46,9 @@ function newContext() {
   const sandbox = Object.create(null);
   const ctx = vm.createContext(sandbox, { name: "submission", codeGeneration: { strings: false, wasm: false }, microtaskMode: "afterEvaluate" });
   const out = vm.runInContext(PRELUDE, ctx);
-  return { sandbox, ctx, out };
+  // the refusal of import() is built inside the context, so its prototype chain is the sandbox's
+  const refuse = vm.runInContext('(function (s) { return new Error("import() is not available in the sandbox: " + s); })', ctx);
+  return { sandbox, ctx, out, refuse };
 }
 
 function clip(s) { s = String(s); return s.length > MAX_TEXT ? s.slice(0, MAX_TEXT) + "…" : s; }
@@ -67,28 +79,30 @@ function describe(e) {
   return { timeout: false, message: clip((typeof name === "string" ? name : "Error") + ": " + (typeof message === "string" ? message : "")) };
 }
 
-// Opaque stands for anything JSON cannot express; it never equals an expected value.
-function Opaque(text) { this.text = text; }
+// What JSON cannot express travels as { "\u0000": text }; the parent never counts it equal to anything.
+const opaque = (text) => ({ [OPAQUE]: text });
 
 function toPlain(v, depth, budget) {
-  if (v === null || typeof v === "boolean" || typeof v === "number" || typeof v === "string") return v;
-  if (v === undefined) return new Opaque("undefined");
-  if (typeof v === "bigint") return new Opaque(String(v) + "n");
-  if (typeof v === "symbol") return new Opaque("Symbol()");
-  if (typeof v === "function") return new Opaque("[Function]");
-  if (types.isProxy(v)) return new Opaque("[Proxy]");
-  if (types.isPromise(v)) return new Opaque("[Promise]");
+  if (v === null || typeof v === "boolean" || typeof v === "string") return v;
+  // NaN and ±Infinity read "null", as JSON writes them, and never equal an expected value
+  if (typeof v === "number") return Number.isFinite(v) ? v : opaque("null");
+  if (v === undefined) return opaque("undefined");
+  if (typeof v === "bigint") return opaque(String(v) + "n");
+  if (typeof v === "symbol") return opaque("Symbol()");
+  if (typeof v === "function") return opaque("[Function]");
+  if (types.isProxy(v)) return opaque("[Proxy]");
+  if (types.isPromise(v)) return opaque("[Promise]");
   if (types.isMap(v) || types.isSet(v) || types.isDate(v) || types.isRegExp(v) || types.isTypedArray(v) || types.isAnyArrayBuffer(v))
-    return new Opaque("[" + (safeProp(v, Symbol.toStringTag) || "object") + "]");
-  if (depth > 64 || --budget.n < 0) return new Opaque("[too large]");
+    return opaque("[" + (safeProp(v, Symbol.toStringTag) || "object") + "]");
+  if (depth > 64 || --budget.n < 0) return opaque("[too large]");
   if (Array.isArray(v)) {
     const len = ownData(v, "length");
     const n = len ? len.v : 0;
-    if (n > 100000) return new Opaque("[array too large]");
+    if (n > 100000) return opaque("[array too large]");
     const out = [];
     for (let i = 0; i < n; i++) {
       const d = ownData(v, String(i));
-      out.push(d ? toPlain(d.v, depth + 1, budget) : new Opaque(Object.getOwnPropertyDescriptor(v, String(i)) ? "[getter]" : "<hole>"));
+      out.push(d ? toPlain(d.v, depth + 1, budget) : opaque(Object.getOwnPropertyDescriptor(v, String(i)) ? "[getter]" : "<hole>"));
     }
     return out;
   }
@@ -97,68 +111,65 @@ function toPlain(v, depth, budget) {
     if (typeof k !== "string") continue;
     const d = Object.getOwnPropertyDescriptor(v, k);
     if (!d || !d.enumerable) continue;
-    out[k] = "value" in d ? toPlain(d.value, depth + 1, budget) : new Opaque("[getter]");
+    Object.defineProperty(out, k, { value: "value" in d ? toPlain(d.value, depth + 1, budget) : opaque("[getter]"), enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
 
-function equal(a, b) {
-  if (a instanceof Opaque) return false;
-  if (typeof a === "number" && typeof b === "number")
-    return a === b || (a !== a && b !== b) || Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
-  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return a === b;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) return a.length === b.length && a.every((x, i) => equal(x, b[i]));
-  const ka = Object.keys(a), kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && equal(a[k], b[k]));
+// Lines printed by console.log, read by descriptor: the array lives in the sandbox's realm.
+function printed(out) {
+  const len = ownData(out, "length");
+  const lines = [];
+  let size = 0;
+  for (let i = 0; i < (len ? len.v : 0); i++) {
+    const d = ownData(out, String(i));
+    const line = d && typeof d.v === "string" ? d.v : "";
+    size += line.length + 1;
+    if (size > MAX_OUTPUT) return { text: lines.join("\n"), truncated: true };
+    lines.push(line);
+  }
+  return { text: lines.join("\n"), truncated: false };
 }
 
-function render(v) {
-  const s = JSON.stringify(v, (_k, x) => (x instanceof Opaque ? "\u0000" + x.text + "\u0000" : x));
-  return clip(s === undefined ? "undefined" : s.replace(/"\\u0000(.*?)\\u0000"/g, "$1"));
+function compile(c, code, filename) {
+  try {
+    return { script: new vm.Script(code, { filename, displayErrors: false, importModuleDynamically: (s) => { throw c.refuse(String(s)); } }) };
+  } catch (e) { return { error: describe(e) }; }
 }
-
-function compile(code, filename) {
-  try { return { script: new vm.Script(code, { filename, displayErrors: false }) }; } catch (e) { return { error: describe(e) }; }
-}
-
-function normOut(s) { return String(s).replace(/\r\n/g, "\n").split("\n").map((l) => l.replace(/\s+$/, "")).join("\n").replace(/\n+$/, ""); }
 
 function run(job) {
   const timeout = job.perTestMs;
-  const main = compile(job.code, "submission.js");
-  let shared = null, topError = null;
   const callTests = job.tests.some((t) => t.kind !== "io");
+  let shared = null, main = null, topError = null;
   if (callTests) {
+    shared = newContext();
+    main = compile(shared, job.code, "submission.js");
     if (main.error) topError = main.error;
     else {
-      shared = newContext();
       try { main.script.runInContext(shared.ctx, { timeout, displayErrors: false }); } catch (e) { topError = describe(e); }
     }
   }
   for (let i = 0; i < job.tests.length; i++) {
     const t = job.tests[i];
-    if (t.kind === "io") { emit(Object.assign({ i }, runIo(main, t, timeout))); continue; }
-    if (topError) { emit({ i, status: topError.timeout ? "timeout" : "error", message: "while loading the code: " + topError.message }); continue; }
-    const call = compile(t.call, "test.js");
-    if (call.error) { emit({ i, status: "error", message: "bad test expression: " + call.error.message }); continue; }
+    if (t.kind === "io") { emit(Object.assign({ i }, runIo(job.code, t, timeout))); continue; }
+    if (topError) { emit({ i, kind: topError.timeout ? "timeout" : "error", message: "while loading the code: " + topError.message }); continue; }
+    const call = compile(shared, t.call, "test.js");
+    if (call.error) { emit({ i, kind: "error", message: "bad test expression: " + call.error.message }); continue; }
     let got;
     try { got = call.script.runInContext(shared.ctx, { timeout, displayErrors: false }); }
-    catch (e) { const d = describe(e); emit({ i, status: d.timeout ? "timeout" : "error", message: d.message }); continue; }
-    const plain = toPlain(got, 0, { n: 200000 });
-    if (equal(plain, t.expected)) emit({ i, status: "pass" });
-    else emit({ i, status: "wrong", expected: render(t.expected), got: render(plain) });
+    catch (e) { const d = describe(e); emit({ i, kind: d.timeout ? "timeout" : "error", message: d.message }); continue; }
+    emit({ i, kind: "value", got: toPlain(got, 0, { n: 200000 }) });
   }
 }
 
-function runIo(main, t, timeout) {
-  if (main.error) return { status: "error", message: main.error.message };
+function runIo(code, t, timeout) {
   const c = newContext();
+  const main = compile(c, code, "submission.js");
+  if (main.error) return { kind: "error", message: main.error.message };
   c.sandbox.input = String(t.input);
   try { main.script.runInContext(c.ctx, { timeout, displayErrors: false }); }
-  catch (e) { const d = describe(e); return { status: d.timeout ? "timeout" : "error", message: d.message }; }
-  const got = normOut(Array.prototype.join.call(c.out, "\n"));
-  const want = normOut(t.output);
-  return got === want ? { status: "pass" } : { status: "wrong", expected: clip(want), got: clip(got) };
+  catch (e) { const d = describe(e); return { kind: d.timeout ? "timeout" : "error", message: d.message }; }
+  const p = printed(c.out);
+  return { kind: "output", text: p.text, truncated: p.truncated };
 }
 `;

@@ -1,6 +1,8 @@
 // Types of the code verifier: what a submission and its tests look like, and what comes back.
 // Types only; the process handling lives in run-submission.ts.
 
+import type { IsolationChoice } from "./isolation.js";
+
 /** A JSON value, the only kind of expected result a call test may hold. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -30,6 +32,11 @@ export interface VerifierOptions {
   startupMs?: number;
   /** Hard cap on the whole run. Default startupMs + 1.5 × perTestMs × (tests + 1). */
   wallMs?: number;
+  /**
+   * The OS layer around the child: "auto" (default: namespaces and rlimits where the machine allows
+   * them), "namespaces" (fail the run, as a "spawn" failure, where it does not), "none".
+   */
+  isolation?: IsolationChoice;
 }
 
 /** pass, wrong answer, error (exception, crash, memory), or timeout. */
@@ -48,9 +55,12 @@ export interface TestResult {
   message?: string;
 }
 
-/** Why the child process ended early, when it did. */
+/**
+ * Why the child process ended early, when it did. "tampered": the verdict channel carried a line the
+ * verifier did not write (a forgery attempt); every verdict of the run is discarded.
+ */
 export interface ProcessFailure {
-  kind: "timeout" | "memory" | "crash" | "spawn";
+  kind: "timeout" | "memory" | "crash" | "spawn" | "tampered";
   message: string;
 }
 

@@ -1,0 +1,56 @@
+// Benchmark (not a test): code-verifier throughput at concurrency 2 on the synthetic code tasks (half
+// reference solutions, half wrong stubs), with and without the sandbox's OS layer, in alternating
+// rounds so both see the same machine load. Prints one JSON object.
+// Run: npx tsx bench/verifier.ts [submissions per round] [rounds]
+import { isolationLevel } from "../src/envs/code-verifier/isolation.js";
+import type { VerifierOptions } from "../src/envs/code-verifier/types.js";
+import { verifyMany } from "../src/envs/code-verifier/verify-many.js";
+import { makeCodeTasks } from "../src/envs/tasks/code/code-tasks.js";
+
+const perRound = Number(process.argv[2] ?? 40);
+const rounds = Number(process.argv[3] ?? 3);
+const concurrency = 2;
+
+const { train } = makeCodeTasks(3, { count: perRound * 2 });
+const submissions = train.slice(0, perRound).map((t, i) => ({
+  code: i % 2 === 0 ? t.reference : `function ${t.entry}() { return 0; }`,
+  tests: t.tests,
+}));
+
+const variants: Record<string, VerifierOptions> = {
+  realm_and_permissions: { isolation: "none" },
+  with_os_layer: { isolation: "auto" },
+};
+
+async function round(options: VerifierOptions): Promise<{ perSecond: number; passed: number }> {
+  const t0 = performance.now();
+  const results = await verifyMany(submissions, { ...options, concurrency });
+  const seconds = (performance.now() - t0) / 1000;
+  return { perSecond: submissions.length / seconds, passed: results.filter((r) => r.passRate === 1).length };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+await round(variants.with_os_layer); // warm the page cache and the isolation probe
+const seen: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
+const passed: Record<string, number> = {};
+for (let r = 0; r < rounds; r++)
+  for (const [name, options] of Object.entries(variants)) {
+    const out = await round(options);
+    seen[name].push(out.perSecond);
+    passed[name] = out.passed;
+  }
+
+const perSecond = Object.fromEntries(Object.entries(seen).map(([k, v]) => [k, median(v)]));
+console.log(
+  JSON.stringify({
+    bench: "verifier",
+    concurrency,
+    submissions: submissions.length,
+    rounds,
+    isolation: isolationLevel(),
+    submissions_per_s: perSecond,
+    os_layer_cost: 1 - perSecond.with_os_layer / perSecond.realm_and_permissions,
+    passed,
+  }),
+);
