@@ -1,6 +1,7 @@
 // `maso doctor`: reports what the native engine was built with, so a slow run can be explained
 // (portable GEMM instead of OpenBLAS, one thread instead of all cores) before it starts.
 import { arch, cpus, platform } from "node:os";
+import { isolationLevel } from "../envs/code-verifier/isolation.js";
 import { addonPath, native } from "../native/binding.js";
 
 export interface DoctorReport {
@@ -13,6 +14,8 @@ export interface DoctorReport {
   blasConfig?: string;
   threads?: number;
   openmp?: boolean;
+  /** The code verifier's OS layer on this machine (docs/security.md). */
+  verifierIsolation: string;
   error?: string;
 }
 
@@ -23,6 +26,7 @@ export function doctorReport(): DoctorReport {
     platform: `${platform()}-${arch()}`,
     cpu: `${cpus()[0]?.model ?? "unknown"} x${cpus().length}`,
     addon: addonPath,
+    verifierIsolation: isolationLevel(),
   };
   try {
     const i = native().info();
@@ -43,5 +47,11 @@ export function formatDoctor(r: DoctorReport): string {
   } else {
     lines.push(`error        ${r.error}`);
   }
+  const sandbox: Record<string, string> = {
+    namespaces: "namespaces (no network, own PID namespace) + rlimits",
+    rlimits: "rlimits only (no namespaces here: see docs/security.md)",
+    none: "none (no prlimit/unshare here: see docs/security.md)",
+  };
+  lines.push(`verifier     ${sandbox[r.verifierIsolation] ?? r.verifierIsolation}`);
   return lines.join("\n");
 }
