@@ -14,18 +14,22 @@ export interface CastEntry {
 type CastIssue = ConfigIssue & { code: string };
 
 /**
- * Resolves and checks the cast. `roles` are the workflow's role names (omit to skip the role checks).
- * Errors (MasoError, all issues listed; code of the first): CONFIG_CAST_UNKNOWN_ROLE,
- * CONFIG_CAST_UNMAPPED_ROLE, CONFIG_CAST_UNKNOWN_MODEL, CONFIG_CAST_UNKNOWN_ADAPTER,
- * CONFIG_CAST_NEEDS_ADAPTER.
- * @example
- * resolveCast({ models: { m: { preset: "tiny" } }, cast: { planner: "m" } } as RunConfig, ["planner"]);
+ * The models a cast is checked against; null for a declared model that is itself invalid (roles
+ * cast onto it are not judged). Cast entries may likewise be null: present but malformed.
  */
-export function resolveCast(
-  config: Pick<RunConfig, "models" | "cast">,
+export type CastModels = Readonly<Record<string, Pick<RunConfig["models"][string], "lora"> | null>>;
+
+/**
+ * The cast's problems, all of them, and the entries that resolved. See {@link resolveCast}.
+ * @example
+ * const { cast, issues } = castIssues({ m: { lora: undefined } }, { planner: "m" }, ["planner"]);
+ */
+export function castIssues(
+  declared: CastModels,
+  castSpec: Readonly<Record<string, string | null>>,
   roles?: readonly string[],
-  source = "config",
-): Record<string, CastEntry> {
+): { cast: Record<string, CastEntry>; issues: CastIssue[] } {
+  const config = { models: declared, cast: castSpec };
   const issues: CastIssue[] = [];
   const out: Record<string, CastEntry> = {};
   const models = Object.keys(config.models);
@@ -40,8 +44,10 @@ export function resolveCast(
       });
       continue;
     }
+    if (target === null) continue; // present but malformed: the schema reported it
     const [model, adapter = null] = target.split("/");
     const spec = config.models[model];
+    if (spec === null) continue;
     if (!spec) {
       issues.push({
         code: "CONFIG_CAST_UNKNOWN_MODEL",
@@ -83,7 +89,26 @@ export function resolveCast(
         expected: `a model for role ${role} (declared models: ${models.join(", ")})`,
       });
   }
-  if (issues.length > 0)
-    throw configError(issues[0].code, `${source}: invalid cast`, issues, "map every workflow role to a declared model, and nothing else");
-  return out;
+  return { cast: out, issues };
+}
+
+/** The hint of cast errors. */
+export const CAST_HINT = "map every workflow role to a declared model, and nothing else";
+
+/**
+ * Resolves and checks the cast. `roles` are the workflow's role names (omit to skip the role checks).
+ * Errors (MasoError, all issues listed; code of the first): CONFIG_CAST_UNKNOWN_ROLE,
+ * CONFIG_CAST_UNMAPPED_ROLE, CONFIG_CAST_UNKNOWN_MODEL, CONFIG_CAST_UNKNOWN_ADAPTER,
+ * CONFIG_CAST_NEEDS_ADAPTER.
+ * @example
+ * resolveCast({ models: { m: { preset: "tiny" } }, cast: { planner: "m" } } as RunConfig, ["planner"]);
+ */
+export function resolveCast(
+  config: Pick<RunConfig, "models" | "cast">,
+  roles?: readonly string[],
+  source = "config",
+): Record<string, CastEntry> {
+  const { cast, issues } = castIssues(config.models, config.cast, roles);
+  if (issues.length > 0) throw configError(issues[0].code, `${source}: invalid cast`, issues, CAST_HINT);
+  return cast;
 }

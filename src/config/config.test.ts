@@ -4,13 +4,13 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MasoError } from "../errors.js";
 import type { ConfigIssue } from "./issues.js";
-import { loadRunConfig, resolveRunConfig, writeEffectiveConfig } from "./load-config.js";
+import { loadRunConfig, type ResolveOptions, resolveRunConfig, writeEffectiveConfig } from "./load-config.js";
 import { resolvePretrainConfig } from "./pretrain-config.js";
 
 const roles = ["planner", "answer"];
 const good = { models: { shared: { preset: "tiny" } }, cast: { planner: "shared", answer: "shared" } };
 
-function fail(input: unknown, opts = { roles }): MasoError & { issues: ConfigIssue[] } {
+function fail(input: unknown, opts: ResolveOptions = { roles }): MasoError & { issues: ConfigIssue[] } {
   try {
     resolveRunConfig(input, opts);
   } catch (e) {
@@ -55,7 +55,7 @@ describe("run config", () => {
       'algorithm.estimator: got "ppo2"; expected one of: "gae-action", "gae-token", "grpo", "rloo", "reinforce-pp", "dr-grpo"',
     );
     const e3 = fail({ ...good, schedule: { steps: 0 } });
-    expect(e3.message).toContain("schedule.steps: got 0; expected a number >= 1");
+    expect(e3.message).toContain("schedule.steps: got 0; expected an integer from 1 to 10000000");
   });
 
   it("rejects an unknown field, listing the allowed ones", () => {
@@ -97,6 +97,85 @@ describe("run config", () => {
       "models.shared.preset: got nothing (field missing); expected exactly one of",
     );
     expect(fail({ ...good, algorithm: { estimator: "gae-token" } }).message).toContain("models.shared.valueHead");
+  });
+
+  it("bounds every number from both sides, naming the whole range", () => {
+    const big = fail({ ...good, algorithm: { groupSize: 1e12 }, models: { shared: { preset: "tiny", optimizer: { lr: 1e300 } } } });
+    expect(big.code).toBe("CONFIG_INVALID");
+    expect(big.message).toContain("algorithm.groupSize: got 1000000000000; expected an integer from 1 to 4096");
+    expect(big.message).toContain("models.shared.optimizer.lr: got 1e+300; expected a number > 0 and <= 1");
+    expect(fail({ ...good, algorithm: { groupSize: 2.5 } }).message).toContain("algorithm.groupSize: got 2.5; expected an integer");
+    expect(fail({ ...good, sampling: { temperature: 50 } }).message).toContain(
+      "sampling.temperature: got 50; expected a number from 0 to 10",
+    );
+    expect(fail({ ...good, sampling: { topP: 0 } }).message).toContain("sampling.topP: got 0; expected a number > 0 and <= 1");
+    expect(fail({ ...good, sampling: { maxNewTokens: 2e6 } }).message).toContain("an integer from 1 to 1000000");
+    expect(fail({ ...good, schedule: { steps: 1e8 } }).message).toContain("schedule.steps: got 100000000");
+    expect(fail({ ...good, rewardWeights: { outcome: 1e9 } }).message).toContain("a number from -1000000 to 1000000");
+    expect(fail({ ...good, seed: -1 }).message).toContain("seed: got -1; expected an integer from 0 to 4294967295");
+    const product = fail({ ...good, schedule: { tasksPerStep: 100_000 }, algorithm: { groupSize: 4096 } });
+    expect(product.message).toContain("schedule.tasksPerStep: got 100000; expected at most 1000000 episodes per step");
+    // the largest values still pass
+    expect(() => resolveRunConfig({ ...good, algorithm: { groupSize: 4096 }, schedule: { tasksPerStep: 244 } }, { roles })).not.toThrow();
+  });
+
+  it("reports every problem at once: schema, cast, sampling roles and value heads together", () => {
+    const e = fail({
+      models: { shared: { preset: "tiny" }, bad: { preset: "huge" } },
+      cast: { planner: "shared", critic: "shared", answer: "bad" },
+      algorithm: { estimator: "gae-token", clipLow: "x" },
+      sampling: { roles: { plannr: { temperature: 0.5 } } },
+      schedule: { steps: 0 },
+    });
+    const paths = e.issues.map((i) => i.path);
+    expect(paths).toEqual(
+      expect.arrayContaining(["models.bad.preset", "algorithm.clipLow", "schedule.steps", "cast.critic", "sampling.roles.plannr"]),
+    );
+    expect(e.code).toBe("CONFIG_INVALID"); // the first issue is a schema one
+    expect(e.message).toMatch(/^config: invalid config: 5 problems\n/);
+    expect(e.message).toContain(
+      'cast.critic: got "shared"; expected no such role in the workflow; its roles are: planner, answer [CONFIG_CAST_UNKNOWN_ROLE]',
+    );
+    expect(e.issues.find((i) => i.path === "cast.critic")?.code).toBe("CONFIG_CAST_UNKNOWN_ROLE");
+    // a role cast onto an invalid model is not reported again; the critic check runs once the algorithm parses
+    const gae = fail({
+      ...good,
+      models: { shared: { preset: "tiny" }, other: { preset: "tiny" } },
+      cast: { planner: "shared", answer: "other" },
+      algorithm: { estimator: "gae-token" },
+    });
+    expect(gae.issues.map((i) => i.path)).toEqual(["models.shared.valueHead", "models.other.valueHead"]);
+  });
+
+  it("rejects duplicate adapters and model names that collide in checkpoint folders", () => {
+    const dup = fail({
+      models: { base: { preset: "tiny", lora: { adapters: ["planner", "answer", "planner"] } } },
+      cast: { planner: "base/planner", answer: "base/answer" },
+    });
+    expect(dup.code).toBe("CONFIG_DUPLICATE_ADAPTER");
+    expect(dup.message).toContain(
+      'models.base.lora.adapters[2]: got "planner"; expected each adapter once; "planner" is already adapters[0]',
+    );
+    const cased = fail({
+      models: { base: { preset: "tiny", lora: { adapters: ["Planner", "planner"] } } },
+      cast: { planner: "base/planner", answer: "base/Planner" },
+    });
+    expect(cased.issues[0]).toMatchObject({ code: "CONFIG_DUPLICATE_ADAPTER", path: "models.base.lora.adapters[1]" });
+    const models = fail({ models: { Base: { preset: "tiny" }, base: { preset: "tiny" } }, cast: { planner: "Base", answer: "base" } });
+    expect(models.issues[0]).toMatchObject({ code: "CONFIG_DUPLICATE_MODEL", path: "models.base" });
+    // two roles sharing one adapter is a supported shape
+    const shared = { models: { base: { preset: "tiny", lora: { adapters: ["qa"] } } }, cast: { planner: "base/qa", answer: "base/qa" } };
+    expect(resolveRunConfig(shared, { roles }).cast.answer).toEqual({ model: "base", adapter: "qa" });
+  });
+
+  it("rejects reward weights that name no reward function, listing the known ones", () => {
+    const e = fail({ ...good, rewardWeights: { fromat: 0.2, outcome: 1, lenght: -1 } }, { roles, rewards: ["format", "outcome"] });
+    expect(e.code).toBe("CONFIG_REWARD_WEIGHT");
+    expect(e.issues.map((i) => i.path)).toEqual(["rewardWeights.fromat", "rewardWeights.lenght"]);
+    expect(e.message).toContain(
+      "rewardWeights.fromat: got 0.2; expected the name of one of the workflow module's reward functions: format, outcome",
+    );
+    expect(() => resolveRunConfig({ ...good, rewardWeights: { fromat: 1 } }, { roles })).not.toThrow(); // no names given: not judged
   });
 
   it("loads YAML and JSON files and writes the effective config", async () => {

@@ -12,6 +12,8 @@ export interface ConfigIssue {
   value: unknown;
   /** what is allowed, e.g. "a number >= 0" or "one of: grpo, rloo" */
   expected: string;
+  /** a more specific error code than the error's own (e.g. CONFIG_CAST_UNMAPPED_ROLE); absent for plain schema issues */
+  code?: string;
 }
 
 /** Readable dotted path: models.a.lora.rank, stages[2].name */
@@ -45,8 +47,8 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 // biome-ignore lint/suspicious/noExplicitAny: zod's internal definitions are untyped here
 type AnyDef = any;
 
-/** The object schema at `path` inside `schema`, unwrapping optional/default/record/array/pipe. */
-function objectKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] | null {
+/** The schema at `path` inside `schema`, unwrapping optional/default/record/array/pipe. */
+function schemaAt(schema: z.ZodType, path: readonly PropertyKey[]): AnyDef | null {
   let cur: AnyDef = schema;
   const unwrap = () => {
     for (let i = 0; i < 20 && cur; i++) {
@@ -67,8 +69,31 @@ function objectKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[]
     else return null;
   }
   unwrap();
-  const def = cur?._zod?.def;
+  return cur ?? null;
+}
+
+function objectKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] | null {
+  const def = schemaAt(schema, path)?._zod?.def;
   return def?.type === "object" ? Object.keys(def.shape) : null;
+}
+
+/** A number field's whole range, e.g. "an integer from 1 to 4096" or "a number > 0 and <= 1"; null when unbounded. */
+function numberRangeAt(schema: z.ZodType, path: readonly PropertyKey[]): string | null {
+  const def = schemaAt(schema, path)?._zod?.def;
+  if (def?.type !== "number") return null;
+  let int = false;
+  let lo: { value: number; inclusive: boolean } | undefined;
+  let hi: { value: number; inclusive: boolean } | undefined;
+  for (const c of (def.checks ?? []) as AnyDef[]) {
+    const d = c._zod?.def;
+    if (d?.check === "number_format" && /int/.test(d.format)) int = true;
+    else if (d?.check === "greater_than") lo = { value: d.value, inclusive: d.inclusive };
+    else if (d?.check === "less_than") hi = { value: d.value, inclusive: d.inclusive };
+  }
+  const what = int ? "an integer" : "a number";
+  if (lo && hi && lo.inclusive && hi.inclusive) return `${what} from ${lo.value} to ${hi.value}`;
+  const parts = [lo && `${lo.inclusive ? ">=" : ">"} ${lo.value}`, hi && `${hi.inclusive ? "<=" : "<"} ${hi.value}`].filter(Boolean);
+  return parts.length ? `${what} ${parts.join(" and ")}` : null;
 }
 
 function expectedOf(issue: z.core.$ZodIssue, schema: z.ZodType): string {
@@ -77,8 +102,10 @@ function expectedOf(issue: z.core.$ZodIssue, schema: z.ZodType): string {
     case "invalid_type":
       return i.expected === "int" ? "an integer" : `a value of type ${i.expected}`;
     case "too_small":
+      if (i.origin === "number") return numberRangeAt(schema, issue.path) ?? `a number ${i.inclusive === false ? ">" : ">="} ${i.minimum}`;
       return `${i.origin === "array" ? "a list with length" : i.origin === "string" ? "text of length" : "a number"} ${i.inclusive === false ? ">" : ">="} ${i.minimum}`;
     case "too_big":
+      if (i.origin === "number") return numberRangeAt(schema, issue.path) ?? `a number ${i.inclusive === false ? "<" : "<="} ${i.maximum}`;
       return `${i.origin === "array" ? "a list with length" : i.origin === "string" ? "text of length" : "a number"} ${i.inclusive === false ? "<" : "<="} ${i.maximum}`;
     case "invalid_value":
       return `one of: ${(i.values as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
@@ -114,9 +141,14 @@ export function toConfigIssues(
   return out;
 }
 
-/** One line per issue: `algorithm.clipLow: got "x"; expected a value of type number`. */
-export function formatIssues(issues: readonly ConfigIssue[], max = 12): string {
-  const lines = issues.slice(0, max).map((i) => `  ${i.path}: got ${showValue(i.value)}; expected ${i.expected}`);
+/** One issue on one line: `algorithm.clipLow: got "x"; expected a value of type number`, its own code (if any) after. */
+export function formatIssue(i: ConfigIssue): string {
+  return `${i.path}: got ${showValue(i.value)}; expected ${i.expected}${i.code ? ` [${i.code}]` : ""}`;
+}
+
+/** One indented line per issue (see {@link formatIssue}). */
+export function formatIssues(issues: readonly ConfigIssue[], max = 100): string {
+  const lines = issues.slice(0, max).map((i) => `  ${formatIssue(i)}`);
   if (issues.length > max) lines.push(`  … and ${issues.length - max} more`);
   return lines.join("\n");
 }

@@ -7,8 +7,9 @@ import { pathToFileURL } from "node:url";
 import { parseDocument } from "yaml";
 import { writeFileAtomic } from "../engine/checkpoint/atomic-file.js";
 import { MasoError } from "../errors.js";
-import { type CastEntry, resolveCast } from "./cast.js";
-import { configError, toConfigIssues } from "./issues.js";
+import { CAST_HINT, type CastEntry, resolveCast } from "./cast.js";
+import { crossCheck } from "./cross-checks.js";
+import { type ConfigIssue, configError, toConfigIssues } from "./issues.js";
 import { CRITIC_ESTIMATORS, type RunConfig, type RunConfigInput, runConfigSchema } from "./run-config.js";
 
 /** The file name of the effective config inside a run directory. */
@@ -80,14 +81,29 @@ export async function readConfigFile(path: string): Promise<unknown> {
 export interface ResolveOptions {
   /** the workflow's role names; when given, the cast must map exactly these */
   roles?: readonly string[];
+  /** the workflow module's reward function names; when given, every rewardWeights key must be one */
+  rewards?: readonly string[];
   /** named in error messages (a file path, or "config") */
   source?: string;
 }
 
 /**
- * Validates a run config and applies defaults. Errors: CONFIG_INVALID (wrong type, unknown field,
- * value out of range — every issue with its path, value and what is allowed) and the
- * CONFIG_CAST_* codes of {@link resolveCast}.
+ * Every problem of a run config at once: schema issues (wrong type, unknown field, value out of
+ * range) followed by the cross-field ones of {@link crossCheck}. Empty for a valid config.
+ * @example
+ * const issues = runConfigIssues(raw, { roles: ["planner", "answer"] });
+ */
+export function runConfigIssues(input: unknown, opts: Omit<ResolveOptions, "source"> = {}): ConfigIssue[] {
+  const r = runConfigSchema.safeParse(input);
+  const schema = r.success ? [] : toConfigIssues(r.error.issues, input, runConfigSchema);
+  return [...schema, ...crossCheck(input, opts).issues];
+}
+
+/**
+ * Validates a run config and applies defaults. Errors: one MasoError listing every problem (see
+ * {@link runConfigIssues}), coded CONFIG_INVALID, or the code of the first issue when that is
+ * more specific (the CONFIG_CAST_* codes of {@link resolveCast}, CONFIG_DUPLICATE_MODEL,
+ * CONFIG_DUPLICATE_ADAPTER, CONFIG_REWARD_WEIGHT).
  * @example
  * const { config, cast } = resolveRunConfig({ models: { m: { preset: "tiny" } }, cast: { answer: "m" } }, { roles: ["answer"] });
  */
@@ -96,8 +112,17 @@ export function resolveRunConfig(
   opts: ResolveOptions = {},
 ): { config: RunConfig; cast: Record<string, CastEntry> } {
   const source = opts.source ?? "config";
+  const issues = runConfigIssues(input, opts);
   const r = runConfigSchema.safeParse(input);
-  if (!r.success) throw configError("CONFIG_INVALID", `${source}: invalid config`, toConfigIssues(r.error.issues, input, runConfigSchema));
+  if (issues.length > 0 || !r.success) {
+    const castOnly = issues.every((i) => i.code?.startsWith("CONFIG_CAST_"));
+    throw configError(
+      issues[0]?.code ?? "CONFIG_INVALID",
+      `${source}: invalid ${castOnly ? "cast" : "config"}`,
+      issues,
+      castOnly ? CAST_HINT : undefined,
+    );
+  }
   const c = r.data;
   const critic = CRITIC_ESTIMATORS.includes(c.algorithm.estimator);
   const config: RunConfig = {
@@ -105,31 +130,7 @@ export function resolveRunConfig(
     runDir: c.runDir ?? join("runs", c.name),
     algorithm: { ...c.algorithm, gamma: c.algorithm.gamma ?? (critic ? 0.99 : 1), lambda: c.algorithm.lambda ?? (critic ? 0.95 : 1) },
   };
-  const cast = resolveCast(config, opts.roles, source);
-  const roles = opts.roles;
-  const unknown = roles ? Object.keys(config.sampling.roles).filter((r) => !roles.includes(r)) : [];
-  if (unknown.length > 0)
-    throw configError(
-      "CONFIG_INVALID",
-      `${source}: invalid config`,
-      unknown.map((r) => ({
-        path: `sampling.roles.${r}`,
-        value: config.sampling.roles[r],
-        expected: `a workflow role (${roles?.join(", ")})`,
-      })),
-    );
-  if (critic) {
-    const missing = [...new Set(Object.values(cast).map((e) => e.model))].filter((m) => !config.models[m].valueHead);
-    if (missing.length > 0)
-      throw configError("CONFIG_INVALID", `${source}: invalid config`, [
-        {
-          path: `models.${missing[0]}.valueHead`,
-          value: undefined,
-          expected: `a value head ({ hidden: 64 }): algorithm.estimator ${config.algorithm.estimator} needs a critic`,
-        },
-      ]);
-  }
-  return { config, cast };
+  return { config, cast: resolveCast(config, opts.roles, source) };
 }
 
 /**

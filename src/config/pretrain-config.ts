@@ -5,13 +5,15 @@ import { z } from "zod";
 import { configError, toConfigIssues } from "./issues.js";
 import { PRESET_NAMES } from "./model-presets.js";
 
-const posInt = () => z.number().int().min(1);
+// Upper bounds too, so a typo fails here, naming the field, rather than deep inside a run.
+const posInt = (max: number) => z.number().int().min(1).max(max);
+const MAX_STEPS = 10_000_000;
 
 export const pretrainConfigSchema = z
   .object({
     kind: z.literal("pretrain").default("pretrain"),
     runDir: z.string().min(1).default("runs/pretrain"),
-    seed: z.number().int().min(0).default(0),
+    seed: z.number().int().min(0).max(0xffffffff).default(0),
     preset: z.enum(PRESET_NAMES as [string, ...string[]]).default("tiny"),
     data: z
       .object({
@@ -20,30 +22,30 @@ export const pretrainConfigSchema = z
         path: z.string().min(1).optional(),
         /** sha256 of the file, recorded at the start so a resume can refuse changed data */
         sha256: z.string().optional(),
-        worldSeed: z.number().int().min(0).default(0),
+        worldSeed: z.number().int().min(0).max(0xffffffff).default(0),
         /** every n-th document goes to the held-out set (0: none) */
-        heldOutEvery: z.number().int().min(0).default(20),
+        heldOutEvery: z.number().int().min(0).max(1_000_000).default(20),
         /** use at most this many documents (null: all) */
-        maxDocuments: posInt().nullable().default(null),
+        maxDocuments: posInt(1_000_000_000).nullable().default(null),
       })
       .strict()
       .superRefine((d, ctx) => {
         if (d.source === "file" && !d.path) ctx.addIssue({ code: "custom", path: ["path"], message: "a file path (data.source is file)" });
       })
       .default({ source: "world", worldSeed: 0, heldOutEvery: 20, maxDocuments: null }),
-    steps: posInt().default(200),
-    batchSize: posInt().default(8),
-    seqLen: z.number().int().min(2).default(64),
-    lr: z.number().positive().default(3e-3),
+    steps: posInt(MAX_STEPS).default(200),
+    batchSize: posInt(65_536).default(8),
+    seqLen: z.number().int().min(2).max(1_000_000).default(64),
+    lr: z.number().positive().max(1).default(3e-3),
     schedule: z.enum(["constant", "cosine"]).default("cosine"),
-    warmupSteps: z.number().int().min(0).default(10),
-    minLr: z.number().min(0).default(3e-4),
-    weightDecay: z.number().min(0).default(0.01),
-    maxGradNorm: z.number().positive().default(1),
+    warmupSteps: z.number().int().min(0).max(MAX_STEPS).default(10),
+    minLr: z.number().min(0).max(1).default(3e-4),
+    weightDecay: z.number().min(0).max(1).default(0.01),
+    maxGradNorm: z.number().positive().max(10_000).default(1),
     /** held-out loss every this many steps and at the end (0: only at the end) */
-    evalEvery: z.number().int().min(0).default(50),
+    evalEvery: z.number().int().min(0).max(MAX_STEPS).default(50),
     checkpoint: z
-      .object({ every: posInt().default(50), keep: posInt().default(3) })
+      .object({ every: posInt(MAX_STEPS).default(50), keep: posInt(10_000).default(3) })
       .strict()
       .default({ every: 50, keep: 3 }),
   })

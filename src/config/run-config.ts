@@ -6,8 +6,14 @@ import { z } from "zod";
 import { LORA_TARGETS } from "../engine/config.js";
 import { PRESET_NAMES } from "./model-presets.js";
 
-const posInt = () => z.number().int().min(1);
-const nonNeg = () => z.number().min(0);
+// Every number has an upper bound too: a typo such as groupSize 1e12 or lr 1e300 must fail here,
+// naming the field, not as a RangeError or a NaN loss steps into a run.
+const posInt = (max: number) => z.number().int().min(1).max(max);
+const nonNeg = (max: number) => z.number().min(0).max(max);
+/** Most steps of any step-counted setting (schedule, warmup, checkpoint and eval intervals). */
+export const MAX_STEPS = 10_000_000;
+/** Most episodes one step may start (tasksPerStep × groupSize). */
+export const MAX_EPISODES_PER_STEP = 1_000_000;
 
 export const ESTIMATORS = ["gae-action", "gae-token", "grpo", "rloo", "reinforce-pp", "dr-grpo"] as const;
 /** Estimators that bootstrap from a critic and so default to γ=0.99, λ=0.95; the others are bandit-style (1, 1). */
@@ -15,27 +21,28 @@ export const CRITIC_ESTIMATORS: readonly string[] = ["gae-action", "gae-token"];
 
 const loraSchema = z
   .object({
-    rank: posInt().default(8),
-    alpha: z.number().positive().default(16),
+    rank: posInt(1024).default(8),
+    alpha: z.number().positive().max(10_000).default(16),
     targets: z.array(z.enum(LORA_TARGETS)).min(1).default(["q_proj", "k_proj", "v_proj", "o_proj"]),
     /** named adapters on this model (e.g. one per role); cast entries `model/adapter` refer to them */
     adapters: z
       .array(z.string().regex(/^[A-Za-z0-9_-]+$/))
       .min(1)
+      .max(256)
       .default(["default"]),
   })
   .strict();
 
 const optimizerSchema = z
   .object({
-    lr: z.number().positive().default(1e-5),
-    weightDecay: nonNeg().default(0),
-    maxGradNorm: z.number().positive().default(1),
+    lr: z.number().positive().max(1).default(1e-5),
+    weightDecay: nonNeg(1).default(0),
+    maxGradNorm: z.number().positive().max(10_000).default(1),
     beta1: z.number().min(0).max(0.9999).default(0.9),
     beta2: z.number().min(0).max(0.99999).default(0.999),
-    eps: z.number().positive().default(1e-8),
+    eps: z.number().positive().max(1).default(1e-8),
     schedule: z.enum(["constant", "cosine"]).default("constant"),
-    warmupSteps: z.number().int().min(0).default(0),
+    warmupSteps: z.number().int().min(0).max(MAX_STEPS).default(0),
   })
   .strict();
 
@@ -51,7 +58,7 @@ export const modelSchema = z
     trainBase: z.boolean().optional(),
     /** critic head on the final hidden state (needed by gae-action / gae-token) */
     valueHead: z
-      .object({ hidden: posInt().default(64), detach: z.boolean().default(false) })
+      .object({ hidden: posInt(65_536).default(64), detach: z.boolean().default(false) })
       .strict()
       .optional(),
     optimizer: optimizerSchema.default(() => optimizerSchema.parse({})),
@@ -73,21 +80,21 @@ export const algorithmSchema = z
     estimator: z.enum(ESTIMATORS).default("grpo"),
     /** PPO ratio clip: [1 - clipLow, 1 + clipHigh] (DAPO's asymmetric default) */
     clipLow: z.number().min(0).max(1).default(0.2),
-    clipHigh: z.number().min(0).default(0.28),
-    epochs: posInt().default(1),
+    clipHigh: z.number().min(0).max(10).default(0.28),
+    epochs: posInt(1000).default(1),
     /** samples per optimiser step */
-    minibatchSize: posInt().default(16),
+    minibatchSize: posInt(1_000_000).default(16),
     /** KL-to-reference coefficient (0: no reference model kept) */
-    klCoef: nonNeg().default(0),
+    klCoef: nonNeg(100).default(0),
     klEstimator: z.enum(["k1", "k2", "k3"]).default("k3"),
-    entropyCoef: nonNeg().default(0),
+    entropyCoef: nonNeg(10).default(0),
     /** discount and GAE λ; default 0.99/0.95 with a critic, 1/1 for bandit estimators (GRPO, RLOO, …) */
     gamma: z.number().min(0).max(1).optional(),
     lambda: z.number().min(0).max(1).optional(),
     /** advantage whitening scope */
     normalize: z.enum(["role", "role-turn", "model", "global", "none"]).default("role"),
     /** samples per task for group baselines (GRPO, RLOO, Dr.GRPO) */
-    groupSize: posInt().default(4),
+    groupSize: posInt(4096).default(4),
     groupBy: z
       .array(z.enum(["task", "role", "turn", "model"]))
       .min(1)
@@ -98,19 +105,19 @@ export const algorithmSchema = z
     lengthNormalize: z.boolean().default(false),
     /** MARFT update order: all roles together, one per step in turn, or HAPPO's sequential correction */
     updateOrder: z.enum(["together", "round-robin", "happo"]).default("together"),
-    valueCoef: nonNeg().default(0.5),
-    valueClip: nonNeg().default(0.2),
+    valueCoef: nonNeg(100).default(0.5),
+    valueClip: nonNeg(1_000_000).default(0.2),
     /** skip a minibatch whose approximate KL exceeds this (null: never) */
-    maxApproxKl: z.number().positive().nullable().default(null),
-    criticWarmupSteps: z.number().int().min(0).default(0),
+    maxApproxKl: z.number().positive().max(1000).nullable().default(null),
+    criticWarmupSteps: z.number().int().min(0).max(MAX_STEPS).default(0),
   })
   .strict();
 
 const roleSamplingSchema = z
   .object({
-    temperature: z.number().min(0).optional(),
+    temperature: z.number().min(0).max(10).optional(),
     topP: z.number().gt(0).max(1).optional(),
-    topK: z.number().int().min(0).optional(),
+    topK: z.number().int().min(0).max(1_000_000).optional(),
   })
   .strict();
 
@@ -122,7 +129,7 @@ const roleSamplingSchema = z
 const samplingSchema = roleSamplingSchema
   .extend({
     /** caps every role's maxNewTokens */
-    maxNewTokens: posInt().optional(),
+    maxNewTokens: posInt(1_000_000).optional(),
     /** per-role overrides, by workflow role name */
     roles: z.record(z.string(), roleSamplingSchema).default({}),
   })
@@ -130,28 +137,28 @@ const samplingSchema = roleSamplingSchema
 
 const scheduleSchema = z
   .object({
-    steps: posInt().default(100),
+    steps: posInt(MAX_STEPS).default(100),
     /** tasks started per step; each runs algorithm.groupSize episodes */
-    tasksPerStep: posInt().default(8),
+    tasksPerStep: posInt(100_000).default(8),
     /** most episodes in flight at once */
-    concurrency: posInt().default(32),
+    concurrency: posInt(100_000).default(32),
   })
   .strict();
 
 const checkpointSchema = z
   .object({
-    every: posInt().default(10),
-    keep: posInt().default(3),
+    every: posInt(MAX_STEPS).default(10),
+    keep: posInt(10_000).default(3),
   })
   .strict();
 
 const evalSchema = z
   .object({
     /** evaluate every this many steps (0: only at the end) */
-    every: z.number().int().min(0).default(0),
+    every: z.number().int().min(0).max(MAX_STEPS).default(0),
     split: z.enum(["dev", "test"]).default("dev"),
     /** episodes to evaluate (null: the full split) */
-    episodes: posInt().nullable().default(null),
+    episodes: posInt(MAX_STEPS).nullable().default(null),
     greedy: z.boolean().default(true),
   })
   .strict();
@@ -161,8 +168,11 @@ export const runConfigSchema = z
     name: z
       .string()
       .regex(/^[A-Za-z0-9._-]+$/)
+      .max(200)
+      // runDir defaults to runs/<name>: "." or ".." would put the run outside runs/
+      .refine((n) => !/^\.+$/.test(n), "a name that is not only dots")
       .default("run"),
-    seed: z.number().int().min(0).default(0),
+    seed: z.number().int().min(0).max(0xffffffff).default(0),
     /** default runs/<name> */
     runDir: z.string().min(1).optional(),
     /** path of the workflow module (the CLI argument wins) */
@@ -176,7 +186,7 @@ export const runConfigSchema = z
     checkpoint: checkpointSchema.default(() => checkpointSchema.parse({})),
     eval: evalSchema.default(() => evalSchema.parse({})),
     /** reward scales, by reward function name (explicit, so a −1 format penalty cannot silently dominate) */
-    rewardWeights: z.record(z.string(), z.number()).default({}),
+    rewardWeights: z.record(z.string(), z.number().min(-1_000_000).max(1_000_000)).default({}),
   })
   .strict();
 
