@@ -1,9 +1,13 @@
-// Finds model weights for `eval` and `export`: a run directory (newest good checkpoint), one
-// checkpoint directory, or a plain HF model directory. Reads and verifies; never writes.
+// Finds model weights for `eval`, `export` and `sft`: a run directory (newest good checkpoint), one
+// checkpoint directory, or a plain HF model directory, and the tokenizer stored with them. Reads
+// and verifies; never writes.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { MANIFEST_FILE } from "../checkpoint/paths.js";
 import { type VerifiedCheckpoint, findCheckpoint, verifyCheckpoint } from "../checkpoint/read-checkpoint.js";
+import { createByteTokenizer } from "../engine/tokenizer/byte-tokenizer.js";
+import { loadTokenizer, type SavableTokenizer } from "../engine/tokenizer/load-tokenizer.js";
+import { checkTokenizerFits } from "../engine/tokenizer/tokenizer-fit.js";
 import { MasoError } from "../errors.js";
 
 export interface ModelSource {
@@ -55,4 +59,24 @@ export async function findModel(path: string, opts: { part?: string; step?: numb
     if (m) adapters[m[1]] = join(ck.dir, part, "adapters", m[1]);
   }
   return { hfDir: join(ck.dir, part, "hf"), adapters, checkpoint: ck, describe: `${ck.dir} (model '${part}', step ${ck.step})` };
+}
+
+/**
+ * The tokenizer stored with a model: its own tokenizer files, or, when there are none, the byte
+ * tokenizer for a byte-vocabulary model (null otherwise). A malformed tokenizer is an error, not
+ * "no tokenizer", and one that does not fit the model's vocabulary is TOKENIZER_MISMATCH.
+ * @example
+ * const tok = await modelTokenizer(source, config.vocabSize);
+ */
+export async function modelTokenizer(source: ModelSource, vocabSize: number): Promise<SavableTokenizer | null> {
+  let tok: SavableTokenizer | null;
+  try {
+    tok = await loadTokenizer(source.hfDir);
+  } catch (e) {
+    if (!(e instanceof MasoError) || e.code !== "TOKENIZER_NOT_FOUND") throw e;
+    const byte = createByteTokenizer();
+    tok = vocabSize === byte.vocabSize ? byte : null;
+  }
+  if (tok) checkTokenizerFits(tok, vocabSize, { tokenizer: source.describe, model: `${join(source.hfDir, "config.json")}` });
+  return tok;
 }

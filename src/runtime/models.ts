@@ -1,11 +1,14 @@
 // Physical model declarations: where the weights come from (a config to initialise, a checkpoint
 // directory, or an existing Decoder), how they train (full, LoRA, frozen), the critic and the KL
 // reference. Loading lives here too; nothing in this file knows about roles (see cast.ts).
+import { join } from "node:path";
 import type { LoraConfig, ModelConfig } from "../engine/config.js";
+import { readHfConfig } from "../engine/checkpoint/hf-config.js";
 import { loadHfModel } from "../engine/checkpoint/hf-model.js";
 import { Decoder } from "../engine/model/decoder.js";
 import { createByteTokenizer } from "../engine/tokenizer/byte-tokenizer.js";
 import { loadTokenizer } from "../engine/tokenizer/load-tokenizer.js";
+import { checkTokenizerFits } from "../engine/tokenizer/tokenizer-fit.js";
 import type { Tokenizer } from "../engine/tokenizer/types.js";
 import { MasoError } from "../errors.js";
 
@@ -80,18 +83,31 @@ export function resolveModelSpec(spec: ModelSpec): ResolvedModelSpec {
   return { ...spec, train, reference };
 }
 
-/** Builds the engine model and tokenizer of a declaration (trainable base only for "full"). */
+/**
+ * Builds the engine model and tokenizer of a declaration (trainable base only for "full"). A
+ * tokenizer that can produce ids beyond the model's vocabulary is refused before any weights are
+ * read (TOKENIZER_MISMATCH).
+ */
 export async function loadModel(spec: ResolvedModelSpec): Promise<{ decoder: Decoder; tokenizer: Tokenizer }> {
   const src = spec.source;
+  const model = `model "${spec.name}"`;
+  const given = `${model} (${spec.tokenizer ? "its tokenizer option" : "the byte tokenizer"})`;
   let decoder: Decoder;
-  let tokenizer = spec.tokenizer;
-  if ("decoder" in src) decoder = src.decoder;
-  else if ("config" in src) decoder = new Decoder(src.config, undefined, { seed: src.seed ?? 0 });
-  else {
-    const { config, params } = await loadHfModel(src.checkpoint);
+  let tokenizer = spec.tokenizer ?? createByteTokenizer();
+  if ("decoder" in src) {
+    decoder = src.decoder;
+    checkTokenizerFits(tokenizer, decoder.config.vocabSize, { tokenizer: given, model });
+  } else if ("config" in src) {
+    checkTokenizerFits(tokenizer, src.config.vocabSize, { tokenizer: given, model });
+    decoder = new Decoder(src.config, undefined, { seed: src.seed ?? 0 });
+  } else {
+    const dir = src.checkpoint;
+    const { vocabSize } = await readHfConfig(dir);
+    tokenizer = spec.tokenizer ?? (await loadTokenizer(dir));
+    checkTokenizerFits(tokenizer, vocabSize, { tokenizer: spec.tokenizer ? given : dir, model: `${model} (${join(dir, "config.json")})` });
+    const { config, params } = await loadHfModel(dir);
     decoder = new Decoder(config, params, { seed: spec.seed ?? 0 });
-    tokenizer ??= await loadTokenizer(src.checkpoint);
   }
   decoder.setTrainBase(spec.train === "full");
-  return { decoder, tokenizer: tokenizer ?? createByteTokenizer() };
+  return { decoder, tokenizer };
 }

@@ -5,12 +5,11 @@ import { loadHfModel, saveHfModel } from "../../engine/checkpoint/hf-model.js";
 import { loadAdapter, saveAdapter } from "../../engine/checkpoint/peft.js";
 import { writeGguf } from "../../engine/export/gguf.js";
 import { Decoder } from "../../engine/model/decoder.js";
-import { createByteTokenizer } from "../../engine/tokenizer/byte-tokenizer.js";
-import { loadTokenizer, saveTokenizer } from "../../engine/tokenizer/load-tokenizer.js";
+import { saveTokenizer } from "../../engine/tokenizer/load-tokenizer.js";
 import { MasoError } from "../../errors.js";
 import { num, parseFlags, str } from "../args.js";
 import { usageError } from "../exit-codes.js";
-import { findModel } from "../model-source.js";
+import { findModel, modelTokenizer } from "../model-source.js";
 import { type Command, println } from "./types.js";
 
 const DTYPES = { f32: "F32", f16: "F16", bf16: "BF16" } as const;
@@ -60,9 +59,7 @@ options:
     const dtype = DTYPES[dtypeName];
     if (format === "hf") {
       await saveHfModel(out, config, params, { dtype });
-      const tok = await loadTokenizer(source.hfDir).catch(() =>
-        config.vocabSize === createByteTokenizer().vocabSize ? createByteTokenizer() : null,
-      );
+      const tok = await modelTokenizer(source, config.vocabSize);
       if (tok) await saveTokenizer(out, tok);
       println(io, `exported ${source.describe} -> ${out} (HF safetensors, ${dtypeName}${tok ? ", with tokenizer" : ""})`);
       return 0;
@@ -81,9 +78,7 @@ options:
         const a = await loadAdapter(source.adapters[merge], config);
         model.addAdapter(merge, a.lora, a.params);
       }
-      const tok = await loadTokenizer(source.hfDir).catch(() =>
-        config.vocabSize === createByteTokenizer().vocabSize ? createByteTokenizer() : undefined,
-      );
+      const tok = (await modelTokenizer(source, config.vocabSize)) ?? undefined;
       await writeGguf(out, model, { dtype: dtypeName === "f16" ? "f16" : "f32", tokenizer: tok, mergeAdapter: merge });
       println(io, `exported ${source.describe}${merge ? ` + adapter ${merge}` : ""} -> ${out} (GGUF, ${dtypeName})`);
       return 0;

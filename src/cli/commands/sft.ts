@@ -8,15 +8,14 @@ import { loadHfModel, saveHfModel } from "../../engine/checkpoint/hf-model.js";
 import { saveAdapter } from "../../engine/checkpoint/peft.js";
 import { LORA_TARGETS } from "../../engine/config.js";
 import { Decoder } from "../../engine/model/decoder.js";
-import { createByteTokenizer } from "../../engine/tokenizer/byte-tokenizer.js";
-import { loadTokenizer, saveTokenizer } from "../../engine/tokenizer/load-tokenizer.js";
+import { saveTokenizer } from "../../engine/tokenizer/load-tokenizer.js";
 import { loadJsonl } from "../../envs/tasks/loaders/jsonl.js";
 import { z } from "zod";
 import { MasoError } from "../../errors.js";
 import { type SftExample, sft, sftLoss, sftSequences } from "../../train/sft.js";
 import { num, parseFlags, str } from "../args.js";
 import { usageError } from "../exit-codes.js";
-import { findModel } from "../model-source.js";
+import { findModel, modelTokenizer } from "../model-source.js";
 import { type Command, println } from "./types.js";
 
 const exampleSchema = z.union([
@@ -75,9 +74,7 @@ options:
 
     const source = await findModel(src);
     const { config, params } = await loadHfModel(source.hfDir);
-    const tok = await loadTokenizer(source.hfDir).catch(() =>
-      config.vocabSize === createByteTokenizer().vocabSize ? createByteTokenizer() : null,
-    );
+    const tok = await modelTokenizer(source, config.vocabSize);
     if (!tok) throw new MasoError("SFT_TOKENIZER", `${source.describe} has no tokenizer.json`, "save the tokenizer next to the model");
     const examples: SftExample[] = loadJsonl(data, exampleSchema);
     const model = new Decoder(config, params, { trainBase: !rank, seed });

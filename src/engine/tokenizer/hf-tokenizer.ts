@@ -7,6 +7,7 @@ import { dirname, join } from "node:path";
 import { TokenizerLoader, type tokenizers } from "@lenml/tokenizers";
 import { MasoError } from "../../errors.js";
 import { type ChatTemplateRenderer, compileChatTemplate } from "./chat-template.js";
+import { type AddedTokenJson, checkTokenizerJson } from "./hf-tokenizer-json.js";
 import type { ChatMessage, ChatTemplateOptions, DecodeOptions, EncodeOptions, Tokenizer } from "./types.js";
 
 /** The files of an HF tokenizer that maso reads, by name; `tokenizer.json` is required. */
@@ -22,6 +23,8 @@ export const HF_TOKENIZER_FILES = [
 export interface HfTokenizer extends Tokenizer {
   readonly kind: "hf";
   readonly sourceFiles: Readonly<Record<string, string>>;
+  /** tokenizer.json's `added_tokens` (chat markers, think tags, …), in file order. */
+  readonly addedTokens: readonly Readonly<AddedTokenJson>[];
 }
 
 type LenmlTokenizer = tokenizers.PreTrainedTokenizer;
@@ -70,7 +73,10 @@ export function hfTokenizerFromFiles(files: Readonly<Record<string, string>>, wh
     files[name] === undefined ? undefined : parseJsonObject(files[name], `${where}/${name}`);
   const config = parse("tokenizer_config.json") ?? {};
   const generationConfig = parse("generation_config.json");
-  const tok = buildLenml(parseJsonObject(tokenizerJsonText, `${where}/tokenizer.json`), config, where);
+  const jsonPath = `${where}/tokenizer.json`;
+  const tokenizerJson = checkTokenizerJson(parseJsonObject(tokenizerJsonText, jsonPath), jsonPath);
+  const addedTokens = tokenizerJson.added_tokens.map((t) => ({ id: t.id, content: t.content, special: t.special === true }));
+  const tok = buildLenml(tokenizerJson, config, where);
 
   const vocabSize = tok.model.vocab.length;
   const tokenToId = (token: string) => tok.model.tokens_to_ids.get(token);
@@ -89,6 +95,7 @@ export function hfTokenizerFromFiles(files: Readonly<Record<string, string>>, wh
   return {
     kind: "hf",
     sourceFiles: { ...files },
+    addedTokens,
     vocabSize,
     eosTokenIds,
     bosTokenId: idOf("bos_token"),
@@ -97,7 +104,12 @@ export function hfTokenizerFromFiles(files: Readonly<Record<string, string>>, wh
     encode(text: string, opts: EncodeOptions = {}): number[] {
       let t = tok;
       if (opts.parseSpecialTokens === false) {
-        literalTok ??= buildLenml(withoutSpecialAddedTokens(parseJsonObject(tokenizerJsonText, `${where}/tokenizer.json`)), config, where);
+        // parsed again rather than kept: the full JSON is large and this path is rare
+        literalTok ??= buildLenml(
+          withoutSpecialAddedTokens(checkTokenizerJson(parseJsonObject(tokenizerJsonText, jsonPath), jsonPath)),
+          config,
+          where,
+        );
         t = literalTok;
       }
       return t.encode(text, { add_special_tokens: opts.addSpecialTokens ?? true });
