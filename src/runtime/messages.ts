@@ -22,6 +22,8 @@ export type GenerateRequest = {
   stop: readonly string[];
   maxNewTokens: number;
   seed: number;
+  /** The role's extra chat-template variables (e.g. { enable_thinking: false }), for rendering `messages`. */
+  chatTemplate?: Readonly<Record<string, unknown>>;
 } & ({ messages: ChatMessage[]; prompt?: undefined } | { prompt: string; messages?: undefined });
 
 export interface GenerateResponse {

@@ -1,6 +1,7 @@
 // The controller's RoleCaller: routes each role call through the cast to the worker group (and
-// adapter) that serves the role, with a sampling seed derived from the call's identity. It sends
-// text and ids only and keeps no state beyond counters.
+// adapter) that serves the role, with a sampling seed derived from the call's identity and the
+// role's chat-template variables. It sends text and ids only and keeps no state beyond counters.
+import type { Workflow } from "../workflow/graph-types.js";
 import type { RoleCaller, RoleCallRequest, RoleCallResult } from "../workflow/runner.js";
 import type { Cast } from "./cast.js";
 import type { GenerateRequest } from "./messages.js";
@@ -17,13 +18,25 @@ export function seedOf(...parts: (string | number)[]): number {
   return h;
 }
 
+/** Each role's extra chat-template variables (roles without any are left out). */
+export function roleChatTemplates(wf: Workflow<object, string>): ReadonlyMap<string, Readonly<Record<string, unknown>>> {
+  const out = new Map<string, Readonly<Record<string, unknown>>>();
+  for (const n of wf.nodes.values()) if (n.kind === "role" && n.role.chatTemplate) out.set(n.role.name, n.role.chatTemplate);
+  return out;
+}
+
 /**
- * A RoleCaller that sends each call to the worker group the cast names.
+ * A RoleCaller that sends each call to the worker group the cast names, with the role's
+ * chat-template variables (from `chatTemplates`, see {@link roleChatTemplates}) on chat requests.
  *
  * @example
- * const caller = routingCaller(cast, transport, { step: 3, seed: 1, timer });
+ * const caller = routingCaller(cast, transport, { step: 3, seed: 1, timer, chatTemplates: roleChatTemplates(wf) });
  */
-export function routingCaller(cast: Cast, transport: Transport, o: { step: number; seed: number; timer: PhaseTimer }): RoleCaller {
+export function routingCaller(
+  cast: Cast,
+  transport: Transport,
+  o: { step: number; seed: number; timer: PhaseTimer; chatTemplates?: ReadonlyMap<string, Readonly<Record<string, unknown>>> },
+): RoleCaller {
   return {
     async call(req: RoleCallRequest): Promise<RoleCallResult> {
       const msg = o.timer.sync("routing", () => {
@@ -40,7 +53,10 @@ export function routingCaller(cast: Cast, transport: Transport, o: { step: numbe
           maxNewTokens: req.maxNewTokens,
           seed: seedOf(o.seed, o.step, req.episodeId, req.node, req.visit),
         };
-        const m: GenerateRequest = req.messages ? { ...base, messages: req.messages } : { ...base, prompt: req.prompt! };
+        const vars = o.chatTemplates?.get(req.role);
+        const m: GenerateRequest = req.messages
+          ? { ...base, messages: req.messages, ...(vars && { chatTemplate: vars }) }
+          : { ...base, prompt: req.prompt! };
         return { model: entry.model, m };
       });
       const res = await transport.call(msg.model, "generate", msg.m);

@@ -1,6 +1,7 @@
 // Roles: a logical agent's behaviour and interface (prompt builder, parser, tools, stop strings,
 // sampling limits). A role holds no parameters and never calls a model; the runner does that.
 
+import { templateVariablesProblem } from "../engine/tokenizer/template-variables.js";
 import type { ChatMessage } from "../engine/tokenizer/types.js";
 import { MasoError } from "../errors.js";
 import type { NodeContext } from "./graph-types.js";
@@ -52,6 +53,12 @@ export interface RoleSpec<S, T> {
    * (seen on QD-Retrieve-Answer's decompose: 11 → 64 tokens per query list within 50 steps).
    */
   cutOff?: "format-failure" | "parse";
+  /**
+   * Extra variables for the model's chat template when this role's messages are rendered, e.g.
+   * Qwen3's `{ enable_thinking: false }` (an empty think block, so the model answers directly).
+   * JSON values only; names the renderer sets itself (messages, tools, …) are refused.
+   */
+  chatTemplate?: Readonly<Record<string, unknown>>;
 }
 
 /** A validated role with defaults filled in. */
@@ -66,6 +73,8 @@ export interface Role<S, T> {
   readonly sampling: Sampling;
   readonly maxPromptTokens: number | undefined;
   readonly cutOff: "format-failure" | "parse";
+  /** Extra chat-template variables (undefined: none). */
+  readonly chatTemplate: Readonly<Record<string, unknown>> | undefined;
 }
 
 export const DEFAULT_SAMPLING: Sampling = { temperature: 1, topP: 1, topK: 0 };
@@ -108,6 +117,13 @@ export function defineRole<S, T>(spec: RoleSpec<S, T>): Role<S, T> {
   if (cutOff !== "format-failure" && cutOff !== "parse") throw invalid(name, 'cutOff must be "format-failure" or "parse"');
   const stop = [...(spec.stop ?? [])];
   if (stop.some((s) => typeof s !== "string" || s === "")) throw invalid(name, "stop strings must be non-empty strings");
+  let chatTemplate: Readonly<Record<string, unknown>> | undefined;
+  if (spec.chatTemplate !== undefined) {
+    const problem = templateVariablesProblem(spec.chatTemplate);
+    if (problem) throw invalid(name, `chatTemplate ${problem}`);
+    // a copy: later edits to the caller's object must not change a defined role
+    chatTemplate = Object.freeze(structuredClone(spec.chatTemplate));
+  }
   return Object.freeze({
     name,
     prompt: spec.prompt,
@@ -119,6 +135,7 @@ export function defineRole<S, T>(spec: RoleSpec<S, T>): Role<S, T> {
     sampling,
     maxPromptTokens,
     cutOff,
+    chatTemplate,
   });
 }
 

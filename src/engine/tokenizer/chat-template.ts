@@ -3,6 +3,7 @@
 
 import { Template } from "@huggingface/jinja";
 import { MasoError } from "../../errors.js";
+import { templateVariablesProblem } from "./template-variables.js";
 import type { ChatMessage, ChatTemplateOptions } from "./types.js";
 
 /** Renders messages to a prompt string. */
@@ -13,7 +14,8 @@ export type ChatTemplateRenderer = (messages: ChatMessage[], opts?: ChatTemplate
  *
  * The template sees what `transformers` passes: `messages`, `add_generation_prompt`, `tools`,
  * the special-token strings (`bos_token`, `eos_token`, …), `enable_thinking` only when set,
- * and `raise_exception(msg)` (built into @huggingface/jinja). Any failure, a template's own
+ * the caller's extra `variables`, and `raise_exception(msg)` (built into @huggingface/jinja).
+ * Reserved names among the extra variables throw TOKENIZER_CHAT_TEMPLATE. Any failure, a template's own
  * `raise_exception` included, throws MasoError `TOKENIZER_CHAT_TEMPLATE` carrying the template's message.
  *
  * @example
@@ -32,7 +34,13 @@ export function compileChatTemplate(source: string, specialTokens: Readonly<Reco
     );
   }
   return (messages, opts = {}) => {
+    if (opts.variables !== undefined) {
+      const problem = templateVariablesProblem(opts.variables);
+      if (problem)
+        throw new MasoError("TOKENIZER_CHAT_TEMPLATE", `chat template variables: ${problem}`, "fix the role's chatTemplate option");
+    }
     const vars: Record<string, unknown> = {
+      ...opts.variables,
       ...specialTokens,
       messages: messages.map((m) => ({ ...m })),
       add_generation_prompt: opts.addGenerationPrompt ?? false,

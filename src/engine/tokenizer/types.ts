@@ -38,6 +38,12 @@ export interface ChatTemplateOptions {
   enableThinking?: boolean;
   /** Tool (function) schemas, passed to the template as `tools`. */
   tools?: unknown[];
+  /**
+   * Extra template variables, e.g. `{ enable_thinking: false }` (a role's `chatTemplate`). They
+   * cannot replace `messages`, `add_generation_prompt`, `tools` or the special-token strings;
+   * `enableThinking`, when set, wins over `enable_thinking` here.
+   */
+  variables?: Readonly<Record<string, unknown>>;
 }
 
 /**
