@@ -35,14 +35,26 @@ describe("tokenizer.json shape", () => {
   it("names keys of the wrong type", () => {
     expect(build({ ...good(), model: "BPE" })).toThrow(badFile('"model"', 'must be an object, got "BPE"'));
     expect(build({ ...good(), model: { ...good().model, type: 7 } })).toThrow(badFile('"model.type"', "must be a string, got 7"));
-    expect(build({ ...good(), model: { ...good().model, vocab: ["h"] } })).toThrow(badFile('"model.vocab[0]"', "must be a [token, score] pair"));
-    expect(build({ ...good(), model: { ...good().model, vocab: "h i" } })).toThrow(badFile('"model.vocab"', "must be an object of token -> id"));
-    expect(build({ ...good(), model: { ...good().model, vocab: { h: "0" } } })).toThrow(badFile('"model.vocab" entry "h"', 'must be an integer id in [0, 16777215], got "0"'));
-    expect(build({ ...good(), model: { ...good().model, vocab: { h: 1e12 } } })).toThrow(badFile('"model.vocab" entry "h"', "must be an integer id"));
-    expect(build({ ...good(), model: { ...good().model, merges: [3] } })).toThrow(badFile('"model.merges[0]"', 'must be "a b" or ["a", "b"], got 3'));
+    expect(build({ ...good(), model: { ...good().model, vocab: ["h"] } })).toThrow(
+      badFile('"model.vocab[0]"', "must be a [token, score] pair"),
+    );
+    expect(build({ ...good(), model: { ...good().model, vocab: "h i" } })).toThrow(
+      badFile('"model.vocab"', "must be an object of token -> id"),
+    );
+    expect(build({ ...good(), model: { ...good().model, vocab: { h: "0" } } })).toThrow(
+      badFile('"model.vocab" entry "h"', 'must be an integer id in [0, 16777215], got "0"'),
+    );
+    expect(build({ ...good(), model: { ...good().model, vocab: { h: 1e12 } } })).toThrow(
+      badFile('"model.vocab" entry "h"', "must be an integer id"),
+    );
+    expect(build({ ...good(), model: { ...good().model, merges: [3] } })).toThrow(
+      badFile('"model.merges[0]"', 'must be "a b" or ["a", "b"], got 3'),
+    );
     expect(build({ ...good(), added_tokens: {} })).toThrow(badFile('"added_tokens"', "must be a list, got an object"));
     expect(build({ ...good(), added_tokens: [{ id: 3 }] })).toThrow(badFile('"added_tokens[0].content"', "must be a non-empty string"));
-    expect(build({ ...good(), added_tokens: [{ id: -1, content: "x" }] })).toThrow(badFile('"added_tokens[0].id"', "must be an integer id"));
+    expect(build({ ...good(), added_tokens: [{ id: -1, content: "x" }] })).toThrow(
+      badFile('"added_tokens[0].id"', "must be an integer id"),
+    );
     expect(build({ ...good(), normalizer: {} })).toThrow(badFile('"normalizer.type"', "is missing"));
     expect(build({ ...good(), decoder: [] })).toThrow(badFile('"decoder"', "must be an object or null, got a list"));
   });

@@ -58,6 +58,8 @@ describe("checkTokenizerFits", () => {
       "tokenizer_config.json": JSON.stringify({ eos_token: "<|end|>" }),
     });
     const e = mismatch(() => checkTokenizerFits(tok, 3, where));
-    expect(e.message).toContain('(4 tokens) does not fit model-dir/config.json (vocabulary of 3): token "<|end|>" (id 3, end-of-sequence token)');
+    expect(e.message).toContain(
+      '(4 tokens) does not fit model-dir/config.json (vocabulary of 3): token "<|end|>" (id 3, end-of-sequence token)',
+    );
   });
 });
