@@ -19,7 +19,7 @@ export function seedOf(...parts: (string | number)[]): number {
 }
 
 /** Each role's extra chat-template variables (roles without any are left out). */
-export function roleChatTemplates(wf: Workflow<object, string>): ReadonlyMap<string, Readonly<Record<string, unknown>>> {
+export function roleChatTemplates<S>(wf: Workflow<S, string>): ReadonlyMap<string, Readonly<Record<string, unknown>>> {
   const out = new Map<string, Readonly<Record<string, unknown>>>();
   for (const n of wf.nodes.values()) if (n.kind === "role" && n.role.chatTemplate) out.set(n.role.name, n.role.chatTemplate);
   return out;
