@@ -1,0 +1,18 @@
+// Public surface of the gateway: the OpenAI-compatible front door onto the models being trained.
+// Re-exports only; src/index.ts picks from here explicitly.
+
+export { gatewayApp, MAX_BODY_BYTES } from "./app.js";
+export { IGNORED_FIELDS, parseChatRequest } from "./chat-request.js";
+export { type GatewayError, GatewayRefusal } from "./openai-error.js";
+export { parseReply, parseToolCalls } from "./reply.js";
+export { type GatewayServer, serveGateway } from "./serve.js";
+export type {
+  GatewayBackend,
+  GatewayCall,
+  GatewayCompletion,
+  GatewayMessage,
+  GatewayTool,
+  GatewayToolCall,
+  ParsedReply,
+  ResponseFormat,
+} from "./types.js";

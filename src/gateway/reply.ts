@@ -1,0 +1,102 @@
+// Turns a model's raw output into the assistant message the client receives: `<tool_call>{json}
+// </tool_call>` blocks (the Qwen2.5/Qwen3 convention, which maso's own models follow too) become
+// `tool_calls`, and JSON / JSON-schema response formats are checked. A broken format is a recorded
+// format failure with the text passed through, never a server error. Pure functions.
+
+import { z } from "zod";
+import type { GatewayCall, GatewayCompletion, GatewayToolCall, ParsedReply } from "./types.js";
+
+const BLOCK = /<tool_call>([\s\S]*?)<\/tool_call>/g;
+
+/**
+ * Tool calls in `text`, with ids `call_<callId>_<k>`. Each block must hold `{"name": string,
+ * "arguments": object | string}`; arguments are re-serialised as the JSON string OpenAI sends.
+ * @example
+ * parseToolCalls('<tool_call>\n{"name": "add", "arguments": {"a": 1}}\n</tool_call>', "c1");
+ * // { content: "", toolCalls: [{ id: "call_c1_0", name: "add", arguments: '{"a":1}' }] }
+ */
+export function parseToolCalls(text: string, callId: string): { content: string; toolCalls: GatewayToolCall[] } | { error: string } {
+  const toolCalls: GatewayToolCall[] = [];
+  for (const m of text.matchAll(BLOCK)) {
+    let v: unknown;
+    try {
+      v = JSON.parse(m[1]);
+    } catch {
+      return { error: `tool call ${toolCalls.length + 1} is not valid JSON` };
+    }
+    const o = v as { name?: unknown; arguments?: unknown };
+    if (v === null || typeof v !== "object" || typeof o.name !== "string" || o.name === "")
+      return { error: `tool call ${toolCalls.length + 1} has no "name"` };
+    const args = o.arguments ?? {};
+    if (typeof args === "string") {
+      try {
+        JSON.parse(args);
+      } catch {
+        return { error: `tool call ${toolCalls.length + 1} ("${o.name}") has arguments that are not JSON` };
+      }
+    } else if (args === null || typeof args !== "object" || Array.isArray(args))
+      return { error: `tool call ${toolCalls.length + 1} ("${o.name}") has arguments that are not an object` };
+    toolCalls.push({
+      id: `call_${callId}_${toolCalls.length}`,
+      name: o.name,
+      arguments: typeof args === "string" ? args : JSON.stringify(args),
+    });
+  }
+  if (toolCalls.length === 0 && /<tool_call>/.test(text)) return { error: "an unclosed <tool_call> block" };
+  return { content: text.replace(BLOCK, "").trim(), toolCalls };
+}
+
+function checkJson(text: string, call: GatewayCall): string | undefined {
+  const f = call.responseFormat;
+  if (!f) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return `response_format ${f.type}: the output is not JSON`;
+  }
+  if (f.type === "json_object")
+    return v !== null && typeof v === "object" && !Array.isArray(v)
+      ? undefined
+      : "response_format json_object: the output is not a JSON object";
+  if (f.type !== "json_schema" || !f.json_schema.schema) return undefined;
+  let schema: z.ZodType;
+  try {
+    schema = z.fromJSONSchema(f.json_schema.schema as Parameters<typeof z.fromJSONSchema>[0]);
+  } catch {
+    return undefined; // the request's schema was checked when it arrived
+  }
+  const r = schema.safeParse(v);
+  return r.success ? undefined : `response_format json_schema "${f.json_schema.name}": ${r.error.issues[0]?.message ?? "does not match"}`;
+}
+
+/** Whether a json_schema response format can be checked (its schema converts); a message when not. */
+export function schemaProblem(call: Pick<GatewayCall, "responseFormat">): string | undefined {
+  const f = call.responseFormat;
+  if (f?.type !== "json_schema" || !f.json_schema.schema) return undefined;
+  try {
+    z.fromJSONSchema(f.json_schema.schema as Parameters<typeof z.fromJSONSchema>[0]);
+    return undefined;
+  } catch (err) {
+    return `response_format.json_schema.schema is not a JSON Schema maso can check: ${err instanceof Error ? err.message : String(err)}`;
+  }
+}
+
+/** The assistant message for a completion: tool calls parsed when tools were offered, formats checked. */
+export function parseReply(call: GatewayCall, c: GatewayCompletion): ParsedReply {
+  const length = c.finishReason === "length";
+  if (call.tools && call.toolChoice !== "none") {
+    const t = parseToolCalls(c.text, c.callId);
+    if ("error" in t) return { content: c.text, toolCalls: [], finishReason: length ? "length" : "stop", formatFailure: t.error };
+    if (t.toolCalls.length > 0) return { content: t.content === "" ? null : t.content, toolCalls: t.toolCalls, finishReason: "tool_calls" };
+    const required = call.toolChoice === "required" || typeof call.toolChoice === "object";
+    return {
+      content: t.content,
+      toolCalls: [],
+      finishReason: length ? "length" : "stop",
+      ...(required && { formatFailure: "tool_choice asked for a tool call and none came" }),
+    };
+  }
+  const failure = checkJson(c.text, call);
+  return { content: c.text, toolCalls: [], finishReason: length ? "length" : "stop", ...(failure && { formatFailure: failure }) };
+}
