@@ -9,6 +9,23 @@ import type { GatewayCall, GatewayCompletion, GatewayToolCall, ParsedReply } fro
 const BLOCK = /<tool_call>([\s\S]*?)<\/tool_call>/g;
 
 /**
+ * Splits a reasoning block off the front of an output: `<think>…</think>` (Qwen3), or text up to a
+ * `</think>` whose opening tag the prompt already wrote. Clients receive the rest as `content`.
+ * @example splitReasoning("<think>\nhm\n</think>\n\nHi"); // { reasoning: "hm", rest: "Hi" }
+ */
+export function splitReasoning(text: string): { reasoning?: string; rest: string } {
+  const end = text.indexOf("</think>");
+  if (end < 0) return { rest: text };
+  const head = text.slice(0, end);
+  const open = head.indexOf("<think>");
+  if (open >= 0 && head.slice(0, open).trim() !== "") return { rest: text };
+  return {
+    reasoning: head.slice(open >= 0 ? open + "<think>".length : 0).trim(),
+    rest: text.slice(end + "</think>".length).replace(/^\s+/, ""),
+  };
+}
+
+/**
  * Tool calls in `text`, with ids `call_<callId>_<k>`. Each block must hold `{"name": string,
  * "arguments": object | string}`; arguments are re-serialised as the JSON string OpenAI sends.
  * @example
@@ -82,21 +99,20 @@ export function schemaProblem(call: Pick<GatewayCall, "responseFormat">): string
   }
 }
 
-/** The assistant message for a completion: tool calls parsed when tools were offered, formats checked. */
+/** The assistant message for a completion: reasoning split off, tool calls parsed when tools were offered, formats checked. */
 export function parseReply(call: GatewayCall, c: GatewayCompletion): ParsedReply {
-  const length = c.finishReason === "length";
+  const finishReason = c.finishReason === "length" ? "length" : "stop";
+  const { reasoning, rest } = splitReasoning(c.text);
+  const r = reasoning !== undefined ? { reasoning } : {};
   if (call.tools && call.toolChoice !== "none") {
-    const t = parseToolCalls(c.text, c.callId);
-    if ("error" in t) return { content: c.text, toolCalls: [], finishReason: length ? "length" : "stop", formatFailure: t.error };
-    if (t.toolCalls.length > 0) return { content: t.content === "" ? null : t.content, toolCalls: t.toolCalls, finishReason: "tool_calls" };
+    const t = parseToolCalls(rest, c.callId);
+    if ("error" in t) return { content: rest, toolCalls: [], finishReason, formatFailure: t.error, ...r };
+    if (t.toolCalls.length > 0)
+      return { content: t.content === "" ? null : t.content, toolCalls: t.toolCalls, finishReason: "tool_calls", ...r };
     const required = call.toolChoice === "required" || typeof call.toolChoice === "object";
-    return {
-      content: t.content,
-      toolCalls: [],
-      finishReason: length ? "length" : "stop",
-      ...(required && { formatFailure: "tool_choice asked for a tool call and none came" }),
-    };
+    const failure = required ? { formatFailure: "tool_choice asked for a tool call and none came" } : {};
+    return { content: t.content, toolCalls: [], finishReason, ...failure, ...r };
   }
-  const failure = checkJson(c.text, call);
-  return { content: c.text, toolCalls: [], finishReason: length ? "length" : "stop", ...(failure && { formatFailure: failure }) };
+  const failure = checkJson(rest, call);
+  return { content: rest, toolCalls: [], finishReason, ...(failure && { formatFailure: failure }), ...r };
 }

@@ -31,6 +31,7 @@ export function completionBody(role: string, created: number, c: GatewayCompleti
           role: "assistant" as const,
           content: r.content,
           refusal: null,
+          ...(r.reasoning !== undefined && { reasoning_content: r.reasoning }),
           ...(r.toolCalls.length > 0 && { tool_calls: toolCallsOf(r) }),
         },
         finish_reason: r.finishReason,
@@ -53,6 +54,7 @@ export function completionChunks(role: string, created: number, c: GatewayComple
     choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
   });
   const out: object[] = [chunk({ role: "assistant", content: "" })];
+  if (r.reasoning !== undefined) out.push(chunk({ reasoning_content: r.reasoning }));
   if (r.content) out.push(chunk({ content: r.content }));
   r.toolCalls.forEach((t, index) => {
     out.push(chunk({ tool_calls: [{ index, id: t.id, type: "function", function: { name: t.name, arguments: "" } }] }));

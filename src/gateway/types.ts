@@ -63,6 +63,8 @@ export interface GatewayCompletion {
 /** What the gateway made of a completion: the message sent back, and any format failure. */
 export interface ParsedReply {
   content: string | null;
+  /** A leading `<think>` block, sent as `reasoning_content` (clients do not replay it). */
+  reasoning?: string;
   toolCalls: GatewayToolCall[];
   finishReason: "stop" | "length" | "tool_calls";
   /** Set when the output broke the call's format (bad tool-call JSON, JSON/schema response). */

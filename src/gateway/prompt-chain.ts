@@ -1,0 +1,134 @@
+// Token-exact prompts for gateway calls. Training uses the ids the sampler produced, never a
+// re-encoding of the text a client sends back: when a call's history replays the episode's latest
+// maso-generated turn unchanged, its prompt is that call's prompt ids + output ids + the encoding of
+// what came after. A history that diverges starts a new chain, counted. Pure; no model calls here.
+
+import type { ChatMessage, Tokenizer } from "../engine/tokenizer/types.js";
+import type { GatewayMessage, GatewayTool, GatewayToolCall } from "./types.js";
+
+/** One earlier call of the episode, as the chain needs it. */
+export interface ChainedCall {
+  /** The messages the call was made with (normalised). */
+  messages: readonly GatewayMessage[];
+  /** The assistant message the client received. */
+  reply: { content: string | null; toolCalls: readonly GatewayToolCall[] };
+  /** The ids fed to the sampler, and the ids it sampled (a final stop id included when it stopped on one). */
+  promptIds: readonly number[];
+  outputIds: readonly number[];
+}
+
+export interface ChainedPrompt {
+  ids: number[];
+  /** Index (in `history`) of the call this prompt extends, or null for a fresh encoding. */
+  extends: number | null;
+  /** True when the history held a maso-generated turn that could not be reused (the client changed it). */
+  retokenized: boolean;
+}
+
+const SENTINEL = "\u0000maso-turn\u0000";
+
+/** A message as chat templates read it (tool calls with parsed arguments, as transformers passes them). */
+export function templateMessage(m: GatewayMessage): ChatMessage {
+  const out: Record<string, unknown> = { role: m.role, content: m.content };
+  if (m.toolCalls?.length)
+    out.tool_calls = m.toolCalls.map((t) => ({
+      id: t.id,
+      type: "function",
+      function: { name: t.name, arguments: parseArgs(t.arguments) },
+    }));
+  if (m.toolCallId !== undefined) out.tool_call_id = m.toolCallId;
+  return out as unknown as ChatMessage;
+}
+
+function parseArgs(s: string): unknown {
+  try {
+    return JSON.parse(s);
+  } catch {
+    return s;
+  }
+}
+
+const canonicalArgs = (s: string): string => {
+  const v = parseArgs(s);
+  return typeof v === "string" ? v : JSON.stringify(sortKeys(v));
+};
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v === null || typeof v !== "object") return v;
+  return Object.fromEntries(
+    Object.keys(v)
+      .sort()
+      .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+  );
+}
+
+/** Content as SDKs replay it: surrounding whitespace dropped (some trim, some do not). */
+const norm = (s: string | null | undefined): string => (s ?? "").trim();
+
+/** Whether a replayed message is the one maso produced or received (tool arguments compared as JSON). */
+export function sameMessage(a: GatewayMessage, b: GatewayMessage): boolean {
+  if (a.role !== b.role || norm(a.content) !== norm(b.content) || a.toolCallId !== b.toolCallId) return false;
+  const ta = a.toolCalls ?? [];
+  const tb = b.toolCalls ?? [];
+  return (
+    ta.length === tb.length &&
+    ta.every((t, i) => t.id === tb[i].id && t.name === tb[i].name && canonicalArgs(t.arguments) === canonicalArgs(tb[i].arguments))
+  );
+}
+
+const replyMessage = (c: ChainedCall): GatewayMessage => ({
+  role: "assistant",
+  content: c.reply.content ?? "",
+  ...(c.reply.toolCalls.length > 0 && { toolCalls: [...c.reply.toolCalls] }),
+});
+
+/** Whether `messages` replays call `c` and its reply unchanged, followed by at least one new message. */
+function replays(messages: readonly GatewayMessage[], c: ChainedCall): boolean {
+  const n = c.messages.length;
+  if (messages.length <= n + 1) return false;
+  for (let i = 0; i < n; i++) if (!sameMessage(messages[i], c.messages[i])) return false;
+  return sameMessage(messages[n], replyMessage(c));
+}
+
+/**
+ * The prompt ids for a call with `messages`, given the episode's earlier calls in order.
+ * @example
+ * const p = chainPrompt(tok, history, messages, { tools });
+ * p.extends; // index of the call it continues, or null
+ */
+export function chainPrompt(
+  tok: Tokenizer,
+  history: readonly ChainedCall[],
+  messages: readonly GatewayMessage[],
+  opts: { tools?: readonly GatewayTool[]; variables?: Readonly<Record<string, unknown>>; enableThinking?: boolean } = {},
+): ChainedPrompt {
+  const render = (ms: readonly GatewayMessage[]) =>
+    tok.applyChatTemplate(ms.map(templateMessage), {
+      addGenerationPrompt: true,
+      ...(opts.tools && { tools: [...opts.tools] }),
+      ...(opts.variables && { variables: opts.variables }),
+      ...(opts.enableThinking !== undefined && { enableThinking: opts.enableThinking }),
+    });
+  const encode = (text: string) => tok.encode(text, { addSpecialTokens: false, parseSpecialTokens: true });
+  // the newest call whose exchange this history replays: its ids stand for everything up to its reply
+  for (let j = history.length - 1; j >= 0; j--) {
+    const c = history[j];
+    if (!replays(messages, c)) continue;
+    const n = c.messages.length;
+    const withSentinel = [...messages.slice(0, n), { role: "assistant" as const, content: SENTINEL }, ...messages.slice(n + 1)];
+    const text = render(withSentinel);
+    const at = text.indexOf(SENTINEL);
+    if (at < 0 || text.indexOf(SENTINEL, at + 1) >= 0) break; // a template that drops or repeats content: encode afresh
+    let after = text.slice(at + SENTINEL.length);
+    const last = c.outputIds.at(-1);
+    // the sampled stop id already ends the turn; the template's own end-of-turn text would repeat it
+    if (last !== undefined && tok.eosTokenIds.includes(last)) {
+      const eosText = tok.decode([last]);
+      if (after.startsWith(eosText)) after = after.slice(eosText.length);
+    }
+    return { ids: [...c.promptIds, ...c.outputIds, ...encode(after)], extends: j, retokenized: false };
+  }
+  // assistant turns re-encoded from the client's text: not (or no longer) the ids maso sampled
+  return { ids: encode(render(messages)), extends: null, retokenized: history.length > 0 && messages.some((m) => m.role === "assistant") };
+}
