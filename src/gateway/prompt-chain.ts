@@ -91,6 +91,68 @@ function replays(messages: readonly GatewayMessage[], c: ChainedCall): boolean {
   return sameMessage(messages[n], replyMessage(c));
 }
 
+/** Chat-template options of a gateway call. */
+export interface ChainTemplateOptions {
+  tools?: readonly GatewayTool[];
+  variables?: Readonly<Record<string, unknown>>;
+  enableThinking?: boolean;
+}
+
+function renderer(tok: Tokenizer, opts: ChainTemplateOptions) {
+  return (ms: readonly GatewayMessage[]) =>
+    tok.applyChatTemplate(ms.map(templateMessage), {
+      addGenerationPrompt: true,
+      ...(opts.tools && { tools: [...opts.tools] }),
+      ...(opts.variables && { variables: opts.variables }),
+      ...(opts.enableThinking !== undefined && { enableThinking: opts.enableThinking }),
+    });
+}
+
+const encoder = (tok: Tokenizer) => (text: string) => tok.encode(text, { addSpecialTokens: false, parseSpecialTokens: true });
+
+/**
+ * The newest earlier call whose exchange (its messages, then its reply) `messages` replays
+ * unchanged; null when none does. Text only: the controller decides, the worker group splices.
+ */
+export function replayedCall(
+  history: readonly Pick<ChainedCall, "messages" | "reply">[],
+  messages: readonly GatewayMessage[],
+): number | null {
+  for (let j = history.length - 1; j >= 0; j--) if (replays(messages, history[j] as ChainedCall)) return j;
+  return null;
+}
+
+/**
+ * Prompt ids that continue an earlier call: its prompt ids and sampled ids, then the encoding of
+ * what the template renders after that call's reply (the first `replayed` messages plus the reply
+ * stand for it). Null when the template does not render the reply's place exactly once.
+ */
+export function extendedPromptIds(
+  tok: Tokenizer,
+  messages: readonly GatewayMessage[],
+  replayed: number,
+  prev: Pick<ChainedCall, "promptIds" | "outputIds">,
+  opts: ChainTemplateOptions = {},
+): number[] | null {
+  const withSentinel = [...messages.slice(0, replayed), { role: "assistant" as const, content: SENTINEL }, ...messages.slice(replayed + 1)];
+  const text = renderer(tok, opts)(withSentinel);
+  const at = text.indexOf(SENTINEL);
+  if (at < 0 || text.indexOf(SENTINEL, at + 1) >= 0) return null;
+  let after = text.slice(at + SENTINEL.length);
+  const last = prev.outputIds.at(-1);
+  // the sampled stop id already ends the turn; the template's own end-of-turn text would repeat it
+  if (last !== undefined && tok.eosTokenIds.includes(last)) {
+    const eosText = tok.decode([last]);
+    if (after.startsWith(eosText)) after = after.slice(eosText.length);
+  }
+  return [...prev.promptIds, ...prev.outputIds, ...encoder(tok)(after)];
+}
+
+/** The prompt ids of `messages` encoded afresh through the chat template. */
+export function freshPromptIds(tok: Tokenizer, messages: readonly GatewayMessage[], opts: ChainTemplateOptions = {}): number[] {
+  return encoder(tok)(renderer(tok, opts)(messages));
+}
+
 /**
  * The prompt ids for a call with `messages`, given the episode's earlier calls in order.
  * @example
@@ -101,34 +163,16 @@ export function chainPrompt(
   tok: Tokenizer,
   history: readonly ChainedCall[],
   messages: readonly GatewayMessage[],
-  opts: { tools?: readonly GatewayTool[]; variables?: Readonly<Record<string, unknown>>; enableThinking?: boolean } = {},
+  opts: ChainTemplateOptions = {},
 ): ChainedPrompt {
-  const render = (ms: readonly GatewayMessage[]) =>
-    tok.applyChatTemplate(ms.map(templateMessage), {
-      addGenerationPrompt: true,
-      ...(opts.tools && { tools: [...opts.tools] }),
-      ...(opts.variables && { variables: opts.variables }),
-      ...(opts.enableThinking !== undefined && { enableThinking: opts.enableThinking }),
-    });
-  const encode = (text: string) => tok.encode(text, { addSpecialTokens: false, parseSpecialTokens: true });
-  // the newest call whose exchange this history replays: its ids stand for everything up to its reply
-  for (let j = history.length - 1; j >= 0; j--) {
-    const c = history[j];
-    if (!replays(messages, c)) continue;
-    const n = c.messages.length;
-    const withSentinel = [...messages.slice(0, n), { role: "assistant" as const, content: SENTINEL }, ...messages.slice(n + 1)];
-    const text = render(withSentinel);
-    const at = text.indexOf(SENTINEL);
-    if (at < 0 || text.indexOf(SENTINEL, at + 1) >= 0) break; // a template that drops or repeats content: encode afresh
-    let after = text.slice(at + SENTINEL.length);
-    const last = c.outputIds.at(-1);
-    // the sampled stop id already ends the turn; the template's own end-of-turn text would repeat it
-    if (last !== undefined && tok.eosTokenIds.includes(last)) {
-      const eosText = tok.decode([last]);
-      if (after.startsWith(eosText)) after = after.slice(eosText.length);
-    }
-    return { ids: [...c.promptIds, ...c.outputIds, ...encode(after)], extends: j, retokenized: false };
+  const j = replayedCall(history, messages);
+  if (j !== null) {
+    const ids = extendedPromptIds(tok, messages, history[j].messages.length, history[j], opts);
+    if (ids) return { ids, extends: j, retokenized: false };
   }
-  // assistant turns re-encoded from the client's text: not (or no longer) the ids maso sampled
-  return { ids: encode(render(messages)), extends: null, retokenized: history.length > 0 && messages.some((m) => m.role === "assistant") };
+  return { ids: freshPromptIds(tok, messages, opts), extends: null, retokenized: isRetokenized(history.length, messages) };
 }
+
+/** A fresh encoding re-encodes the client's assistant turns: counted once an episode has calls of its own. */
+export const isRetokenized = (earlierCalls: number, messages: readonly GatewayMessage[]): boolean =>
+  earlierCalls > 0 && messages.some((m) => m.role === "assistant");
