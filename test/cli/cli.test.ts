@@ -47,11 +47,14 @@ describe("maso CLI", () => {
   });
 
   it("train: validates the workflow's config, writes it, and fails clearly on a module without rewards/tasks", async () => {
+    // --check validates what a run needs: this fixture's config is fine, but it cannot train
     const check = await cli("train", WORKFLOW, "--check");
-    expect(check.err).toBe("");
-    expect(check.code).toBe(0);
+    expect(check.code).toBe(1);
     expect(check.out).toContain("workflow plan-answer: roles planner, answerer");
     expect(check.out).toContain("planner -> base/planner");
+    expect(check.out).not.toContain("config ok");
+    expect(check.err).toContain("error WORKFLOW_MODULE");
+    for (const missing of ["'rewards'", "'tasks'", "'initialState'"]) expect(check.err).toContain(`exports no ${missing}`);
 
     const bad = join(root, "bad.yaml");
     writeFileSync(bad, "models:\n  base: { preset: tiny }\ncast:\n  planner: base\n");

@@ -1,6 +1,6 @@
 // `maso train <workflow file>`: loads the workflow module, validates the run config against the
 // workflow's roles, writes the effective config and runs RL training with checkpoints; `--resume
-// <runDir>` continues a killed run exactly; `--check` validates only (exit 0).
+// <runDir>` continues a killed run exactly; `--check` validates everything a run would, trains nothing.
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { listCheckpoints } from "../../checkpoint/paths.js";
@@ -13,6 +13,7 @@ import { runTraining } from "../../runtime/train-run.js";
 import type { Workflow } from "../../workflow/graph-types.js";
 import { num, parseFlags, str } from "../args.js";
 import { usageError } from "../exit-codes.js";
+import { checkTraining } from "../train/check-run.js";
 import { runtimeOptions } from "../train/runtime-options.js";
 import { isWorkflow, moduleExports, trainingModule } from "../train/workflow-module.js";
 import { checkpointPauseHook } from "./pretrain.js";
@@ -113,13 +114,14 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const wf = exp.workflow as Workflow<object, string>;
   const roles = workflowRoles(wf);
   const source = resumeDir !== undefined ? join(resumeDir, CONFIG_FILE) : (str(p, "config") ?? `${file} (config export)`);
+  if (p.values.check) {
+    println(io, `workflow ${wf.name}: roles ${roles.join(", ")}`);
+    await checkTraining({ file, exp, raw, roles, source }, io);
+    return 0;
+  }
   const { config, cast } = resolveRunConfig(raw, { roles, source });
   println(io, `workflow ${wf.name}: roles ${roles.join(", ")}`);
   for (const [role, e] of Object.entries(cast)) println(io, `  ${role} -> ${e.model}${e.adapter ? `/${e.adapter}` : ""}`);
-  if (p.values.check) {
-    println(io, "config ok");
-    return 0;
-  }
   if (resumeDir === undefined) {
     // refuse before config.json is touched: it is what a later --resume of that run reads
     if ((await listCheckpoints(config.runDir)).length > 0)
@@ -193,6 +195,9 @@ options:
   --run-dir <dir>     overrides runDir
   --steps <n>         overrides schedule.steps
   --resume <runDir>   continue that run from its newest good checkpoint (settings from its config.json)
-  --check             validate the workflow and config only, then exit 0`,
+  --check             validate everything a run would — module, config (every problem at once),
+                      model files and tokenizers, one dry episode through the workflow and the
+                      reward functions with placeholder outputs — without training; exit 0 when
+                      all pass`,
   run,
 };

@@ -45,16 +45,21 @@ export function moduleExports(mod: Record<string, unknown>): Record<string, unkn
 }
 
 /**
- * Checks the training exports of a loaded module (the workflow itself is checked by the caller).
- * Errors: WORKFLOW_MODULE, naming the missing or malformed export.
+ * Every problem with the training exports of a loaded module (the workflow itself is checked by
+ * the caller), each as what is wrong and what to do; empty when the module can train.
  * @example
- * const m = trainingModule(moduleExports(await importModule(file)), file);
+ * const problems = trainingModuleProblems(moduleExports(await importModule(file)));
  */
-export function trainingModule(exp: Record<string, unknown>, file: string): WorkflowModule<object, unknown> {
-  if (!isWorkflow(exp.workflow)) throw bad(file, "exports no compiled workflow", "export const workflow = workflow(...)...compile()");
+export function trainingModuleProblems(exp: Record<string, unknown>): { what: string; hint: string }[] {
+  const out: { what: string; hint: string }[] = [];
+  if (!isWorkflow(exp.workflow))
+    out.push({ what: "exports no compiled workflow", hint: "export const workflow = workflow(...)...compile()" });
   const rewards = exp.rewards as NamedReward[] | undefined;
   if (!Array.isArray(rewards) || rewards.length === 0 || rewards.some((r) => typeof r?.name !== "string" || typeof r.fn !== "function"))
-    throw bad(file, "exports no 'rewards' (a non-empty array of named reward functions)", "export const rewards = [sharedOutcome(score)]");
+    out.push({
+      what: "exports no 'rewards' (a non-empty array of named reward functions)",
+      hint: "export const rewards = [sharedOutcome(score)]",
+    });
   const tasks = exp.tasks as WorkflowModule["tasks"] | undefined;
   if (
     !tasks ||
@@ -63,15 +68,29 @@ export function trainingModule(exp: Record<string, unknown>, file: string): Work
     (tasks.dev !== undefined && !Array.isArray(tasks.dev)) ||
     (tasks.test !== undefined && !Array.isArray(tasks.test))
   )
-    throw bad(
-      file,
-      "exports no 'tasks' ({ train: [...], dev?: [...], test?: [...] } with at least one train task)",
-      "export const tasks = { train, dev }",
-    );
+    out.push({
+      what: "exports no 'tasks' ({ train: [...], dev?: [...], test?: [...] } with at least one train task)",
+      hint: "export const tasks = { train, dev }",
+    });
   if (typeof exp.initialState !== "function")
-    throw bad(file, "exports no 'initialState' (task => the episode's first state)", "export const initialState = (task) => ({ ... })");
+    out.push({
+      what: "exports no 'initialState' (task => the episode's first state)",
+      hint: "export const initialState = (task) => ({ ... })",
+    });
   for (const k of ["taskId", "metric"] as const)
-    if (exp[k] !== undefined && typeof exp[k] !== "function") throw bad(file, `'${k}' must be a function`, "see docs/training.md");
+    if (exp[k] !== undefined && typeof exp[k] !== "function") out.push({ what: `'${k}' must be a function`, hint: "see docs/training.md" });
+  return out;
+}
+
+/**
+ * Checks the training exports of a loaded module (the workflow itself is checked by the caller).
+ * Errors: WORKFLOW_MODULE, naming every missing or malformed export.
+ * @example
+ * const m = trainingModule(moduleExports(await importModule(file)), file);
+ */
+export function trainingModule(exp: Record<string, unknown>, file: string): WorkflowModule<object, unknown> {
+  const problems = trainingModuleProblems(exp);
+  if (problems.length > 0) throw bad(file, problems.map((p) => p.what).join("; "), problems.map((p) => p.hint).join("; "));
   return exp as unknown as WorkflowModule<object, unknown>;
 }
 

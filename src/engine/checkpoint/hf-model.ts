@@ -66,6 +66,50 @@ async function shardFiles(dir: string): Promise<{ files: string[]; weightMap?: M
   return { files: [...new Set(weightMap.values())], weightMap };
 }
 
+type TensorIndex = Map<string, { reader: SafetensorsReader; entry: SafetensorsEntry }>;
+
+/**
+ * Opens every safetensors file of `dir` (headers only) and maps each tensor to its file, with the
+ * names and shapes checked against `specs`. The caller closes `readers`, also on error.
+ */
+async function indexTensors(
+  dir: string,
+  config: ModelConfig,
+  specs: readonly ParamSpec[],
+  readers: SafetensorsReader[],
+): Promise<TensorIndex> {
+  const { files, weightMap } = await shardFiles(dir);
+  const where: TensorIndex = new Map();
+  for (const file of files) {
+    const reader = await openSafetensors(join(dir, file));
+    readers.push(reader);
+    for (const entry of reader.header.tensors) {
+      if (weightMap && weightMap.get(entry.name) !== file) continue; // the index decides where a tensor lives
+      if (where.has(entry.name)) {
+        throw new MasoError(
+          "HF_DUPLICATE_TENSOR",
+          `${dir}: tensor ${entry.name} appears in more than one file`,
+          "fix or regenerate the index",
+        );
+      }
+      where.set(entry.name, { reader, entry });
+    }
+  }
+  if (weightMap) {
+    for (const [name, file] of weightMap) {
+      if (!where.has(name)) {
+        throw new MasoError(
+          "HF_INDEX_MISMATCH",
+          `${dir}: ${INDEX_FILE} maps ${name} to ${file}, which has no such tensor`,
+          "regenerate the index",
+        );
+      }
+    }
+  }
+  checkNames(dir, config, specs, where);
+  return where;
+}
+
 /**
  * Load an HF model directory (config.json + model.safetensors, or shards with an index) into a
  * ModelConfig and a ParamTable. F16/BF16/F64 weights are converted to float32.
@@ -78,37 +122,9 @@ export async function loadHfModel(dir: string): Promise<{ config: ModelConfig; p
   const config = await readHfConfig(dir);
   const specs = modelParamSpecs(config);
   const params = new ParamTable(specs);
-  const { files, weightMap } = await shardFiles(dir);
   const readers: SafetensorsReader[] = [];
   try {
-    const where = new Map<string, { reader: SafetensorsReader; entry: SafetensorsEntry }>();
-    for (const file of files) {
-      const reader = await openSafetensors(join(dir, file));
-      readers.push(reader);
-      for (const entry of reader.header.tensors) {
-        if (weightMap && weightMap.get(entry.name) !== file) continue; // the index decides where a tensor lives
-        if (where.has(entry.name)) {
-          throw new MasoError(
-            "HF_DUPLICATE_TENSOR",
-            `${dir}: tensor ${entry.name} appears in more than one file`,
-            "fix or regenerate the index",
-          );
-        }
-        where.set(entry.name, { reader, entry });
-      }
-    }
-    if (weightMap) {
-      for (const [name, file] of weightMap) {
-        if (!where.has(name)) {
-          throw new MasoError(
-            "HF_INDEX_MISMATCH",
-            `${dir}: ${INDEX_FILE} maps ${name} to ${file}, which has no such tensor`,
-            "regenerate the index",
-          );
-        }
-      }
-    }
-    checkNames(dir, config, specs, where);
+    const where = await indexTensors(dir, config, specs, readers);
     for (const spec of specs) {
       const { reader } = where.get(spec.name)!;
       await reader.readF32Into(spec.name, params.get(spec.name));
@@ -118,6 +134,24 @@ export async function loadHfModel(dir: string): Promise<{ config: ModelConfig; p
   }
   assertFiniteParams(params, dir);
   return { config, params };
+}
+
+/**
+ * Everything {@link loadHfModel} checks before reading tensor data — config.json, the weight
+ * files, every tensor's name and shape — from the safetensors headers alone, so a large model can
+ * be validated (`maso train --check`) without loading it. Same errors as loadHfModel.
+ * @example
+ * const config = await checkHfWeights("./Qwen2.5-0.5B");
+ */
+export async function checkHfWeights(dir: string): Promise<ModelConfig> {
+  const config = await readHfConfig(dir);
+  const readers: SafetensorsReader[] = [];
+  try {
+    await indexTensors(dir, config, modelParamSpecs(config), readers);
+  } finally {
+    await Promise.all(readers.map((r) => r.close()));
+  }
+  return config;
 }
 
 function checkNames(dir: string, config: ModelConfig, specs: readonly ParamSpec[], where: Map<string, { entry: SafetensorsEntry }>): void {

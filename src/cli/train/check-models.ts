@@ -1,0 +1,73 @@
+// `maso train --check` on the declared models, without loading weights: a checkpoint directory
+// exists, its config.json and safetensors headers agree (names and shapes), its tokenizer loads and
+// fits the vocabulary; a preset fits the byte tokenizer. Reads files; never builds a model.
+import { existsSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { MODEL_PRESETS, type ModelPreset } from "../../config/model-presets.js";
+import { modelSchema } from "../../config/run-config.js";
+import type { ModelConfig } from "../../engine/config.js";
+import { checkHfWeights } from "../../engine/checkpoint/hf-model.js";
+import { createByteTokenizer } from "../../engine/tokenizer/byte-tokenizer.js";
+import { loadTokenizer } from "../../engine/tokenizer/load-tokenizer.js";
+import { checkTokenizerFits } from "../../engine/tokenizer/tokenizer-fit.js";
+import type { Tokenizer } from "../../engine/tokenizer/types.js";
+import { type CheckProblem, errorProblem, issueProblem } from "./check-problem.js";
+
+async function checkpointProblems(name: string, dir: string): Promise<CheckProblem[]> {
+  const path = `models.${name}.checkpoint`;
+  const expected = "an HF model directory (config.json + safetensors + tokenizer.json)";
+  if (!existsSync(dir))
+    return [issueProblem({ code: "CONFIG_CHECKPOINT_MISSING", path, value: dir, expected: `${expected}; ${resolve(dir)} does not exist` })];
+  if (!statSync(dir).isDirectory())
+    return [issueProblem({ code: "CONFIG_CHECKPOINT_MISSING", path, value: dir, expected: `${expected}; ${resolve(dir)} is a file` })];
+  const out: CheckProblem[] = [];
+  const at = `${path} (${dir}): `;
+  let config: ModelConfig | undefined;
+  let tok: Tokenizer | undefined;
+  try {
+    config = await checkHfWeights(dir);
+  } catch (e) {
+    out.push(errorProblem(e, "CHECK_FAILED", at));
+  }
+  try {
+    tok = await loadTokenizer(dir);
+  } catch (e) {
+    out.push(errorProblem(e, "CHECK_FAILED", at));
+  }
+  if (config && tok)
+    try {
+      checkTokenizerFits(tok, config.vocabSize, { tokenizer: dir, model: join(dir, "config.json") });
+    } catch (e) {
+      out.push(errorProblem(e, "CHECK_FAILED", `${path}: `));
+    }
+  return out;
+}
+
+/**
+ * The problems of every declared model that is itself valid (schema problems are reported by
+ * the config check). `models` is the config's raw `models` section.
+ * @example
+ * const problems = await checkModels(raw.models);
+ */
+export async function checkModels(models: unknown): Promise<CheckProblem[]> {
+  if (models === null || typeof models !== "object") return [];
+  const out: CheckProblem[] = [];
+  for (const [name, raw] of Object.entries(models)) {
+    const r = modelSchema.safeParse(raw);
+    if (!r.success) continue;
+    const m = r.data;
+    if (m.checkpoint !== undefined) out.push(...(await checkpointProblems(name, m.checkpoint)));
+    else if (m.preset !== undefined) {
+      const preset = m.preset as ModelPreset;
+      try {
+        checkTokenizerFits(createByteTokenizer(), MODEL_PRESETS[preset].vocabSize, {
+          tokenizer: `models.${name} (the byte tokenizer)`,
+          model: `models.${name} (preset ${preset})`,
+        });
+      } catch (e) {
+        out.push(errorProblem(e, "CHECK_FAILED"));
+      }
+    }
+  }
+  return out;
+}
