@@ -3,7 +3,7 @@
 // tokenizer.json (a MasoError naming the key and the file), a config with many problems (one error
 // listing all of them, exit 2), and `maso train --check` running one dry episode through the
 // workflow and the reward functions (a throwing reward, an uncovered role, a throwing node).
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -92,6 +92,18 @@ describe("a model paired with a tokenizer that does not fit its vocabulary", () 
     expect(good.err).toBe("");
     expect(good.code).toBe(0);
     expect(good.out).toContain("config ok");
+  });
+
+  it("--check reads the weights' headers against config.json without loading them (exit 1)", async () => {
+    const dir = await modelDir("wrong-vocab", "byte");
+    const cfgPath = join(dir, "config.json");
+    // 300 rows would fit the byte tokenizer, but the saved embedding has 264
+    writeFileSync(cfgPath, JSON.stringify({ ...JSON.parse(readFileSync(cfgPath, "utf8")), vocab_size: 300 }));
+    const r = await cli("train", DEMO, "--config", configFile("wrong-vocab", withCheckpoint(dir)), "--check");
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("error HF_SHAPE_MISMATCH");
+    expect(r.err).toContain("model.embed_tokens.weight has shape [264, 64], the config expects [300, 64]");
+    expect(r.err).not.toContain("TOKENIZER_MISMATCH");
   });
 
   it("maso sft refuses the pair before training", async () => {
