@@ -38,6 +38,7 @@ export { encodeChat } from "./engine/tokenizer/encode-chat.js";
 export { loadHfTokenizer, qwen3TokenizerDir, type HfTokenizer } from "./engine/tokenizer/hf-tokenizer.js";
 export { BYTE_VOCAB_SIZE, createByteTokenizer, type ByteTokenizer } from "./engine/tokenizer/byte-tokenizer.js";
 export { loadTokenizer, saveTokenizer, type SavableTokenizer } from "./engine/tokenizer/load-tokenizer.js";
+export { checkTokenizerFits } from "./engine/tokenizer/tokenizer-fit.js";
 
 // training loops
 export { evalLoss, pretrain, tokenStream, type PretrainOptions, type PretrainStep } from "./train/pretrain.js";
@@ -232,6 +233,7 @@ export {
 } from "./checkpoint/index.js";
 export {
   resolveRunConfig,
+  runConfigIssues,
   loadRunConfig,
   writeEffectiveConfig,
   resolveCast,
