@@ -32,15 +32,27 @@ export function parseFlags(command: string, argv: readonly string[], flags: Flag
 export const str = (p: Parsed, name: string): string | undefined => p.values[name] as string | undefined;
 
 /** A numeric flag: an integer when `int`, finite otherwise; a usage error names the flag and value. */
-export function num(p: Parsed, name: string, command: string, opts: { int?: boolean; min?: number } = {}): number | undefined {
+export function num(
+  p: Parsed,
+  name: string,
+  command: string,
+  opts: { int?: boolean; min?: number; max?: number } = {},
+): number | undefined {
   const raw = p.values[name];
   if (raw === undefined) return undefined;
   const v = Number(raw);
   const okInt = !opts.int || Number.isInteger(v);
-  if (String(raw).trim() === "" || !Number.isFinite(v) || !okInt || (opts.min !== undefined && v < opts.min))
-    throw usageError(
-      `${command}: --${name} must be ${opts.int ? "an integer" : "a number"}${opts.min !== undefined ? ` >= ${opts.min}` : ""}, got '${raw}'`,
-      command,
-    );
+  const inRange = (opts.min === undefined || v >= opts.min) && (opts.max === undefined || v <= opts.max);
+  if (String(raw).trim() === "" || !Number.isFinite(v) || !okInt || !inRange) {
+    const range =
+      opts.min !== undefined && opts.max !== undefined
+        ? ` from ${opts.min} to ${opts.max}`
+        : opts.min !== undefined
+          ? ` >= ${opts.min}`
+          : opts.max !== undefined
+            ? ` <= ${opts.max}`
+            : "";
+    throw usageError(`${command}: --${name} must be ${opts.int ? "an integer" : "a number"}${range}, got '${raw}'`, command);
+  }
   return v;
 }

@@ -194,6 +194,15 @@ describe("a config with many problems", () => {
     expect(existsSync(runDir)).toBe(false);
   });
 
+  it("numeric CLI flags are bounded the same way (exit 2)", async () => {
+    const sft = await cli("sft", byteOnByte, "--data", join(root, "none.jsonl"), "--run-dir", join(root, "sft-lr"), "--lr", "1e300");
+    expect(sft.code).toBe(2);
+    expect(sft.err).toContain("error USAGE: sft: --lr must be a number from 0 to 1, got '1e300'");
+    const train = await cli("train", DEMO, "--steps", "1e12", "--check");
+    expect(train.code).toBe(2);
+    expect(train.err).toContain("schedule.steps: got 1000000000000; expected an integer from 1 to 10000000");
+  });
+
   it("--check refuses eval.split test when the module has no test tasks (exit 2)", async () => {
     const r = await cli("train", DEMO, "--config", configFile("eval-test", { eval: { split: "test" } }), "--check");
     expect(r.code).toBe(2);

@@ -92,8 +92,8 @@ options:
       );
     const data = await loadPretrainData(dataCfg, tok);
     const stream = data.heldOut ?? data.train;
-    const seqLen = num(p, "seq-len", "eval", { int: true, min: 2 }) ?? runCfg?.seqLen ?? 64;
-    const windows = num(p, "windows", "eval", { int: true, min: 1 }) ?? 32;
+    const seqLen = num(p, "seq-len", "eval", { int: true, min: 2, max: 1_000_000 }) ?? runCfg?.seqLen ?? 64;
+    const windows = num(p, "windows", "eval", { int: true, min: 1, max: 1_000_000 }) ?? 32;
     const loss = evalLoss(new Decoder(config, params, { trainBase: false }), stream, seqLen, windows);
     const result = { model: source.describe, step: source.checkpoint?.step ?? null, heldOutLoss: loss, seqLen, windows };
     println(

@@ -65,12 +65,12 @@ options:
     if (!data) throw usageError("sft: --data <file.jsonl> is required", "sft");
     if (!runDir) throw usageError("sft: --run-dir <dir> is required", "sft");
     if (existsSync(runDir)) throw new MasoError("RUN_EXISTS", `${runDir} already exists`, "choose a new --run-dir");
-    const steps = num(p, "steps", "sft", { int: true, min: 1 }) ?? 100;
-    const batchSize = num(p, "batch-size", "sft", { int: true, min: 1 }) ?? 8;
-    const maxLen = num(p, "max-len", "sft", { int: true, min: 2 }) ?? 256;
-    const rank = num(p, "lora-rank", "sft", { int: true, min: 1 });
-    const seed = num(p, "seed", "sft", { int: true, min: 0 }) ?? 0;
-    const lr = num(p, "lr", "sft", { min: 0 }) ?? (rank ? 5e-3 : 1e-3);
+    const steps = num(p, "steps", "sft", { int: true, min: 1, max: 10_000_000 }) ?? 100;
+    const batchSize = num(p, "batch-size", "sft", { int: true, min: 1, max: 65_536 }) ?? 8;
+    const maxLen = num(p, "max-len", "sft", { int: true, min: 2, max: 1_000_000 }) ?? 256;
+    const rank = num(p, "lora-rank", "sft", { int: true, min: 1, max: 1024 });
+    const seed = num(p, "seed", "sft", { int: true, min: 0, max: 0xffffffff }) ?? 0;
+    const lr = num(p, "lr", "sft", { min: 0, max: 1 }) ?? (rank ? 5e-3 : 1e-3);
 
     const source = await findModel(src);
     const { config, params } = await loadHfModel(source.hfDir);
