@@ -119,3 +119,19 @@ describe("role chatTemplate options", () => {
     expect(sent.map((m) => m.chatTemplate)).toEqual([{ enable_thinking: false }, undefined, undefined]);
   });
 });
+
+describe("role limits", () => {
+  it("bounds sampling and token budgets like the run config does", () => {
+    const bad = (extra: Record<string, unknown>, why: string) =>
+      expect(() => defineRole({ ...role(), name: "r", ...extra } as never)).toThrow(
+        expect.objectContaining({ code: "ROLE_INVALID", message: expect.stringContaining(`role "r": ${why}`) }),
+      );
+    bad({ maxNewTokens: 1e9 }, "maxNewTokens must be an integer from 1 to 1000000");
+    bad({ maxPromptTokens: 1e12 }, "maxPromptTokens must be an integer from 1 to 10000000");
+    bad({ sampling: { temperature: 1e3 } }, "temperature must be in [0, 10]");
+    bad({ sampling: { topK: 1e9 } }, "topK must be an integer from 0 to 1000000");
+    expect(defineRole({ ...role(), name: "r", maxNewTokens: 1e6, sampling: { temperature: 10, topK: 1e6 } } as never).maxNewTokens).toBe(
+      1e6,
+    );
+  });
+});

@@ -104,14 +104,17 @@ export function defineRole<S, T>(spec: RoleSpec<S, T>): Role<S, T> {
   if (typeof spec.parse !== "function") throw invalid(name, "parse must be a function");
   if (typeof spec.fallback !== "function") throw invalid(name, "fallback must be a function (raw, reason) => value");
   const sampling = { ...DEFAULT_SAMPLING, ...spec.sampling };
-  if (!(sampling.temperature >= 0) || !Number.isFinite(sampling.temperature)) throw invalid(name, "temperature must be >= 0");
+  // bounded like the run config's sampling fields: a slip (maxNewTokens 1e9) fails here, not mid-run
+  if (!(sampling.temperature >= 0 && sampling.temperature <= 10)) throw invalid(name, "temperature must be in [0, 10]");
   if (!(sampling.topP > 0 && sampling.topP <= 1)) throw invalid(name, "topP must be in (0, 1]");
-  if (!Number.isInteger(sampling.topK) || sampling.topK < 0) throw invalid(name, "topK must be an integer >= 0");
+  if (!Number.isInteger(sampling.topK) || sampling.topK < 0 || sampling.topK > 1e6)
+    throw invalid(name, "topK must be an integer from 0 to 1000000");
   const maxNewTokens = spec.maxNewTokens ?? DEFAULT_MAX_NEW_TOKENS;
-  if (!Number.isInteger(maxNewTokens) || maxNewTokens < 1) throw invalid(name, "maxNewTokens must be a positive integer");
+  if (!Number.isInteger(maxNewTokens) || maxNewTokens < 1 || maxNewTokens > 1e6)
+    throw invalid(name, "maxNewTokens must be an integer from 1 to 1000000");
   const maxPromptTokens = spec.maxPromptTokens;
-  if (maxPromptTokens !== undefined && (!Number.isInteger(maxPromptTokens) || maxPromptTokens < 1)) {
-    throw invalid(name, "maxPromptTokens must be a positive integer");
+  if (maxPromptTokens !== undefined && (!Number.isInteger(maxPromptTokens) || maxPromptTokens < 1 || maxPromptTokens > 1e7)) {
+    throw invalid(name, "maxPromptTokens must be an integer from 1 to 10000000");
   }
   const cutOff = spec.cutOff ?? "parse";
   if (cutOff !== "format-failure" && cutOff !== "parse") throw invalid(name, 'cutOff must be "format-failure" or "parse"');
