@@ -1,7 +1,9 @@
 // Walks one episode through a compiled workflow: entry, edges, conditional edges, fan-outs with a
-// barrier at the join, loop turn limits and the global step limit. It never throws; failures end the episode.
+// barrier at the join, loop turn limits, the global step limit and the episode deadline. It never
+// throws; failures end the episode. Nothing that settles after the deadline reaches the trajectory.
 
-import { END, type NodeContext, type Outgoing, type RouteContext, START, type Workflow } from "./graph-types.js";
+import { withDeadline } from "./deadline.js";
+import { END, type NodeContext, type NodeSpec, type Outgoing, type RouteContext, START, type Workflow } from "./graph-types.js";
 import { type ExecOptions, type ExecResult, execNode } from "./node-exec.js";
 import type { EpisodeInput } from "./runner.js";
 import { applyUpdate } from "./state.js";
@@ -17,16 +19,23 @@ function cloneState<S>(state: S): S {
   }
 }
 
+export interface EpisodeOptions extends ExecOptions {
+  /** Deadline of the whole episode (ms): past it, the episode ends with EPISODE_TIMEOUT. */
+  episodeTimeoutMs: number;
+}
+
 /**
- * Runs one episode to END, a step limit or a failure, and returns its trajectory.
+ * Runs one episode to END, a step limit, a failure or its deadline, and returns its trajectory.
  * Exported for runner.ts; use {@link runEpisodes} for batches.
  */
 export async function runEpisode<S extends object>(
   wf: Workflow<S, string>,
   input: EpisodeInput<S>,
-  options: ExecOptions,
+  options: EpisodeOptions,
 ): Promise<Trajectory<S>> {
   const t0 = performance.now();
+  const ended = new AbortController();
+  const exec: ExecOptions = { ...options, nodeTimeoutMs: wf.nodeTimeoutMs ?? options.nodeTimeoutMs, episodeEnded: ended.signal };
   const episodeId = input.id;
   let state = cloneState(input.state);
   const outputs = new Map<string, unknown[]>();
@@ -39,6 +48,9 @@ export async function runEpisode<S extends object>(
   let turnLimitHits = 0;
   let status: EpisodeStatus = "done";
   let failure: EpisodeFailure | null = null;
+  // set at the deadline: the walk may still be awaiting a node, whose result must change nothing
+  let closed = false;
+  const running: { node: string; visit: number }[] = [];
 
   const readOutputs = (node: string): readonly unknown[] => [...(outputs.get(node) ?? [])];
   const nextVisit = (node: string): number => {
@@ -58,7 +70,17 @@ export async function runEpisode<S extends object>(
     outputs: readOutputs,
     ...extra,
   });
+  const exec1 = async (spec: NodeSpec<S>, at: S, ctx: NodeContext): Promise<ExecResult<S>> => {
+    const me = { node: ctx.node, visit: ctx.visit };
+    running.push(me);
+    try {
+      return await execNode(spec, at, ctx, wf.snapshot, exec);
+    } finally {
+      running.splice(running.indexOf(me), 1);
+    }
+  };
   const commit = (r: ExecResult<S>): void => {
+    if (closed) return;
     if (r.record) {
       records.push({ index: records.length, ...r.record });
       steps++;
@@ -70,6 +92,7 @@ export async function runEpisode<S extends object>(
     state = applyUpdate(state, r.update, wf.reducers);
   };
   const fail = (f: EpisodeFailure): void => {
+    if (closed) return;
     status = "error";
     failure = f;
   };
@@ -132,10 +155,10 @@ export async function runEpisode<S extends object>(
       const done: ExecResult<S>[] = [];
       let local = fanState;
       let prev: unknown;
-      for (let j = 0; j < out.branch.length; j++) {
+      for (let j = 0; j < out.branch.length && !closed; j++) {
         const node = out.branch[j];
         const ctx = nodeCtx(node, planned[i][j], { item, branch: i, prev });
-        const r = await execNode(wf.nodes.get(node)!, local, ctx, wf.snapshot, options);
+        const r = await exec1(wf.nodes.get(node)!, local, ctx);
         done.push(r);
         if (!r.ok) break;
         try {
@@ -153,6 +176,7 @@ export async function runEpisode<S extends object>(
       return done;
     };
     const branches = await Promise.all(items.map(runBranch));
+    if (closed) return null;
     // the barrier: commit every branch in list order, then the join runs once
     const joinInputs: unknown[] = [];
     for (const results of branches) {
@@ -169,33 +193,50 @@ export async function runEpisode<S extends object>(
     return { next: out.join, join: joinInputs };
   };
 
-  try {
-    const entry = wf.outgoing.get(START)!;
-    const startCtx: RouteContext = { episodeId, from: START, visit: -1, turn, output: undefined, outputs: readOutputs };
-    let step = await leave(START, startCtx, entry);
-    let current = step ? enter(step.next) : END;
-    let join = step?.join;
-    while (step && current !== END) {
-      if (steps >= wf.maxSteps) {
-        status = "step_limit";
-        break;
+  const walk = async (): Promise<void> => {
+    try {
+      const entry = wf.outgoing.get(START)!;
+      const startCtx: RouteContext = { episodeId, from: START, visit: -1, turn, output: undefined, outputs: readOutputs };
+      let step = await leave(START, startCtx, entry);
+      let current = step ? enter(step.next) : END;
+      let join = step?.join;
+      while (step && current !== END && !closed) {
+        if (steps >= wf.maxSteps) {
+          status = "step_limit";
+          break;
+        }
+        const visit = nextVisit(current);
+        const r = await exec1(wf.nodes.get(current)!, state, nodeCtx(current, visit, { branchOutputs: join }));
+        if (closed) break;
+        commit(r);
+        if (!r.ok) {
+          fail(r.failure);
+          break;
+        }
+        const rctx: RouteContext = { episodeId, from: current, visit, turn, output: r.output, outputs: readOutputs };
+        step = await leave(current, rctx, wf.outgoing.get(current)!);
+        if (!step || closed) break;
+        current = enter(step.next);
+        join = step.join;
       }
-      const visit = nextVisit(current);
-      const r = await execNode(wf.nodes.get(current)!, state, nodeCtx(current, visit, { branchOutputs: join }), wf.snapshot, options);
-      commit(r);
-      if (!r.ok) {
-        fail(r.failure);
-        break;
-      }
-      const rctx: RouteContext = { episodeId, from: current, visit, turn, output: r.output, outputs: readOutputs };
-      step = await leave(current, rctx, wf.outgoing.get(current)!);
-      if (!step) break;
-      current = enter(step.next);
-      join = step.join;
+    } catch (err) {
+      // reducers and snapshots are user code too; anything left lands here
+      fail({ code: "EPISODE_FAILED", message: message(err), node: null, visit: null });
     }
-  } catch (err) {
-    // reducers and snapshots are user code too; anything left lands here
-    fail({ code: "EPISODE_FAILED", message: message(err), node: null, visit: null });
+  };
+
+  const ms = options.episodeTimeoutMs;
+  if ((await withDeadline(walk(), ms)).timedOut) {
+    const at = running[0];
+    const pending = running.map((r) => `"${r.node}" visit ${r.visit}`).join(", ");
+    fail({
+      code: "EPISODE_TIMEOUT",
+      message: `episode "${episodeId}" ran past its ${ms} ms deadline (episodeTimeoutMs)${pending ? `; still running: node ${pending}` : ""}`,
+      node: at?.node ?? null,
+      visit: at?.visit ?? null,
+    });
+    closed = true;
+    ended.abort();
   }
 
   let metrics: Record<string, number> = {};

@@ -70,6 +70,8 @@ export interface FunctionNode<S> {
   kind: "function";
   name: string;
   run: (state: S, ctx: NodeContext) => NodeUpdate<S> | Promise<NodeUpdate<S>>;
+  /** Deadline of one run (ms); default: the workflow's nodeTimeoutMs, then the runner's. */
+  timeoutMs?: number;
 }
 
 export type NodeSpec<S> = RoleNode<S> | ToolNode<S> | FunctionNode<S>;
@@ -100,4 +102,6 @@ export interface Workflow<S, N extends string = string> {
   readonly snapshot: (state: S) => unknown;
   /** Task metrics computed from the final state, copied into the trajectory's metrics. */
   readonly metrics: ((state: S) => Record<string, number>) | undefined;
+  /** Default deadline of function nodes (ms) that set none; unset: the runner's. */
+  readonly nodeTimeoutMs?: number;
 }

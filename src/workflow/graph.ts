@@ -31,6 +31,13 @@ export interface WorkflowOptions<S> {
   snapshot?: (state: S) => unknown;
   /** Task metrics from the final state, e.g. `(s) => ({ f1: f1(s.answer, s.gold) })`. */
   metrics?: (state: S) => Record<string, number>;
+  /** Deadline of function nodes that set none (ms; default: the runner's, 60 s unless set). */
+  nodeTimeoutMs?: number;
+}
+
+export interface FunctionNodeOptions {
+  /** Deadline of one run of this node (ms); a run still pending then ends the episode with NODE_TIMEOUT. */
+  timeoutMs?: number;
 }
 
 export interface RoleNodeOptions<S, T> {
@@ -79,8 +86,16 @@ export interface WorkflowBuilder<S, N extends string> {
    * (route on `ctx.output` in a branch() to handle it differently).
    */
   tool<K extends string, I, O>(name: K, tool: Tool<I, O>, options: ToolNodeOptions<S, I, O>): WorkflowBuilder<S, N | K>;
-  /** Adds a plain function node; it returns a partial state update. */
-  fn<K extends string>(name: K, run: (state: S, ctx: NodeContext) => NodeUpdate<S> | Promise<NodeUpdate<S>>): WorkflowBuilder<S, N | K>;
+  /**
+   * Adds a plain function node; it returns a partial state update. An async run has a deadline
+   * (`timeoutMs`, else the workflow's `nodeTimeoutMs`, else the runner's): missing it ends the
+   * episode with NODE_TIMEOUT.
+   */
+  fn<K extends string>(
+    name: K,
+    run: (state: S, ctx: NodeContext) => NodeUpdate<S> | Promise<NodeUpdate<S>>,
+    options?: FunctionNodeOptions,
+  ): WorkflowBuilder<S, N | K>;
   /** `from` always continues to `to`. */
   edge(from: N | Start, to: N | End): WorkflowBuilder<S, N>;
   /** `from` continues to whichever of `targets` `route` returns (a typed function, never a string of code). */
@@ -151,8 +166,8 @@ export function workflow<S extends object>(options: WorkflowOptions<S> = {}): Wo
       addNode({ kind: "tool", name: nodeName, tool, input: opts?.input, update: opts?.update, timeoutMs: opts?.timeoutMs });
       return builder;
     },
-    fn(nodeName: string, run: (state: S, ctx: NodeContext) => NodeUpdate<S> | Promise<NodeUpdate<S>>) {
-      addNode({ kind: "function", name: nodeName, run });
+    fn(nodeName: string, run: (state: S, ctx: NodeContext) => NodeUpdate<S> | Promise<NodeUpdate<S>>, opts: FunctionNodeOptions = {}) {
+      addNode({ kind: "function", name: nodeName, run, timeoutMs: opts.timeoutMs });
       return builder;
     },
     edge(from: string, to: string) {
@@ -182,6 +197,7 @@ export function workflow<S extends object>(options: WorkflowOptions<S> = {}): Wo
         maxSteps: options.maxSteps ?? 256,
         snapshot: options.snapshot ?? ((s: S) => JSON.parse(JSON.stringify(s)) as unknown),
         metrics: options.metrics,
+        nodeTimeoutMs: options.nodeTimeoutMs,
       };
       validateGraph(wf);
       return Object.freeze(wf);

@@ -4,7 +4,15 @@
 export { END, START } from "./graph-types.js";
 export type { End, NodeContext, NodeSpec, NodeUpdate, Outgoing, LoopSpec, RouteContext, Start, Workflow } from "./graph-types.js";
 export { workflow } from "./graph.js";
-export type { FanOutSpec, LoopOptions, RoleNodeOptions, ToolNodeOptions, WorkflowBuilder, WorkflowOptions } from "./graph.js";
+export type {
+  FanOutSpec,
+  FunctionNodeOptions,
+  LoopOptions,
+  RoleNodeOptions,
+  ToolNodeOptions,
+  WorkflowBuilder,
+  WorkflowOptions,
+} from "./graph.js";
 export { DEFAULT_MAX_NEW_TOKENS, DEFAULT_SAMPLING, defineRole, parseRoleOutput, safeParse, totalParser } from "./role.js";
 // ChatMessage is the tokenizer's type (src/engine/tokenizer/types.ts); it is not re-exported here
 export type { ParseResult, Parser, Role, RoleSpec, Sampling } from "./role.js";
@@ -15,6 +23,7 @@ export type { PromptParts, TokenCounter, Truncated } from "./truncate.js";
 export { append, applyUpdate, replace } from "./state.js";
 export type { Reducer, Reducers, StateUpdate } from "./state.js";
 export { callTool, DEFAULT_TOOL_TIMEOUT_MS, defineTool } from "./tool.js";
+export { DEFAULT_EPISODE_TIMEOUT_MS, DEFAULT_NODE_TIMEOUT_MS } from "./deadline.js";
 export type { Tool, ToolResult } from "./tool.js";
 export { runEpisodes } from "./runner.js";
 export type { EpisodeInput, RoleCaller, RoleCallRequest, RoleCallResult, RunOptions } from "./runner.js";

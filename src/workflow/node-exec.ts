@@ -1,7 +1,9 @@
 // Runs one node visit (role, tool or function) against a given state and returns its update,
-// output and record. It never mutates the state and never throws: user-code errors come back as failures.
+// output and record. It never mutates the state and never throws: user-code errors and missed
+// deadlines come back as failures.
 
-import type { NodeContext, NodeSpec, NodeUpdate, RoleNode, ToolNode } from "./graph-types.js";
+import { DEFAULT_NODE_TIMEOUT_MS, withDeadline } from "./deadline.js";
+import type { FunctionNode, NodeContext, NodeSpec, NodeUpdate, RoleNode, ToolNode } from "./graph-types.js";
 import { type ChatMessage, parseRoleOutput, type Sampling } from "./role.js";
 import { callTool } from "./tool.js";
 import type { EpisodeFailure, StepRecord } from "./trajectory.js";
@@ -14,6 +16,10 @@ export interface ExecOptions {
   sampling: Partial<Sampling> | undefined;
   roleSampling?: Readonly<Record<string, Partial<Sampling>>>;
   maxNewTokens?: number;
+  /** Deadline of function nodes that set none (ms; default DEFAULT_NODE_TIMEOUT_MS). */
+  nodeTimeoutMs?: number;
+  /** Fires when the episode ended (its deadline): pending node and tool deadlines stop waiting. */
+  episodeEnded?: AbortSignal;
 }
 
 /** A finished visit: the record lacks only its index, which the episode assigns on commit. */
@@ -78,18 +84,36 @@ export async function execNode<S>(
     return { ok: true, update, output: record.output, record };
   };
   if (spec.kind === "role") return execRole(spec, state, ctx, record, options, failAt, done);
-  if (spec.kind === "tool") return execTool(spec, state, ctx, record, failAt, done);
+  if (spec.kind === "tool") return execTool(spec, state, ctx, record, options, failAt, done);
+  return execFunction(spec, state, ctx, options, failAt, done);
+}
+
+type FailAt<S> = (code: string, what: string, err: unknown, record?: Omit<StepRecord, "index"> | null) => ExecResult<S>;
+type Done<S> = (update: NodeUpdate<S>, output: unknown) => ExecResult<S>;
+
+async function execFunction<S>(
+  spec: FunctionNode<S>,
+  state: S,
+  ctx: NodeContext,
+  options: ExecOptions,
+  failAt: FailAt<S>,
+  done: Done<S>,
+): Promise<ExecResult<S>> {
+  const ms = spec.timeoutMs ?? options.nodeTimeoutMs ?? DEFAULT_NODE_TIMEOUT_MS;
   let update: NodeUpdate<S>;
   try {
-    update = await spec.run(state, ctx);
+    const out = spec.run(state, ctx);
+    // only a promise can miss a deadline; a sync run has already finished (no timer for it)
+    if (out instanceof Promise || typeof (out as { then?: unknown } | undefined)?.then === "function") {
+      const r = await withDeadline(Promise.resolve(out), ms, options.episodeEnded);
+      if (r.timedOut) return failAt("NODE_TIMEOUT", "function node", `still running after its ${ms} ms deadline (timeoutMs)`);
+      update = r.value;
+    } else update = await out;
   } catch (err) {
     return failAt("FUNCTION_FAILED", "function node threw", err);
   }
   return done(update, update ?? null);
 }
-
-type FailAt<S> = (code: string, what: string, err: unknown, record?: Omit<StepRecord, "index"> | null) => ExecResult<S>;
-type Done<S> = (update: NodeUpdate<S>, output: unknown) => ExecResult<S>;
 
 async function execRole<S>(
   spec: RoleNode<S>,
@@ -178,6 +202,7 @@ async function execTool<S>(
   state: S,
   ctx: NodeContext,
   record: Omit<StepRecord, "index">,
+  options: ExecOptions,
   failAt: FailAt<S>,
   done: Done<S>,
 ): Promise<ExecResult<S>> {
@@ -188,7 +213,7 @@ async function execTool<S>(
     return failAt("TOOL_INPUT_FAILED", `input of tool "${spec.tool.name}" threw`, err);
   }
   const t0 = performance.now();
-  const result = await callTool(spec.tool, input, spec.timeoutMs ?? spec.tool.timeoutMs);
+  const result = await callTool(spec.tool, input, spec.timeoutMs ?? spec.tool.timeoutMs, options.episodeEnded);
   record.toolResults = [
     {
       tool: spec.tool.name,

@@ -2,6 +2,7 @@
 // Role nodes go through an injected RoleCaller; this file never talks to a model itself.
 
 import { MasoError } from "../errors.js";
+import { checkTimeout, DEFAULT_EPISODE_TIMEOUT_MS } from "./deadline.js";
 import { runEpisode } from "./episode.js";
 import type { Workflow } from "./graph-types.js";
 import type { ChatMessage, Sampling } from "./role.js";
@@ -60,12 +61,16 @@ export interface RunOptions {
   roleSampling?: Readonly<Record<string, Partial<Sampling>>>;
   /** Caps every role's maxNewTokens. */
   maxNewTokens?: number;
+  /** Deadline of each episode from its start (ms; default DEFAULT_EPISODE_TIMEOUT_MS, 10 min). */
+  episodeTimeoutMs?: number;
+  /** Deadline of function nodes that neither the node nor the workflow sets (ms; default 60 s). */
+  nodeTimeoutMs?: number;
 }
 
 /**
  * Runs a batch of episodes concurrently and returns their trajectories in input order. The batch
  * always completes: tool errors, format failures and step limits are recorded, and an episode
- * whose node code throws ends with status "error".
+ * whose node code throws or that misses a deadline ends with status "error" (its finished records kept).
  *
  * @example
  * const trajectories = await runEpisodes(wf, tasks.map((t, i) => ({ id: `ep-${i}`, state: initState(t) })), { caller });
@@ -86,6 +91,8 @@ export async function runEpisodes<S extends object>(
       throw new MasoError("RUNNER_INVALID", `episode id "${ep.id}" appears twice in the batch`, "give each episode a unique id");
     ids.add(ep.id);
   }
+  checkTimeout(options.episodeTimeoutMs, "episodeTimeoutMs", "RUNNER_INVALID");
+  checkTimeout(options.nodeTimeoutMs, "nodeTimeoutMs", "RUNNER_INVALID");
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? episodes.length));
   const walk = {
     caller: options.caller,
@@ -93,6 +100,8 @@ export async function runEpisodes<S extends object>(
     sampling: options.sampling,
     roleSampling: options.roleSampling,
     maxNewTokens: options.maxNewTokens,
+    episodeTimeoutMs: options.episodeTimeoutMs ?? DEFAULT_EPISODE_TIMEOUT_MS,
+    nodeTimeoutMs: options.nodeTimeoutMs,
   };
   const results: Trajectory<S>[] = new Array(episodes.length);
   let next = 0;

@@ -44,20 +44,31 @@ export function defineTool<I, O>(spec: {
 
 /**
  * Calls a tool with a timeout. Never rejects: a throw or a timeout becomes `{ ok: false, error }`.
- * On timeout the tool's signal is aborted; a tool that ignores it is left to settle on its own.
+ * On timeout, or when `cancel` fires (its episode ended), the tool's signal is aborted; a tool that
+ * ignores it is left to settle on its own.
  *
  * @example
  * const r = await callTool(retrieve, { query: "x", k: 4 }, 1000);
  * if (!r.ok) console.log(r.error);
  */
-export async function callTool<I, O>(tool: Tool<I, O>, input: I, timeoutMs: number = tool.timeoutMs): Promise<ToolResult<O>> {
+export async function callTool<I, O>(
+  tool: Tool<I, O>,
+  input: I,
+  timeoutMs: number = tool.timeoutMs,
+  cancel?: AbortSignal,
+): Promise<ToolResult<O>> {
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let onCancel = () => {};
   const timeout = new Promise<ToolResult<O>>((resolve) => {
-    timer = setTimeout(() => {
+    const stop = (error: string) => {
       controller.abort();
-      resolve({ ok: false, error: `tool "${tool.name}" timed out after ${timeoutMs} ms`, timedOut: true });
-    }, timeoutMs);
+      resolve({ ok: false, error, timedOut: true });
+    };
+    timer = setTimeout(() => stop(`tool "${tool.name}" timed out after ${timeoutMs} ms`), timeoutMs);
+    onCancel = () => stop(`tool "${tool.name}" was still running when its episode ended`);
+    if (cancel?.aborted) onCancel();
+    cancel?.addEventListener("abort", onCancel, { once: true });
   });
   const call = (async (): Promise<ToolResult<O>> => {
     try {
@@ -70,5 +81,6 @@ export async function callTool<I, O>(tool: Tool<I, O>, input: I, timeoutMs: numb
     return await Promise.race([call, timeout]);
   } finally {
     clearTimeout(timer);
+    cancel?.removeEventListener("abort", onCancel);
   }
 }

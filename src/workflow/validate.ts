@@ -2,7 +2,10 @@
 // Reads the graph only; it never runs a node or a routing function.
 
 import { MasoError } from "../errors.js";
+import { MAX_TIMEOUT_MS } from "./deadline.js";
 import { END, START, type Workflow } from "./graph-types.js";
+
+const validTimeout = (ms: unknown): boolean => typeof ms === "number" && ms > 0 && ms <= MAX_TIMEOUT_MS;
 
 /** Targets the walk may take from `from` (fan-out: its branch chain heads and its join). */
 function successors(wf: Workflow<unknown>, from: string): string[] {
@@ -46,6 +49,8 @@ export function validateGraph(wf: Workflow<any>): void {
   const knownOrEnd = (n: unknown): boolean => n === END || known(n);
 
   if (!Number.isInteger(wf.maxSteps) || wf.maxSteps < 1) problems.push(`maxSteps must be a positive integer (got ${wf.maxSteps})`);
+  if (wf.nodeTimeoutMs !== undefined && !validTimeout(wf.nodeTimeoutMs))
+    problems.push(`nodeTimeoutMs must be a number of milliseconds in (0, ${MAX_TIMEOUT_MS}] (got ${wf.nodeTimeoutMs})`);
   if (!wf.outgoing.has(START)) problems.push("no entry: add edge(START, <first node>) or branch(START, …)");
 
   const branchOwner = new Map<string, string>();
@@ -106,6 +111,8 @@ export function validateGraph(wf: Workflow<any>): void {
     if (spec.kind === "role" && (!spec.role || typeof spec.role.prompt !== "function"))
       problems.push(`role node "${n}": not a role (use defineRole)`);
     if (spec.kind === "function" && typeof spec.run !== "function") problems.push(`function node "${n}": run must be a function`);
+    if ((spec.kind === "function" || spec.kind === "tool") && spec.timeoutMs !== undefined && !validTimeout(spec.timeoutMs))
+      problems.push(`${spec.kind} node "${n}": timeoutMs must be a number of milliseconds in (0, ${MAX_TIMEOUT_MS}]`);
     if (!wf.outgoing.has(n) && !branchOwner.has(n))
       problems.push(`node "${n}" has no outgoing edge and is not END: add edge("${n}", END) or another edge`);
   }
