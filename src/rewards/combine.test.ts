@@ -118,7 +118,7 @@ describe("assignRewards", () => {
     expect(out.episodes.map((e) => e.episodeId)).toEqual(["ep-7"]);
     expect(out.failures).toEqual([
       { episodeId: "ep-8", code: "REWARD_FN_FAILED", message: expect.stringContaining("metric crashed") },
-      { episodeId: "ep-9", code: "EPISODE_FAILED", message: "down" },
+      { episodeId: "ep-9", code: "ROLE_CALL_FAILED", message: "down" },
     ]);
     expect(out.counts).toEqual({ episodes: 3, rewarded: 1, failed: 2, records: 2, skippedRecords: 0 });
   });

@@ -1,5 +1,7 @@
 // Runs reward functions on trajectories, validates their entries and sums them per record,
 // keeping a per-kind and per-function breakdown. It sends nothing anywhere; the controller does.
+// Reward functions receive the trajectory itself, so which records are trainable (and their
+// samples) is read before any of them runs, never after.
 
 import { MasoError } from "../errors.js";
 import { isTrainable, type SampleHandle, type StepRecord, type Trajectory } from "../workflow/trajectory.js";
@@ -37,8 +39,39 @@ export interface EpisodeRewards {
   skipped: SkippedRecord[];
 }
 
-const where = (traj: Trajectory<unknown>, r: StepRecord): string =>
-  `episode "${traj.episodeId}", node "${r.node}" visit ${r.visit} (record ${r.index})`;
+/** A trainable record as it was before any reward function ran. */
+export interface TrainableRecord {
+  recordIndex: number;
+  node: string;
+  visit: number;
+  turn: number;
+  role: string | null;
+  model: string | null;
+  outputTokens: number | null;
+  sampleHandle: SampleHandle;
+}
+
+/**
+ * The trainable records of a trajectory as they are now, by record index (a copy: later edits of
+ * the trajectory do not reach it).
+ *
+ * @example
+ * const trainable = trainableRecords(traj); // before handing traj to user code
+ */
+export function trainableRecords(trajectory: Trajectory<unknown>): Map<number, TrainableRecord> {
+  const out = new Map<number, TrainableRecord>();
+  trajectory.records.forEach((r, i) => {
+    if (!isTrainable(r)) return;
+    const { node, visit, turn, role, model, outputTokens } = r;
+    out.set(i, { recordIndex: i, node, visit, turn, role, model, outputTokens, sampleHandle: { ...r.sampleHandle! } });
+  });
+  return out;
+}
+
+type RecordView = Pick<StepRecord, "node" | "visit" | "kind">;
+
+const where = (episodeId: string, r: Pick<StepRecord, "node" | "visit">, index: number): string =>
+  `episode "${episodeId}", node "${r.node}" visit ${r.visit} (record ${index})`;
 
 const sumOf = (v: number | number[]): number => (typeof v === "number" ? v : v.reduce((a, x) => a + x, 0));
 
@@ -54,13 +87,20 @@ function addValues(a: number | number[], b: number | number[], onMismatch: () =>
  * Runs the reward functions on one trajectory and combines their entries per record. Throws a
  * MasoError naming the episode, node and visit when a reward is missing (REWARD_MISSING),
  * duplicated by one function (REWARD_DUPLICATE), not finite (REWARD_NON_FINITE) or malformed
- * (REWARD_INVALID); a function that throws gives REWARD_FN_FAILED.
+ * (REWARD_INVALID); a function that throws gives REWARD_FN_FAILED. `trainable` (default: read from
+ * the trajectory before the first function runs) says which records need a reward and their samples.
  *
  * @example
  * const { rewards } = combineRewards(traj, task, [formatReward(), sharedOutcome(f1Score)]);
  */
-export function combineRewards<T, S>(trajectory: Trajectory<S>, task: T, functions: readonly NamedReward<T, S>[]): EpisodeRewards {
-  const traj = trajectory as Trajectory<unknown>;
+export function combineRewards<T, S>(
+  trajectory: Trajectory<S>,
+  task: T,
+  functions: readonly NamedReward<T, S>[],
+  trainable: ReadonlyMap<number, TrainableRecord> = trainableRecords(trajectory as Trajectory<unknown>),
+): EpisodeRewards {
+  const { episodeId, taskId } = trajectory;
+  const views: RecordView[] = trajectory.records.map(({ node, visit, kind }) => ({ node, visit, kind }));
   const combined = new Map<number, CombinedReward>();
   const skips = new Map<number, string[]>();
   for (const { name, fn } of functions) {
@@ -70,51 +110,55 @@ export function combineRewards<T, S>(trajectory: Trajectory<S>, task: T, functio
     } catch (err) {
       throw new MasoError(
         "REWARD_FN_FAILED",
-        `episode "${traj.episodeId}": reward function "${name}" threw: ${err instanceof Error ? err.message : String(err)}`,
+        `episode "${episodeId}": reward function "${name}" threw: ${err instanceof Error ? err.message : String(err)}`,
         "the episode is excluded from the update; fix the reward function",
       );
     }
     if (!Array.isArray(entries)) {
+      const thenable = typeof (entries as { then?: unknown } | null)?.then === "function";
       throw new MasoError(
         "REWARD_INVALID",
-        `episode "${traj.episodeId}": reward function "${name}" returned ${typeof entries}, not a list`,
-        "return RewardEntry[]",
+        `episode "${episodeId}": reward function "${name}" returned ${thenable ? "a Promise" : typeof entries}, not a list`,
+        thenable
+          ? "reward functions are synchronous: compute what they need in the workflow (a tool or function node)"
+          : "return RewardEntry[]",
       );
     }
     const seen = new Set<number>();
     for (const e of entries as readonly RewardEntry[]) {
       const idx = e?.recordIndex;
-      const rec = Number.isInteger(idx) ? traj.records[idx] : undefined;
+      const rec = Number.isInteger(idx) ? views[idx] : undefined;
       if (rec === undefined) {
         throw new MasoError(
           "REWARD_INVALID",
-          `episode "${traj.episodeId}": reward function "${name}" names record ${String(idx)}, which does not exist`,
+          `episode "${episodeId}": reward function "${name}" names record ${String(idx)}, which does not exist`,
           "use record.index from the trajectory",
         );
       }
       if (seen.has(idx)) {
         throw new MasoError(
           "REWARD_DUPLICATE",
-          `${where(traj, rec)}: reward function "${name}" gave it two entries`,
+          `${where(episodeId, rec, idx)}: reward function "${name}" gave it two entries`,
           "return at most one entry per record per function",
         );
       }
       seen.add(idx);
+      const owned = trainable.get(idx);
       if (isSkip(e)) {
-        if (isTrainable(rec) && !combined.has(idx)) skips.set(idx, [...(skips.get(idx) ?? []), `${name}: ${e.reason}`]);
+        if (owned && !combined.has(idx)) skips.set(idx, [...(skips.get(idx) ?? []), `${name}: ${e.reason}`]);
         continue;
       }
-      if (!isTrainable(rec)) {
+      if (!owned) {
         throw new MasoError(
           "REWARD_INVALID",
-          `${where(traj, rec)}: reward function "${name}" rewards a ${rec.kind} record with no sample`,
+          `${where(episodeId, rec, idx)}: reward function "${name}" rewards a ${rec.kind} record with no sample`,
           "reward only role records with a sample handle",
         );
       }
       if (!REWARD_KINDS.includes(e.kind))
         throw new MasoError(
           "REWARD_INVALID",
-          `${where(traj, rec)}: reward function "${name}" used unknown kind "${String(e.kind)}"`,
+          `${where(episodeId, rec, idx)}: reward function "${name}" used unknown kind "${String(e.kind)}"`,
           `use one of ${REWARD_KINDS.join(", ")}`,
         );
       const v = e.value;
@@ -125,14 +169,14 @@ export function combineRewards<T, S>(trajectory: Trajectory<S>, task: T, functio
       if (!finite) {
         throw new MasoError(
           "REWARD_NON_FINITE",
-          `${where(traj, rec)}: reward function "${name}" gave ${Array.isArray(v) ? `a per-token reward with a non-finite or missing value` : String(v)}`,
+          `${where(episodeId, rec, idx)}: reward function "${name}" gave ${Array.isArray(v) ? `a per-token reward with a non-finite or missing value` : String(v)}`,
           "check the metric for NaN/Infinity (e.g. 0/0) and empty lists",
         );
       }
-      if (Array.isArray(v) && rec.outputTokens !== null && v.length !== rec.outputTokens) {
+      if (Array.isArray(v) && owned.outputTokens !== null && v.length !== owned.outputTokens) {
         throw new MasoError(
           "REWARD_INVALID",
-          `${where(traj, rec)}: reward function "${name}" gave ${v.length} per-token values for ${rec.outputTokens} output tokens`,
+          `${where(episodeId, rec, idx)}: reward function "${name}" gave ${v.length} per-token values for ${owned.outputTokens} output tokens`,
           "give one value per output token",
         );
       }
@@ -141,18 +185,18 @@ export function combineRewards<T, S>(trajectory: Trajectory<S>, task: T, functio
       const mismatch = (): never => {
         throw new MasoError(
           "REWARD_INVALID",
-          `${where(traj, rec)}: per-token rewards of different lengths`,
+          `${where(episodeId, rec, idx)}: per-token rewards of different lengths`,
           "give one value per output token",
         );
       };
       const c: CombinedReward = prev ?? {
         recordIndex: idx,
-        node: rec.node,
-        visit: rec.visit,
-        turn: rec.turn,
-        role: rec.role,
-        model: rec.model,
-        sampleHandle: rec.sampleHandle!,
+        node: owned.node,
+        visit: owned.visit,
+        turn: owned.turn,
+        role: owned.role,
+        model: owned.model,
+        sampleHandle: { ...owned.sampleHandle },
         value: 0,
         byKind: {},
         bySource: {},
@@ -164,21 +208,21 @@ export function combineRewards<T, S>(trajectory: Trajectory<S>, task: T, functio
     }
   }
   const skipped: SkippedRecord[] = [];
-  for (const rec of traj.records) {
-    if (!isTrainable(rec) || combined.has(rec.index)) continue;
-    const reasons = skips.get(rec.index);
+  for (const [idx, rec] of [...trainable].sort((a, b) => a[0] - b[0])) {
+    if (combined.has(idx)) continue;
+    const reasons = skips.get(idx);
     if (!reasons) {
       throw new MasoError(
         "REWARD_MISSING",
-        `${where(traj, rec)}: no reward function assigned or skipped it`,
+        `${where(episodeId, rec, idx)}: no reward function assigned or skipped it`,
         "add a reward function covering this role, or skip the record explicitly",
       );
     }
-    skipped.push({ recordIndex: rec.index, node: rec.node, visit: rec.visit, reasons });
+    skipped.push({ recordIndex: idx, node: rec.node, visit: rec.visit, reasons });
   }
   return {
-    episodeId: traj.episodeId,
-    taskId: traj.taskId,
+    episodeId,
+    taskId,
     rewards: [...combined.values()].sort((a, b) => a.recordIndex - b.recordIndex),
     skipped,
   };
@@ -204,35 +248,44 @@ export interface AssignedRewards {
   counts: { episodes: number; rewarded: number; failed: number; records: number; skippedRecords: number };
 }
 
+/** One episode to reward; `trainable` as for {@link combineRewards}. */
+export interface RewardInput<T, S> {
+  trajectory: Trajectory<S>;
+  task: T;
+  trainable?: ReadonlyMap<number, TrainableRecord>;
+}
+
 /**
  * Rewards a batch. A reward function that throws excludes that episode (recorded in `failures`
  * and counted), never crashes the batch; validation errors throw unless `onInvalid: "exclude"`.
+ * An episode that ended in an error is excluded with its own error code (EPISODE_TIMEOUT, …).
  *
  * @example
  * const { episodes, failures } = assignRewards(trajectories.map((t, i) => ({ trajectory: t, task: tasks[i] })), rewardFns);
  */
 export function assignRewards<T, S>(
-  items: readonly { trajectory: Trajectory<S>; task: T }[],
+  items: readonly RewardInput<T, S>[],
   functions: readonly NamedReward<T, S>[],
   options: AssignOptions = {},
 ): AssignedRewards {
   const episodes: EpisodeRewards[] = [];
   const failures: RewardFailure[] = [];
-  for (const { trajectory, task } of items) {
+  for (const { trajectory, task, trainable } of items) {
+    const { episodeId } = trajectory;
     if (trajectory.status === "error" && !options.includeFailedEpisodes) {
       failures.push({
-        episodeId: trajectory.episodeId,
-        code: "EPISODE_FAILED",
+        episodeId,
+        code: trajectory.error?.code ?? "EPISODE_FAILED",
         message: trajectory.error?.message ?? "episode ended with an error",
       });
       continue;
     }
     try {
-      episodes.push(combineRewards(trajectory, task, functions));
+      episodes.push(combineRewards(trajectory, task, functions, trainable));
     } catch (err) {
       if (!(err instanceof MasoError)) throw err;
       if (err.code !== "REWARD_FN_FAILED" && options.onInvalid !== "exclude") throw err;
-      failures.push({ episodeId: trajectory.episodeId, code: err.code, message: err.message });
+      failures.push({ episodeId, code: err.code, message: err.message });
     }
   }
   return {

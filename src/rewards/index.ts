@@ -10,5 +10,14 @@ export { finalOutcome, sharedOutcome, splitOutcome } from "./outcome.js";
 export type { EpisodeScore, OutcomeOptions, SplitOutcomeOptions } from "./outcome.js";
 export { marginalGain, perTurnScore } from "./turns.js";
 export type { MarginalGainOptions, PerTurnScoreOptions, TurnMetric, TurnSeries } from "./turns.js";
-export { assignRewards, combineRewards } from "./combine.js";
-export type { AssignedRewards, AssignOptions, CombinedReward, EpisodeRewards, RewardFailure, SkippedRecord } from "./combine.js";
+export { assignRewards, combineRewards, trainableRecords } from "./combine.js";
+export type {
+  AssignedRewards,
+  AssignOptions,
+  CombinedReward,
+  EpisodeRewards,
+  RewardFailure,
+  RewardInput,
+  SkippedRecord,
+  TrainableRecord,
+} from "./combine.js";
