@@ -1,6 +1,7 @@
 // The controller: one RL step as a dataflow — rollout → rewards → advantages → update — each a
 // named, timed phase function, plus greedy evaluation. It holds text, handles and scalars only;
 // every heavy tensor stays in the worker groups behind the transport.
+import type { AssignedRewards } from "../rewards/combine.js";
 import type { Trajectory } from "../workflow/trajectory.js";
 import type { Sampling } from "../workflow/role.js";
 import { advantagePhase } from "./advantage-phase.js";
@@ -42,10 +43,29 @@ export interface StepReport<S> {
   traffic: TrafficStats;
   workers: Record<string, WorkerStepStats>;
   trajectories: Trajectory<S>[];
+  /** The rewards this step trained on, and the episodes it left out with why: the one reward pass of the step. */
+  rewards: AssignedRewards;
+}
+
+// the trajectories of a step that failed after its rollout, so a caller can still write them
+const failedRollouts = new WeakMap<object, Trajectory<unknown>[]>();
+
+/**
+ * The trajectories of the step whose `controller.step()` threw `err` after its rollout finished
+ * (undefined for other errors).
+ *
+ * @example
+ * try { await controller.step(items) } catch (err) { await appendTrajectories(dir, n, failedStepTrajectories(err) ?? []); throw err; }
+ */
+export function failedStepTrajectories(err: unknown): Trajectory<unknown>[] | undefined {
+  return typeof err === "object" && err !== null ? failedRollouts.get(err) : undefined;
 }
 
 export interface Controller<S extends object, T> {
-  /** One RL step over these episodes. */
+  /**
+   * One RL step over these episodes. A throw after the rollout (a reward validation error, a
+   * refused reward) first drops the step's cached samples; failedStepTrajectories(err) has the rollout.
+   */
   step(items: readonly StepItem<S, T>[]): Promise<StepReport<S>>;
   /** Runs episodes without training (default greedy) and returns their trajectories. */
   evaluate(items: readonly StepItem<S, T>[], sampling?: Partial<Sampling>): Promise<Trajectory<S>[]>;
@@ -86,7 +106,7 @@ export function createController<S extends object, T>(options: ControllerOptions
     steps: () => stepNo,
     async evaluate(items, sampling = { temperature: 0 }) {
       const ctx: StepContext<S, T> = { o, step: stepNo, timer: phaseTimer() };
-      const trajectories = await rolloutPhase(ctx, items, sampling);
+      const { trajectories } = await rolloutPhase(ctx, items, sampling);
       await Promise.all(groups().map((g) => o.transport.call(g, "release", {})));
       return trajectories;
     },
@@ -96,11 +116,23 @@ export function createController<S extends object, T>(options: ControllerOptions
       const timer = phaseTimer();
       const ctx: StepContext<S, T> = { o, step: stepNo, timer };
       o.transport.resetTraffic();
-      const trajectories = await timer.time("rollout", () => rolloutPhase(ctx, items));
-      const assigned = await timer.time("rewards", () => rewardPhase(ctx, trajectories, items));
-      const adv = await timer.time("advantages", () => advantagePhase(ctx, assigned));
-      const upd = await timer.time("update", () => updatePhase(ctx));
-      await timer.time("release", () => Promise.all(groups().map((g) => o.transport.call(g, "release", {}))));
+      const rollout = await timer.time("rollout", () => rolloutPhase(ctx, items));
+      const { trajectories } = rollout;
+      const release = () => Promise.all(groups().map((g) => o.transport.call(g, "release", {})));
+      let assigned: AssignedRewards;
+      let adv: Awaited<ReturnType<typeof advantagePhase>>;
+      let upd: Awaited<ReturnType<typeof updatePhase>>;
+      try {
+        assigned = await timer.time("rewards", () => rewardPhase(ctx, rollout, items));
+        adv = await timer.time("advantages", () => advantagePhase(ctx, assigned));
+        upd = await timer.time("update", () => updatePhase(ctx));
+      } catch (err) {
+        // no half-rewarded samples may outlive the failed step
+        await release().catch(() => {});
+        if (typeof err === "object" && err !== null) failedRollouts.set(err, trajectories as Trajectory<unknown>[]);
+        throw err;
+      }
+      await timer.time("release", release);
       const traffic = o.transport.traffic();
       const stepMs = performance.now() - t0;
       const { roles, episodes } = timer.sync("bookkeeping", () => ({
@@ -127,6 +159,7 @@ export function createController<S extends object, T>(options: ControllerOptions
         traffic,
         workers,
         trajectories,
+        rewards: assigned,
       };
     },
   };

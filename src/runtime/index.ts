@@ -14,6 +14,7 @@ export type {
   ComputeAdvantagesResponse,
   DiagnosticsRequest,
   DiagnosticsResponse,
+  DiscardRequest,
   GaeChain,
   GaeChainsRequest,
   GaeChainsResponse,
@@ -34,5 +35,6 @@ export { createWorkerGroup, type WorkerGroup, type WorkerGroupOptions } from "./
 export { routingCaller, seedOf } from "./role-router.js";
 export type { AdvantageChoice, ControllerOptions, StepItem, UpdateOrder } from "./step-context.js";
 export type { RoleStepMetrics } from "./step-metrics.js";
-export { createController, type Controller, type StepReport, type WorkerStepStats } from "./controller.js";
+export { createController, failedStepTrajectories, type Controller, type StepReport, type WorkerStepStats } from "./controller.js";
+export { ownedRecords, sampleLedger, type OwnedSample, type SampleLedger } from "./sample-ledger.js";
 export { createRuntime, type Runtime, type RuntimeOptions } from "./runtime.js";

@@ -34,10 +34,15 @@ export interface GenerateResponse {
   finishReason: "stop" | "length";
 }
 
-/** A reward for one cached sample. */
+/**
+ * A reward for one cached sample. `episodeId` and `role` say whose sample the controller believes
+ * it is; the worker group refuses the reward unless they match what it stored at generation.
+ */
 export interface RewardItem {
   /** sampleHandle.id */
   id: number;
+  episodeId: string;
+  role: string;
   /** Scalar (credited to the last response token) or one value per response token. */
   reward: number | number[];
   /** Group baseline key (GRPO/RLOO); the estimators also group by role and turn. */
@@ -50,6 +55,11 @@ export interface AssignRewardsRequest {
 
 export interface AssignRewardsResponse {
   accepted: number;
+}
+
+/** Samples to drop before the end of the step (generated for an episode that had already ended). */
+export interface DiscardRequest {
+  ids: number[];
 }
 
 /** One piece of an episode's agent chain owned by this worker group, in agent order. */
@@ -151,6 +161,8 @@ export interface WorkerGroupApi {
   computeAdvantages(req: ComputeAdvantagesRequest): Promise<ComputeAdvantagesResponse>;
   update(req: UpdateRequest): Promise<UpdateResponse>;
   diagnostics(req: DiagnosticsRequest): Promise<DiagnosticsResponse>;
+  /** Drops these cached samples; ids it does not hold are ignored. */
+  discard(req: DiscardRequest): Promise<{ discarded: number }>;
   /** Drops every cached sample (end of a step). */
   release(req: Record<string, never>): Promise<{ released: number }>;
   state(req: Record<string, never>): Promise<WorkerState>;

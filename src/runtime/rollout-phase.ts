@@ -1,35 +1,54 @@
 // Phase 1 of a step: run the batch of episodes concurrently, routing every role call through the
-// cast to its worker group. Returns trajectories (text and handles only).
+// cast to its worker group, and keep the controller's own ledger of the samples those calls made.
+// Returns trajectories (text and handles only) and that ledger.
 import { runEpisodes } from "../workflow/runner.js";
 import type { Sampling } from "../workflow/role.js";
 import type { Trajectory } from "../workflow/trajectory.js";
 import { routingCaller } from "./role-router.js";
+import { type OwnedSample, type SampleLedger, sampleLedger } from "./sample-ledger.js";
 import type { StepContext, StepItem } from "./step-context.js";
+
+export interface Rollout<S> {
+  trajectories: Trajectory<S>[];
+  ledger: SampleLedger;
+}
 
 /**
  * Runs the episodes of one step. `sampling` (evaluation's, e.g. greedy) overrides every role,
- * per-role rollout settings included.
+ * per-role rollout settings included. A role call that returns after its episode ran out of time
+ * (so after the rollout) has its sample discarded: it belongs to no trajectory.
  *
  * @example
- * const trajectories = await rolloutPhase(ctx, items);
+ * const { trajectories, ledger } = await rolloutPhase(ctx, items);
  */
 export async function rolloutPhase<S extends object, T>(
   ctx: StepContext<S, T>,
   items: readonly StepItem<S, T>[],
   sampling?: Partial<Sampling>,
-): Promise<Trajectory<S>[]> {
-  const caller = routingCaller(ctx.o.cast, ctx.o.transport, { step: ctx.step, seed: ctx.o.seed, timer: ctx.timer });
-  return runEpisodes(
-    ctx.o.workflow,
-    items.map((i) => i.episode),
-    {
-      caller,
-      concurrency: ctx.o.concurrency,
-      sampling: { ...ctx.o.sampling, ...sampling },
-      roleSampling: sampling ? undefined : ctx.o.roleSampling,
-      maxNewTokens: ctx.o.maxNewTokens,
-    },
-  );
+): Promise<Rollout<S>> {
+  const { o } = ctx;
+  // best effort and unawaited: a sample nobody rewards is ignored by every later phase anyway
+  const discard = (s: OwnedSample) => void o.transport.call(s.handle.model, "discard", { ids: [s.handle.id] }).catch(() => {});
+  const ledger = sampleLedger(discard);
+  const caller = ledger.wrap(routingCaller(o.cast, o.transport, { step: ctx.step, seed: o.seed, timer: ctx.timer }));
+  try {
+    const trajectories = await runEpisodes(
+      o.workflow,
+      items.map((i) => i.episode),
+      {
+        caller,
+        concurrency: o.concurrency,
+        sampling: { ...o.sampling, ...sampling },
+        roleSampling: sampling ? undefined : o.roleSampling,
+        maxNewTokens: o.maxNewTokens,
+        episodeTimeoutMs: o.episodeTimeoutMs,
+        nodeTimeoutMs: o.nodeTimeoutMs,
+      },
+    );
+    return { trajectories, ledger };
+  } finally {
+    ledger.close();
+  }
 }
 
 /** Total time tools took in these trajectories (ms; concurrent calls overlap in wall time). */

@@ -56,6 +56,8 @@ export function sampleCache() {
       return full;
     },
     get: (id: number) => map.get(id),
+    /** Drops one sample; false when it was not held. */
+    remove: (id: number): boolean => map.delete(id),
     /** Every sample in a canonical order (episode, turn, node, visit), so that how episodes
      * interleaved during generation (concurrency) cannot change scoring or update numerics. */
     all: () => [...map.values()].sort(canonicalOrder),

@@ -5,6 +5,7 @@ import { MasoError } from "../errors.js";
 import type { HappoKey } from "../rl/advantages/happo.js";
 import type { EstimatorOptions } from "../rl/advantages/types.js";
 import type { NamedReward } from "../rewards/types.js";
+import { checkTimeout } from "../workflow/deadline.js";
 import type { Workflow } from "../workflow/graph-types.js";
 import type { EpisodeInput } from "../workflow/runner.js";
 import { type Cast, rolesOf } from "./cast.js";
@@ -46,6 +47,10 @@ export interface ControllerOptions<S extends object, T> {
   roleSampling?: Readonly<Record<string, Partial<Sampling>>>;
   /** Caps every role's maxNewTokens in rollouts and evaluation. */
   maxNewTokens?: number;
+  /** Deadline of each episode, in rollouts and evaluation (ms; default 10 min): a miss fails the episode (EPISODE_TIMEOUT). */
+  episodeTimeoutMs?: number;
+  /** Deadline of function nodes that neither the node nor the workflow sets (ms; default 60 s). */
+  nodeTimeoutMs?: number;
   /** Reward validation errors: throw (default) or exclude the episode. */
   onInvalidReward?: "throw" | "exclude";
   seed?: number;
@@ -81,6 +86,8 @@ export function resolveOptions<S extends object, T>(o: ControllerOptions<S, T>):
   for (const r of agentOrder)
     if (!o.cast.roles.has(r))
       throw new MasoError("CONTROLLER_CONFIG", `agentOrder names role "${r}", which the cast does not map`, `roles: ${roles.join(", ")}`);
+  checkTimeout(o.episodeTimeoutMs, "episodeTimeoutMs", "CONTROLLER_CONFIG");
+  checkTimeout(o.nodeTimeoutMs, "nodeTimeoutMs", "CONTROLLER_CONFIG");
   const updateOrder = o.updateOrder ?? "together";
   if (!["together", "round-robin", "happo"].includes(updateOrder))
     throw new MasoError("CONTROLLER_CONFIG", `updateOrder is "${updateOrder}"`, "use together, round-robin or happo");

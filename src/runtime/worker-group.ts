@@ -13,7 +13,7 @@ import { ppoUpdate } from "../rl/trainer/ppo-update.js";
 import { scoreSamples } from "../rl/trainer/score.js";
 import { createUnits, scheduleUnits, type TrainUnit } from "../rl/trainer/units.js";
 import type { Generator } from "./generator.js";
-import type { GenerateRequest, LogRatio, UpdateRequest, UpdateResponse, WorkerGroupApi, WorkerState } from "./messages.js";
+import type { GenerateRequest, LogRatio, RewardItem, UpdateRequest, UpdateResponse, WorkerGroupApi, WorkerState } from "./messages.js";
 import { loadModel, type ResolvedModelSpec } from "./models.js";
 import { createSamplerGenerator } from "./sampler-generator.js";
 import { type CachedSample, sampleCache, toTrainSample } from "./sample-cache.js";
@@ -38,6 +38,33 @@ export interface WorkerGroup extends WorkerGroupApi {
   /** Updates run so far; it seeds minibatch shuffling, so a resumed run sets it back. */
   updates: number;
 }
+
+/** The cached sample a reward item may go to: it exists, is the claimed episode's and role's, and has no reward yet. */
+function checkedTarget(item: RewardItem, s: CachedSample | undefined, group: string): CachedSample {
+  if (!s)
+    throw new MasoError("SAMPLE_UNKNOWN", `assignRewards: worker group "${group}" has no sample ${item.id}`, "send handles from this step");
+  if (s.episode !== item.episodeId || s.role !== item.role)
+    throw new MasoError(
+      "SAMPLE_OWNER",
+      `assignRewards: sample ${item.id} of worker group "${group}" was generated for episode "${s.episode}" role "${s.role}", but its reward claims episode "${item.episodeId}" role "${item.role}"`,
+      "match rewards to samples through the controller's record of role calls, never through handles read back from trajectories",
+    );
+  if (s.reward !== null) throw twice(item, s, group);
+  if (Array.isArray(item.reward) && item.reward.length !== s.tokens.length - s.promptLen)
+    throw new MasoError(
+      "REWARD_SHAPE",
+      `sample ${item.id}: ${item.reward.length} token rewards for ${s.tokens.length - s.promptLen} tokens`,
+      "one value per output token",
+    );
+  return s;
+}
+
+const twice = (item: RewardItem, s: CachedSample, group: string): MasoError =>
+  new MasoError(
+    "SAMPLE_REWARDED_TWICE",
+    `assignRewards: sample ${item.id} of worker group "${group}" (episode "${s.episode}", role "${s.role}") got a second reward this step, claimed for episode "${item.episodeId}" role "${item.role}"`,
+    "send one reward per sample per step",
+  );
 
 /**
  * Builds a worker group for one model: loads weights, adds one adapter per distinct adapter name in
@@ -225,26 +252,22 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
     generate: (req) => generate(req),
     assignRewards: (req) =>
       timed("rewards", () => {
+        // every item is checked before any is applied, so a refused message changes nothing
+        const targets = req.items.map((item) => checkedTarget(item, cache.get(item.id), spec.name));
+        const seen = new Map<number, RewardItem>();
         for (const item of req.items) {
-          const s = cache.get(item.id);
-          if (!s)
-            throw new MasoError(
-              "SAMPLE_UNKNOWN",
-              `assignRewards: worker group "${spec.name}" has no sample ${item.id}`,
-              "send handles from this step",
-            );
+          const first = seen.get(item.id);
+          if (first) throw twice(item, targets[req.items.indexOf(first)], spec.name);
+          seen.set(item.id, item);
+        }
+        req.items.forEach((item, i) => {
+          const s = targets[i];
           if (Array.isArray(item.reward)) {
-            if (item.reward.length !== s.tokens.length - s.promptLen)
-              throw new MasoError(
-                "REWARD_SHAPE",
-                `sample ${item.id}: ${item.reward.length} token rewards for ${s.tokens.length - s.promptLen} tokens`,
-                "one value per output token",
-              );
             s.tokenRewards = Float32Array.from(item.reward);
             s.reward = 0;
           } else s.reward = item.reward;
           s.groupKey = item.groupKey;
-        }
+        });
         return { accepted: req.items.length };
       }),
     gaeChains: (req) =>
@@ -259,6 +282,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
       }),
     update: (req) => timed("update", () => update(req)),
     diagnostics: (req) => timed("diagnostics", () => diagnostics(req.roles)),
+    discard: async (req) => ({ discarded: req.ids.filter((id) => cache.remove(id)).length }),
     release: async () => ({ released: cache.clear() }),
     state: async (): Promise<WorkerState> => {
       const gen = generator.stats();
