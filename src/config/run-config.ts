@@ -142,6 +142,15 @@ const scheduleSchema = z
     tasksPerStep: posInt(100_000).default(8),
     /** most episodes in flight at once */
     concurrency: posInt(100_000).default(32),
+    /** deadline of one episode (ms): a slower one is a failed episode (EPISODE_TIMEOUT) */
+    episodeTimeoutMs: z.number().int().min(1).max(86_400_000).default(600_000),
+  })
+  .strict();
+
+const failuresSchema = z
+  .object({
+    /** stop the run after a step where more than this fraction of episodes failed (all failed: always stops) */
+    maxFailedFraction: z.number().min(0).max(1).default(1),
   })
   .strict();
 
@@ -185,6 +194,7 @@ export const runConfigSchema = z
     schedule: scheduleSchema.default(() => scheduleSchema.parse({})),
     checkpoint: checkpointSchema.default(() => checkpointSchema.parse({})),
     eval: evalSchema.default(() => evalSchema.parse({})),
+    failures: failuresSchema.default(() => failuresSchema.parse({})),
     /** reward scales, by reward function name (explicit, so a −1 format penalty cannot silently dominate) */
     rewardWeights: z.record(z.string(), z.number().min(-1_000_000).max(1_000_000)).default({}),
   })

@@ -1,7 +1,8 @@
 // Progress and metrics' public surface, listed explicitly for src/index.ts to re-export.
 export { createProgress, type Progress, type ProgressOptions, type ProgressStream } from "./progress-display.js";
 export { formatDuration, formatRate, formatStepLine, type ProgressStats, type ProgressUpdate } from "./format.js";
-export { appendRewards, readRewards, rewardFile } from "./reward-writer.js";
+export { appendRewards, readExcluded, readRewards, rewardFile } from "./reward-writer.js";
+export type { ExcludedEpisode } from "./reward-writer.js";
 export { roleMetrics } from "./role-metrics.js";
 export {
   METRICS_FILE,

@@ -1,8 +1,9 @@
 // An RL training run that can be killed at any moment and resumed exactly: draws tasks through a
-// seeded cursor, runs controller steps, writes per-step per-role metrics, trajectories and rewards,
-// and checkpoints every worker group and the run state every K steps (keeping N, plus the best one
-// on dev, named by checkpoints/best.json). It knows nothing of the terminal or the CLI; callers
-// watch it through callbacks.
+// seeded cursor, runs controller steps, writes per-step per-role metrics, trajectories and rewards
+// (exactly what the step trained on), stops loudly on a step whose episodes failed beyond the
+// tolerance, and checkpoints every worker group and the run state every K steps (keeping N, plus the
+// best one on dev, named by checkpoints/best.json). It knows nothing of the terminal or the CLI;
+// callers watch it through callbacks.
 import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { jsonPart } from "../checkpoint/parts.js";
@@ -16,12 +17,12 @@ import { MasoError } from "../errors.js";
 import { type MetricValues, type MetricsRow, openMetricsWriter, readMetrics } from "../progress/metrics-writer.js";
 import { appendRewards } from "../progress/reward-writer.js";
 import { roleMetrics as rolloutRoleMetrics } from "../progress/role-metrics.js";
-import { assignRewards } from "../rewards/combine.js";
-import type { NamedReward } from "../rewards/types.js";
 import { appendTrajectories } from "../workflow/trajectory-writer.js";
 import type { Trajectory } from "../workflow/trajectory.js";
 import { checkRunState, type RunState, runtimeParts, type TaskCursor } from "./checkpoint-parts.js";
-import type { StepReport } from "./controller.js";
+import { failedStepTrajectories, type StepReport } from "./controller.js";
+import { type EvalMetric, scoreEpisode } from "./eval-metric.js";
+import { failureCounts, stepFailure } from "./step-failures.js";
 import { meanMetrics } from "./step-metrics.js";
 import type { Runtime } from "./runtime.js";
 import type { StepItem } from "./step-context.js";
@@ -34,7 +35,8 @@ export interface TrainRunEval<S, T> {
   tasks: readonly T[];
   /** at most this many tasks (null: all) */
   episodes: number | null;
-  metric: (trajectory: Trajectory<S>, task: T) => number;
+  /** must return a finite number for every episode (else METRIC_INVALID / METRIC_FAILED) */
+  metric: EvalMetric<S, T>;
   /** greedy decoding (default true); false samples with the rollout settings */
   greedy?: boolean;
   /**
@@ -53,8 +55,6 @@ export interface TrainRunOptions<S extends object, T> {
   initialState: (task: T) => S;
   /** Group-baseline key of a task (default: its index in `tasks`). */
   taskId?: (task: T, index: number) => string;
-  /** The reward functions the runtime uses; rerun here for the per-episode rewards files. */
-  rewards: readonly NamedReward<T, S>[];
   steps: number;
   tasksPerStep: number;
   /** episodes per task (group size) */
@@ -65,6 +65,11 @@ export interface TrainRunOptions<S extends object, T> {
   eval?: TrainRunEval<S, T>;
   /** Continue from the newest good checkpoint (a run killed before its first one starts over). */
   resume?: boolean;
+  /**
+   * Stop (STEP_FAILED, after writing the step's files) when more than this fraction of a step's
+   * episodes failed; a step where every episode failed always stops. Default 1: only that.
+   */
+  maxFailedFraction?: number;
   onStep?: (row: TrainRow, report: StepReport<S>) => void;
   onCheckpoint?: (step: number, dir: string) => void;
   onResume?: (step: number, skipped: string[]) => void;
@@ -76,7 +81,8 @@ export interface TrainRunOptions<S extends object, T> {
 export interface TrainRow extends MetricsRow {
   step: number;
   epoch: number;
-  episodes: { count: number; rewarded: number; failed: number; metrics: Record<string, number> };
+  /** `failures`: failed episodes by error code, present only when some failed. */
+  episodes: { count: number; rewarded: number; failed: number; metrics: Record<string, number>; failures?: Record<string, number> };
   tokens: number;
   roles: Record<string, MetricValues>;
   eval?: { metric: number; episodes: number };
@@ -164,7 +170,7 @@ export async function evaluate<S extends object, T>(
   const tasks = o.episodes === null ? o.tasks : o.tasks.slice(0, o.episodes);
   const items = tasks.map((task, i) => ({ episode: { id: `eval-${i}`, state: initialState(task), taskId: `eval-${i}` }, task }));
   const trajectories = await rt.controller.evaluate(items, o.greedy === false ? {} : undefined);
-  const sum = trajectories.reduce((a, t, i) => a + o.metric(t, tasks[i]), 0);
+  const sum = trajectories.reduce((a, t, i) => a + scoreEpisode(o.metric, t, tasks[i], i), 0);
   const means = Object.entries(meanMetrics(trajectories.map((t) => t.metrics))).filter(([k]) => !k.endsWith("Ms"));
   return { metric: sum / Math.max(tasks.length, 1), episodes: tasks.length, episodeMetrics: Object.fromEntries(means) };
 }
@@ -230,16 +236,21 @@ export async function runTraining<S extends object, T>(o: TrainRunOptions<S, T>)
         task: o.tasks[ti],
       })),
     );
-    const report = await rt.controller.step(items);
+    let report: StepReport<S>;
+    try {
+      report = await rt.controller.step(items);
+    } catch (err) {
+      // a step that failed after its rollout still leaves its episodes on disk
+      const rolled = failedStepTrajectories(err);
+      if (rolled) await appendTrajectories(runDir, stepNo, rolled as Trajectory[]);
+      throw err;
+    }
     state.step = stepNo;
-    const { episodes: rewarded } = assignRewards(
-      report.trajectories.map((t, i) => ({ trajectory: t, task: items[i].task })),
-      o.rewards,
-      { onInvalid: "exclude" },
-    );
+    // the controller's one reward pass: the files and metrics show exactly what trained
+    const { rewards } = report;
     await appendTrajectories(runDir, stepNo, report.trajectories as Trajectory[]);
-    await appendRewards(runDir, stepNo, rewarded);
-    const rollout = rolloutRoleMetrics(report.trajectories as Trajectory[], rewarded);
+    await appendRewards(runDir, stepNo, rewards.episodes, rewards.failures);
+    const rollout = rolloutRoleMetrics(report.trajectories as Trajectory[], rewards.episodes);
     const roles: Record<string, MetricValues> = {};
     for (const role of new Set([...Object.keys(report.roles), ...Object.keys(rollout)]).values())
       roles[role] = roleRow(report.roles[role], rollout[role]);
@@ -248,10 +259,11 @@ export async function runTraining<S extends object, T>(o: TrainRunOptions<S, T>)
     // wall-clock episode figures (durationMs, …) go to timings so everything else stays reproducible
     const clock = Object.entries(report.episodes.metrics).filter(([k]) => k.endsWith("Ms"));
     const episodeMetrics = Object.fromEntries(Object.entries(report.episodes.metrics).filter(([k]) => !k.endsWith("Ms")));
+    const failures = rewards.failures.length > 0 ? { failures: failureCounts(rewards.failures) } : {};
     const row: TrainRow = {
       step: stepNo,
       epoch: state.cursor.epoch,
-      episodes: { ...report.episodes, metrics: episodeMetrics },
+      episodes: { ...report.episodes, metrics: episodeMetrics, ...failures },
       tokens,
       roles,
       timings: {
@@ -264,6 +276,13 @@ export async function runTraining<S extends object, T>(o: TrainRunOptions<S, T>)
         episodes: Object.fromEntries(clock),
       },
     };
+    const stop = stepFailure(stepNo, rewards, o.maxFailedFraction ?? 1);
+    if (stop) {
+      metrics.write(row);
+      rows.push(row);
+      o.onStep?.(row, report);
+      throw stop;
+    }
     const last = stepNo === o.steps;
     let newBest: BestPointer | null = null;
     if (o.eval && o.eval.tasks.length > 0 && ((o.eval.every > 0 && stepNo % o.eval.every === 0) || last)) {
@@ -313,7 +332,7 @@ interface EvalRunOptions<S extends object, T> {
   build: (startStep: number) => Runtime<S, T> | Promise<Runtime<S, T>>;
   tasks: readonly T[];
   initialState: (task: T) => S;
-  metric: (trajectory: Trajectory<S>, task: T) => number;
+  metric: EvalMetric<S, T>;
 }
 
 /**

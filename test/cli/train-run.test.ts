@@ -35,7 +35,6 @@ async function train(raw: object, runDir: string, steps: number, resume: boolean
     tasks: demo.tasks.train,
     initialState: demo.initialState,
     taskId: demo.taskId,
-    rewards: opts.rewards,
     steps,
     tasksPerStep: config.schedule.tasksPerStep,
     groupSize: config.algorithm.groupSize,

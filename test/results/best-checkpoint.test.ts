@@ -93,7 +93,7 @@ describe("best-on-dev checkpoint", () => {
       const opts = runtimeOptions(config, cast, demo);
       const ev = { every: 1, tasks: demo.tasks.dev, episodes: null, metric: demo.metric, selectBest: true };
       return runTraining({
-        ...{ runDir: dir, tasks: demo.tasks.train, initialState: demo.initialState, taskId: demo.taskId, rewards: opts.rewards },
+        ...{ runDir: dir, tasks: demo.tasks.train, initialState: demo.initialState, taskId: demo.taskId },
         build: (startStep) => createRuntime({ ...opts, startStep }),
         ...{ steps, tasksPerStep: 2, groupSize: 4, seed: config.seed, checkpointEvery: 3, keep: 1, eval: ev, resume },
       });

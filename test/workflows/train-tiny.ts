@@ -53,7 +53,6 @@ export async function trainTiny<S extends object, T>(
     tasks: mod.tasks.train,
     initialState: mod.initialState,
     taskId: mod.taskId,
-    rewards: opts.rewards,
     steps,
     tasksPerStep: config.schedule.tasksPerStep,
     groupSize: config.algorithm.groupSize,

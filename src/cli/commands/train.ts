@@ -143,7 +143,6 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     tasks: mod.tasks.train,
     initialState: mod.initialState,
     taskId: mod.taskId,
-    rewards: opts.rewards,
     steps: schedule.steps,
     tasksPerStep: schedule.tasksPerStep,
     groupSize: config.algorithm.groupSize,
@@ -152,19 +151,26 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     keep: config.checkpoint.keep,
     eval: evalOptions(config, mod),
     resume: resumeDir !== undefined,
+    maxFailedFraction: config.failures.maxFailedFraction,
     onResume: (step, skipped) => {
       progress = createProgress(io.out, { total: schedule.steps, startStep: step });
       for (const s of skipped) progress.log(`skipped corrupt checkpoint ${s}`);
       progress.log(`resumed from step ${step}`);
     },
-    onStep: (row, report) =>
+    onStep: (row, report) => {
       progress.update({
         step: row.step,
         episodes: row.episodes.count,
         tokens: row.tokens,
         values: { eval: row.eval?.metric },
         roleRewards: Object.fromEntries(Object.entries(report.roles).map(([r, m]) => [r, m.reward])),
-      }),
+      });
+      const first = report.rewards.failures[0];
+      if (first)
+        progress.log(
+          `step ${row.step}: ${row.episodes.failed} of ${row.episodes.count} episodes failed and trained on nothing (first: ${first.episodeId} ${first.code}: ${first.message})`,
+        );
+    },
     onCheckpoint: (step, dir) => progress.log(`checkpoint step ${step}: ${dir}`),
     beforeCommit: checkpointPauseHook(io),
   });

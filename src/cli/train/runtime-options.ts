@@ -137,6 +137,7 @@ export function runtimeOptions<S extends object, T>(
     ),
     roleSampling: config.sampling.roles,
     maxNewTokens: config.sampling.maxNewTokens,
+    episodeTimeoutMs: config.schedule.episodeTimeoutMs,
     seed: config.seed,
   };
 }
