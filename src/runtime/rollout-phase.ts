@@ -4,7 +4,7 @@
 import { runEpisodes } from "../workflow/runner.js";
 import type { Sampling } from "../workflow/role.js";
 import type { Trajectory } from "../workflow/trajectory.js";
-import { routingCaller } from "./role-router.js";
+import { roleChatTemplates, routingCaller } from "./role-router.js";
 import { type OwnedSample, type SampleLedger, sampleLedger } from "./sample-ledger.js";
 import type { StepContext, StepItem } from "./step-context.js";
 
@@ -30,7 +30,9 @@ export async function rolloutPhase<S extends object, T>(
   // best effort and unawaited: a sample nobody rewards is ignored by every later phase anyway
   const discard = (s: OwnedSample) => void o.transport.call(s.handle.model, "discard", { ids: [s.handle.id] }).catch(() => {});
   const ledger = sampleLedger(discard);
-  const caller = ledger.wrap(routingCaller(o.cast, o.transport, { step: ctx.step, seed: o.seed, timer: ctx.timer }));
+  const caller = ledger.wrap(
+    routingCaller(o.cast, o.transport, { step: ctx.step, seed: o.seed, timer: ctx.timer, chatTemplates: roleChatTemplates(o.workflow) }),
+  );
   try {
     const trajectories = await runEpisodes(
       o.workflow,

@@ -148,7 +148,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
         "route through the cast",
       );
     const prompt = req.messages
-      ? encodeChat(tokenizer, req.messages, { addGenerationPrompt: true })
+      ? encodeChat(tokenizer, req.messages, { addGenerationPrompt: true, ...(req.chatTemplate && { variables: req.chatTemplate }) })
       : tokenizer.encode(req.prompt, { addSpecialTokens: false });
     const out = await generator.submit({
       promptTokens: prompt,
