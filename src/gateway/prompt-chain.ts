@@ -3,6 +3,7 @@
 // maso-generated turn unchanged, its prompt is that call's prompt ids + output ids + the encoding of
 // what came after. A history that diverges starts a new chain, counted. Pure; no model calls here.
 
+import { extendedPromptIds } from "../engine/tokenizer/chain-prompt.js";
 import type { ChatMessage, Tokenizer } from "../engine/tokenizer/types.js";
 import type { GatewayMessage, GatewayTool, GatewayToolCall } from "./types.js";
 
@@ -25,11 +26,9 @@ export interface ChainedPrompt {
   retokenized: boolean;
 }
 
-const SENTINEL = "\u0000maso-turn\u0000";
-
 /** A message as chat templates read it (tool calls with parsed arguments, as transformers passes them). */
 export function templateMessage(m: GatewayMessage): ChatMessage {
-  const out: Record<string, unknown> = { role: m.role, content: m.content };
+  const out: ChatMessage = { role: m.role, content: m.content };
   if (m.toolCalls?.length)
     out.tool_calls = m.toolCalls.map((t) => ({
       id: t.id,
@@ -37,7 +36,7 @@ export function templateMessage(m: GatewayMessage): ChatMessage {
       function: { name: t.name, arguments: parseArgs(t.arguments) },
     }));
   if (m.toolCallId !== undefined) out.tool_call_id = m.toolCallId;
-  return out as unknown as ChatMessage;
+  return out;
 }
 
 function parseArgs(s: string): unknown {
@@ -98,14 +97,16 @@ export interface ChainTemplateOptions {
   enableThinking?: boolean;
 }
 
+/** The template options of a gateway call, as the tokenizer takes them. */
+export const templateOptions = (opts: ChainTemplateOptions) => ({
+  ...(opts.tools && { tools: [...opts.tools] }),
+  ...(opts.variables && { variables: opts.variables }),
+  ...(opts.enableThinking !== undefined && { enableThinking: opts.enableThinking }),
+});
+
 function renderer(tok: Tokenizer, opts: ChainTemplateOptions) {
   return (ms: readonly GatewayMessage[]) =>
-    tok.applyChatTemplate(ms.map(templateMessage), {
-      addGenerationPrompt: true,
-      ...(opts.tools && { tools: [...opts.tools] }),
-      ...(opts.variables && { variables: opts.variables }),
-      ...(opts.enableThinking !== undefined && { enableThinking: opts.enableThinking }),
-    });
+    tok.applyChatTemplate(ms.map(templateMessage), { addGenerationPrompt: true, ...templateOptions(opts) });
 }
 
 const encoder = (tok: Tokenizer) => (text: string) => tok.encode(text, { addSpecialTokens: false, parseSpecialTokens: true });
@@ -120,32 +121,6 @@ export function replayedCall(
 ): number | null {
   for (let j = history.length - 1; j >= 0; j--) if (replays(messages, history[j] as ChainedCall)) return j;
   return null;
-}
-
-/**
- * Prompt ids that continue an earlier call: its prompt ids and sampled ids, then the encoding of
- * what the template renders after that call's reply (the first `replayed` messages plus the reply
- * stand for it). Null when the template does not render the reply's place exactly once.
- */
-export function extendedPromptIds(
-  tok: Tokenizer,
-  messages: readonly GatewayMessage[],
-  replayed: number,
-  prev: Pick<ChainedCall, "promptIds" | "outputIds">,
-  opts: ChainTemplateOptions = {},
-): number[] | null {
-  const withSentinel = [...messages.slice(0, replayed), { role: "assistant" as const, content: SENTINEL }, ...messages.slice(replayed + 1)];
-  const text = renderer(tok, opts)(withSentinel);
-  const at = text.indexOf(SENTINEL);
-  if (at < 0 || text.indexOf(SENTINEL, at + 1) >= 0) return null;
-  let after = text.slice(at + SENTINEL.length);
-  const last = prev.outputIds.at(-1);
-  // the sampled stop id already ends the turn; the template's own end-of-turn text would repeat it
-  if (last !== undefined && tok.eosTokenIds.includes(last)) {
-    const eosText = tok.decode([last]);
-    if (after.startsWith(eosText)) after = after.slice(eosText.length);
-  }
-  return [...prev.promptIds, ...prev.outputIds, ...encoder(tok)(after)];
 }
 
 /** The prompt ids of `messages` encoded afresh through the chat template. */
@@ -167,7 +142,7 @@ export function chainPrompt(
 ): ChainedPrompt {
   const j = replayedCall(history, messages);
   if (j !== null) {
-    const ids = extendedPromptIds(tok, messages, history[j].messages.length, history[j], opts);
+    const ids = extendedPromptIds(tok, messages.map(templateMessage), history[j].messages.length, history[j], templateOptions(opts));
     if (ids) return { ids, extends: j, retokenized: false };
   }
   return { ids: freshPromptIds(tok, messages, opts), extends: null, retokenized: isRetokenized(history.length, messages) };

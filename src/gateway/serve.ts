@@ -22,11 +22,15 @@ export interface GatewayServer {
  * const g = await serveGateway(backend, { port: 0 });
  * const client = new OpenAI({ baseURL: g.baseUrlOf("e1"), apiKey: "unused" });
  */
-export function serveGateway(backend: GatewayBackend, opts: { port?: number; host?: string } = {}): Promise<GatewayServer> {
+export function serveGateway(
+  backend: GatewayBackend,
+  opts: { port?: number; host?: string; unref?: boolean } = {},
+): Promise<GatewayServer> {
   const app = gatewayApp(backend);
   const host = opts.host ?? "127.0.0.1";
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port: opts.port ?? 0, hostname: host }, (info: AddressInfo) => {
+      if (opts.unref) server.unref();
       const url = `http://${host.includes(":") ? `[${host}]` : host}:${info.port}`;
       resolve({
         url,

@@ -2,7 +2,7 @@
 // every sharing shape — one model for all roles, groups, one model per role, one base with an
 // adapter per role or group. Pure validation and lookup; it never loads weights.
 import { MasoError } from "../errors.js";
-import type { Workflow } from "../workflow/graph-types.js";
+import { type Workflow, workflowRoles } from "../workflow/graph-types.js";
 import { type ModelSpec, type ResolvedModelSpec, resolveModelSpec } from "./models.js";
 
 /** Where one role is served: a model, and optionally an adapter on it. */
@@ -87,9 +87,7 @@ export function defineCast(opts: { models: readonly ModelSpec[]; roles: readonly
  * rolesOf(wf); // ["decompose", "answer"]
  */
 export function rolesOf<S>(wf: Workflow<S, string>): string[] {
-  const out = new Set<string>();
-  for (const n of wf.nodes.values()) if (n.kind === "role") out.add(n.role.name);
-  return [...out];
+  return workflowRoles(wf);
 }
 
 /**

@@ -24,7 +24,17 @@ export type GenerateRequest = {
   seed: number;
   /** The role's extra chat-template variables (e.g. { enable_thinking: false }), for rendering `messages`. */
   chatTemplate?: Readonly<Record<string, unknown>>;
-} & ({ messages: ChatMessage[]; prompt?: undefined } | { prompt: string; messages?: undefined });
+} & (
+  | {
+      messages: ChatMessage[];
+      prompt?: undefined;
+      /** Tool schemas the chat template renders (gateway calls). */
+      tools?: readonly unknown[];
+      /** `messages[replayed]` is the reply of this group's sample `id` (same episode): reuse its ids. */
+      extend?: { id: number; replayed: number };
+    }
+  | { prompt: string; messages?: undefined; tools?: undefined; extend?: undefined }
+);
 
 export interface GenerateResponse {
   text: string;
@@ -32,6 +42,8 @@ export interface GenerateResponse {
   promptTokens: number;
   outputTokens: number;
   finishReason: "stop" | "length";
+  /** For a request with `extend`: whether the prompt reused that sample's ids. */
+  chained?: boolean;
 }
 
 /**

@@ -54,14 +54,23 @@ export function routingCaller(
           seed: seedOf(o.seed, o.step, req.episodeId, req.node, req.visit),
         };
         const vars = o.chatTemplates?.get(req.role);
+        // a chain continues only inside the group that holds the earlier sample
+        const extend =
+          req.extend && req.extend.sample.model === entry.model ? { id: req.extend.sample.id, replayed: req.extend.replayed } : undefined;
         const m: GenerateRequest = req.messages
-          ? { ...base, messages: req.messages, ...(vars && { chatTemplate: vars }) }
+          ? {
+              ...base,
+              messages: req.messages,
+              ...(vars && { chatTemplate: vars }),
+              ...(req.tools && { tools: req.tools }),
+              ...(extend && { extend }),
+            }
           : { ...base, prompt: req.prompt! };
         return { model: entry.model, m };
       });
       const res = await transport.call(msg.model, "generate", msg.m);
-      const { text, sampleHandle, promptTokens, outputTokens, finishReason } = res;
-      return { text, sampleHandle, promptTokens, outputTokens, finishReason };
+      const { text, sampleHandle, promptTokens, outputTokens, finishReason, chained } = res;
+      return { text, sampleHandle, promptTokens, outputTokens, finishReason, ...(chained !== undefined && { chained }) };
     },
   };
 }

@@ -3,6 +3,7 @@
 // returns ids, text, scalars or metrics. It never calls the controller or another worker group.
 import { Decoder } from "../engine/model/decoder.js";
 import { createRng } from "../engine/model/init.js";
+import { extendedPromptIds } from "../engine/tokenizer/chain-prompt.js";
 import { encodeChat } from "../engine/tokenizer/encode-chat.js";
 import type { Tokenizer } from "../engine/tokenizer/types.js";
 import { MasoError } from "../errors.js";
@@ -147,9 +148,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
         `role "${req.role}" asked for adapter ${String(req.adapter)}, the cast says ${String(expected)}`,
         "route through the cast",
       );
-    const prompt = req.messages
-      ? encodeChat(tokenizer, req.messages, { addGenerationPrompt: true, ...(req.chatTemplate && { variables: req.chatTemplate }) })
-      : tokenizer.encode(req.prompt, { addSpecialTokens: false });
+    const { prompt, chained } = promptIds(req);
     const out = await generator.submit({
       promptTokens: prompt,
       adapter: req.adapter,
@@ -190,7 +189,24 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
       promptTokens: prompt.length,
       outputTokens: out.tokens.length,
       finishReason: out.finishReason,
+      ...(req.extend && { chained }),
     };
+  };
+
+  /** A request's prompt ids; a chat that continues one of this episode's samples reuses its ids exactly. */
+  const promptIds = (req: GenerateRequest): { prompt: number[]; chained: boolean } => {
+    if (!req.messages) return { prompt: tokenizer.encode(req.prompt, { addSpecialTokens: false }), chained: false };
+    const opts = { ...(req.chatTemplate && { variables: req.chatTemplate }), ...(req.tools && { tools: [...req.tools] }) };
+    const prev = req.extend ? cache.get(req.extend.id) : undefined;
+    if (req.extend && prev && prev.episode === req.episodeId) {
+      const split = {
+        promptIds: Array.from(prev.tokens.subarray(0, prev.promptLen)),
+        outputIds: Array.from(prev.tokens.subarray(prev.promptLen)),
+      };
+      const ids = extendedPromptIds(tokenizer, req.messages, req.extend.replayed, split, opts);
+      if (ids) return { prompt: ids, chained: true };
+    }
+    return { prompt: encodeChat(tokenizer, req.messages, { addGenerationPrompt: true, ...opts }), chained: false };
   };
 
   const update = (req: UpdateRequest): UpdateResponse => {

@@ -81,6 +81,13 @@ export async function runEpisode<S extends object>(
   };
   const commit = (r: ExecResult<S>): void => {
     if (closed) return;
+    for (const call of r.calls ?? []) {
+      records.push({ index: records.length, ...call });
+      steps++;
+      const byVisit = outputs.get(call.node) ?? [];
+      byVisit[call.visit] = call.output;
+      outputs.set(call.node, byVisit);
+    }
     if (r.record) {
       records.push({ index: records.length, ...r.record });
       steps++;

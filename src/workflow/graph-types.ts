@@ -1,7 +1,9 @@
 // The data types of a workflow graph: node kinds, outgoing edges, loops, and the contexts that
 // nodes and routing functions receive. Types only; building lives in graph.ts, walking in episode.ts.
 
-import type { Role } from "./role.js";
+import type { ChatMessage, Role, Sampling } from "./role.js";
+import type { RoleCallResult } from "./runner.js";
+import type { ParsedOutput, SampleHandle } from "./trajectory.js";
 import type { Reducers, StateUpdate } from "./state.js";
 import type { Tool, ToolResult } from "./tool.js";
 
@@ -74,7 +76,45 @@ export interface FunctionNode<S> {
   timeoutMs?: number;
 }
 
-export type NodeSpec<S> = RoleNode<S> | ToolNode<S> | FunctionNode<S>;
+/** One role call an agent node makes (the gateway turns an HTTP call into one). */
+export interface AgentCallRequest {
+  role: string;
+  messages: ChatMessage[];
+  tools?: readonly unknown[];
+  /** The call continues the reply of this earlier sample of the episode (`messages[replayed]`). */
+  extend?: { sample: SampleHandle; replayed: number };
+  /** The client's sampling; the run's own settings override it. */
+  sampling?: Partial<Sampling>;
+  maxNewTokens?: number;
+  stop?: readonly string[];
+  /** Turns what came back into the record's parsed value (format failures included) and output. */
+  parse: (result: RoleCallResult) => { parsed: ParsedOutput; output: unknown };
+}
+
+/** What an agent node's run receives: its episode, its deadline, and the way to call roles. */
+export interface AgentIO {
+  readonly episodeId: string;
+  /** Aborted when the node's or the episode's deadline passes. */
+  readonly signal: AbortSignal;
+  /** Makes one role call; it becomes a role record of this node (visit = call number). */
+  call(req: AgentCallRequest): Promise<RoleCallResult>;
+}
+
+/**
+ * A node whose code makes any number of role calls (an agent written with an SDK, through the
+ * gateway). Each call is a record; the node's own record (visit = number of calls) holds its update.
+ */
+export interface AgentNode<S> {
+  kind: "agent";
+  name: string;
+  /** The role names it may call; the cast maps them like any role. */
+  roles: readonly string[];
+  run: (state: S, io: AgentIO) => Promise<NodeUpdate<S>>;
+  /** Deadline of the whole run (ms); default: the episode's. */
+  timeoutMs?: number;
+}
+
+export type NodeSpec<S> = RoleNode<S> | ToolNode<S> | FunctionNode<S> | AgentNode<S>;
 
 /** How the walk leaves a node: one edge, a conditional edge, or a fan-out with its join. */
 export type Outgoing<S> =
@@ -87,6 +127,17 @@ export interface LoopSpec {
   head: string;
   maxTurns: number;
   onLimit: string;
+}
+
+/** The role names a workflow's nodes call (role nodes' roles, then agent nodes' roles), in node order. */
+export function workflowRoles<S>(wf: Pick<Workflow<S>, "nodes">): string[] {
+  const out: string[] = [];
+  const add = (r: string) => !out.includes(r) && out.push(r);
+  for (const n of wf.nodes.values()) {
+    if (n.kind === "role") add(n.role.name);
+    else if (n.kind === "agent") n.roles.forEach(add);
+  }
+  return out;
 }
 
 /** A compiled, validated workflow. Plain data: the runner walks it. */

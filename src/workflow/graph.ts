@@ -3,6 +3,7 @@
 
 import { MasoError } from "../errors.js";
 import {
+  type AgentNode,
   END,
   type End,
   type LoopSpec,
@@ -96,6 +97,17 @@ export interface WorkflowBuilder<S, N extends string> {
     run: (state: S, ctx: NodeContext) => NodeUpdate<S> | Promise<NodeUpdate<S>>,
     options?: FunctionNodeOptions,
   ): WorkflowBuilder<S, N | K>;
+  /**
+   * Adds an agent node: code that makes its own role calls (`io.call`), each a role record of this
+   * node, e.g. an SDK agent served by the gateway. It runs once per episode; its deadline is
+   * `timeoutMs`, else the episode's.
+   */
+  agent<K extends string>(
+    name: K,
+    roles: readonly string[],
+    run: AgentNode<S>["run"],
+    options?: FunctionNodeOptions,
+  ): WorkflowBuilder<S, N | K>;
   /** `from` always continues to `to`. */
   edge(from: N | Start, to: N | End): WorkflowBuilder<S, N>;
   /** `from` continues to whichever of `targets` `route` returns (a typed function, never a string of code). */
@@ -164,6 +176,11 @@ export function workflow<S extends object>(options: WorkflowOptions<S> = {}): Wo
     },
     tool(nodeName: string, tool: Tool<unknown, unknown>, opts: ToolNodeOptions<S, unknown, unknown>) {
       addNode({ kind: "tool", name: nodeName, tool, input: opts?.input, update: opts?.update, timeoutMs: opts?.timeoutMs });
+      return builder;
+    },
+    /** Adds an agent node: code that calls roles itself (see AgentNode); it runs once per episode. */
+    agent(nodeName: string, roles: readonly string[], run: AgentNode<S>["run"], opts: FunctionNodeOptions = {}) {
+      addNode({ kind: "agent", name: nodeName, roles: [...roles], run, timeoutMs: opts.timeoutMs });
       return builder;
     },
     fn(nodeName: string, run: (state: S, ctx: NodeContext) => NodeUpdate<S> | Promise<NodeUpdate<S>>, opts: FunctionNodeOptions = {}) {

@@ -2,9 +2,9 @@
 // output and record. It never mutates the state and never throws: user-code errors and missed
 // deadlines come back as failures.
 
-import { DEFAULT_NODE_TIMEOUT_MS, withDeadline } from "./deadline.js";
-import type { FunctionNode, NodeContext, NodeSpec, NodeUpdate, RoleNode, ToolNode } from "./graph-types.js";
-import { type ChatMessage, parseRoleOutput, type Sampling } from "./role.js";
+import { DEFAULT_NODE_TIMEOUT_MS, MAX_TIMEOUT_MS, withDeadline } from "./deadline.js";
+import type { AgentIO, AgentNode, FunctionNode, NodeContext, NodeSpec, NodeUpdate, RoleNode, ToolNode } from "./graph-types.js";
+import { type ChatMessage, DEFAULT_SAMPLING, parseRoleOutput, type Sampling } from "./role.js";
 import { callTool } from "./tool.js";
 import type { EpisodeFailure, StepRecord } from "./trajectory.js";
 import { type TokenCounter, truncateMessages } from "./truncate.js";
@@ -22,10 +22,13 @@ export interface ExecOptions {
   episodeEnded?: AbortSignal;
 }
 
-/** A finished visit: the record lacks only its index, which the episode assigns on commit. */
+/**
+ * A finished visit: the record lacks only its index, which the episode assigns on commit. An agent
+ * node's role calls come first, as `calls` (each its own record, committed before `record`).
+ */
 export type ExecResult<S> =
-  | { ok: true; update: NodeUpdate<S>; output: unknown; record: Omit<StepRecord, "index"> }
-  | { ok: false; failure: EpisodeFailure; record: Omit<StepRecord, "index"> | null };
+  | { ok: true; update: NodeUpdate<S>; output: unknown; record: Omit<StepRecord, "index">; calls?: Omit<StepRecord, "index">[] }
+  | { ok: false; failure: EpisodeFailure; record: Omit<StepRecord, "index"> | null; calls?: Omit<StepRecord, "index">[] };
 
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
@@ -33,7 +36,7 @@ function blankRecord(ctx: NodeContext, spec: NodeSpec<unknown>, stateBefore: unk
   return {
     episodeId: ctx.episodeId,
     node: ctx.node,
-    kind: spec.kind,
+    kind: spec.kind === "agent" ? "function" : spec.kind,
     role: spec.kind === "role" ? spec.role.name : null,
     model: null,
     turn: ctx.turn,
@@ -85,6 +88,7 @@ export async function execNode<S>(
   };
   if (spec.kind === "role") return execRole(spec, state, ctx, record, options, failAt, done);
   if (spec.kind === "tool") return execTool(spec, state, ctx, record, options, failAt, done);
+  if (spec.kind === "agent") return execAgent(spec, state, ctx, stateBefore, options, failAt, done);
   return execFunction(spec, state, ctx, options, failAt, done);
 }
 
@@ -233,3 +237,93 @@ async function execTool<S>(
   }
   return done(update, result.ok ? result.value : { error: result.error });
 }
+
+/** New tokens of an agent's call that asks for no limit (max_tokens unset). */
+export const DEFAULT_AGENT_MAX_NEW_TOKENS = 512;
+const DEFAULT_AGENT_SAMPLING: Sampling = DEFAULT_SAMPLING;
+
+/** Runs an agent node: each `io.call` is a role record (visit = call number); its own record follows them. */
+async function execAgent<S>(
+  spec: AgentNode<S>,
+  state: S,
+  ctx: NodeContext,
+  stateBefore: unknown,
+  options: ExecOptions,
+  failAt: FailAt<S>,
+  done: Done<S>,
+): Promise<ExecResult<S>> {
+  if (ctx.visit > 0) return failAt("AGENT_REVISITED", "agent node", "runs once per episode (keep it out of loops and fan-outs)");
+  const calls: Omit<StepRecord, "index">[] = [];
+  const aborter = new AbortController();
+  const onEnd = () => aborter.abort();
+  options.episodeEnded?.addEventListener("abort", onEnd, { once: true });
+  let closed = false;
+  const io: AgentIO = {
+    episodeId: ctx.episodeId,
+    signal: aborter.signal,
+    call: async (c) => {
+      if (closed || aborter.signal.aborted) throw new Error(`agent node "${ctx.node}" has finished; no more role calls`);
+      if (!spec.roles.includes(c.role))
+        throw new Error(`agent node "${ctx.node}" does not call role "${c.role}" (it declares ${spec.roles.join(", ")})`);
+      const visit = calls.length;
+      const t0 = performance.now();
+      const record: Omit<StepRecord, "index"> = {
+        ...blankRecord({ ...ctx, visit }, spec as NodeSpec<unknown>, stateBefore),
+        kind: "role",
+        role: c.role,
+        prompt: c.messages,
+      };
+      calls.push(record);
+      const maxNewTokens = Math.min(c.maxNewTokens ?? DEFAULT_AGENT_MAX_NEW_TOKENS, options.maxNewTokens ?? Number.POSITIVE_INFINITY);
+      const req: RoleCallRequest = {
+        episodeId: ctx.episodeId,
+        role: c.role,
+        node: ctx.node,
+        visit,
+        turn: ctx.turn,
+        sampling: { ...DEFAULT_AGENT_SAMPLING, ...c.sampling, ...options.sampling, ...options.roleSampling?.[c.role] },
+        stop: c.stop ?? [],
+        maxNewTokens,
+        messages: c.messages,
+        ...(c.tools && { tools: c.tools }),
+        ...(c.extend && { extend: c.extend }),
+      };
+      const res = await options.caller.call(req);
+      record.rawOutput = res.text;
+      record.sampleHandle = { model: res.sampleHandle.model, id: res.sampleHandle.id };
+      record.model = res.sampleHandle.model;
+      record.promptTokens = res.promptTokens;
+      record.outputTokens = res.outputTokens;
+      const p = c.parse(res);
+      record.parsed = p.parsed;
+      record.output = p.output === undefined ? null : p.output;
+      record.ms = performance.now() - t0;
+      return res;
+    },
+  };
+  const ms = spec.timeoutMs ?? MAX_TIMEOUT_MS;
+  try {
+    const r = await withDeadline(
+      Promise.resolve().then(() => spec.run(state, io)),
+      ms,
+      options.episodeEnded,
+    );
+    if (r.timedOut) {
+      aborter.abort();
+      return { ...failAt("NODE_TIMEOUT", "agent node", `still running after its ${ms} ms deadline (timeoutMs)`), calls: finished(calls) };
+    }
+    const ended = finished(calls);
+    const result = done(r.value, r.value ?? null);
+    // the node's own record comes after its calls, so (node, visit) stays unique
+    if (result.record) result.record.visit = calls.length;
+    return { ...result, calls: ended };
+  } catch (err) {
+    return { ...failAt("AGENT_FAILED", "agent node threw", err), calls: finished(calls) };
+  } finally {
+    closed = true;
+    options.episodeEnded?.removeEventListener("abort", onEnd);
+  }
+}
+
+/** The calls that came back: one still waiting for its generation has no sample and is dropped. */
+const finished = (calls: Omit<StepRecord, "index">[]) => calls.filter((c) => c.sampleHandle !== null);

@@ -19,7 +19,17 @@ export type RoleCallRequest = {
   sampling: Sampling;
   stop: readonly string[];
   maxNewTokens: number;
-} & ({ messages: ChatMessage[]; prompt?: undefined } | { prompt: string; messages?: undefined });
+} & (
+  | {
+      messages: ChatMessage[];
+      prompt?: undefined;
+      /** Tool schemas the chat template renders (agent calls through the gateway). */
+      tools?: readonly unknown[];
+      /** `messages[replayed]` is the reply of sample `sample` of this episode: its worker group reuses the ids. */
+      extend?: { sample: SampleHandle; replayed: number };
+    }
+  | { prompt: string; messages?: undefined; tools?: undefined; extend?: undefined }
+);
 
 /** What comes back: text and a handle into the model's sample cache (heavy tensors stay there). */
 export interface RoleCallResult {
@@ -29,6 +39,8 @@ export interface RoleCallResult {
   outputTokens: number;
   /** "length" when generation hit maxNewTokens before a stop token or string (absent: treated as "stop"). */
   finishReason?: "stop" | "length";
+  /** For a request with `extend`: whether the prompt reused that sample's ids. */
+  chained?: boolean;
 }
 
 /**

@@ -111,7 +111,16 @@ export function validateGraph(wf: Workflow<any>): void {
     if (spec.kind === "role" && (!spec.role || typeof spec.role.prompt !== "function"))
       problems.push(`role node "${n}": not a role (use defineRole)`);
     if (spec.kind === "function" && typeof spec.run !== "function") problems.push(`function node "${n}": run must be a function`);
-    if ((spec.kind === "function" || spec.kind === "tool") && spec.timeoutMs !== undefined && !validTimeout(spec.timeoutMs))
+    if (spec.kind === "agent") {
+      if (typeof spec.run !== "function") problems.push(`agent node "${n}": run must be a function`);
+      if (!Array.isArray(spec.roles) || spec.roles.length === 0 || spec.roles.some((r) => typeof r !== "string" || r === ""))
+        problems.push(`agent node "${n}": roles must be a non-empty list of role names`);
+    }
+    if (
+      (spec.kind === "function" || spec.kind === "tool" || spec.kind === "agent") &&
+      spec.timeoutMs !== undefined &&
+      !validTimeout(spec.timeoutMs)
+    )
       problems.push(`${spec.kind} node "${n}": timeoutMs must be a number of milliseconds in (0, ${MAX_TIMEOUT_MS}]`);
     if (!wf.outgoing.has(n) && !branchOwner.has(n))
       problems.push(`node "${n}" has no outgoing edge and is not END: add edge("${n}", END) or another edge`);

@@ -6,6 +6,9 @@ import { join, resolve } from "node:path";
 import { listCheckpoints } from "../../checkpoint/paths.js";
 import { CONFIG_FILE, importModule, readConfigFile, resolveRunConfig, writeEffectiveConfig } from "../../config/load-config.js";
 import type { RunConfig } from "../../config/run-config.js";
+import { agentModule, isAgentModule } from "../../gateway/agent-module.js";
+import { agentWorkflowExports } from "../../gateway/agent-workflow.js";
+import { workflowRoles } from "../../workflow/graph-types.js";
 import { MasoError } from "../../errors.js";
 import { createProgress } from "../../progress/progress-display.js";
 import { createRuntime } from "../../runtime/runtime.js";
@@ -27,12 +30,8 @@ const FLAGS = {
   check: { type: "boolean" },
 } as const;
 
-/** Role names of a compiled workflow (role nodes' roles), in node order. */
-export function workflowRoles(wf: Workflow<object, string>): string[] {
-  const roles: string[] = [];
-  for (const n of wf.nodes.values()) if (n.kind === "role" && !roles.includes(n.role.name)) roles.push(n.role.name);
-  return roles;
-}
+/** Role names of a compiled workflow (role and agent nodes), in node order. */
+export { workflowRoles };
 
 /** Imports a workflow module and checks that it exports a compiled workflow. */
 export async function loadExports(file: string): Promise<Record<string, unknown>> {
@@ -44,7 +43,9 @@ export async function loadExports(file: string): Promise<Record<string, unknown>
       "check the path and that the module runs",
     );
   });
-  const exp = moduleExports(mod);
+  const raw = moduleExports(mod);
+  // an agent module (an SDK agent behind the gateway) trains as the one-node workflow it maps to
+  const exp = isAgentModule(raw) ? agentWorkflowExports(agentModule(raw, file)) : raw;
   if (!isWorkflow(exp.workflow))
     throw new MasoError("WORKFLOW_FILE", `${file} exports no compiled workflow`, "export const workflow = workflow(...)...compile()");
   return exp;

@@ -1,10 +1,14 @@
 // The tokenizer contract every part of maso codes against: text <-> ids and chat messages -> prompt.
 // Types only; no implementation and no I/O here (see hf-tokenizer.ts, byte-tokenizer.ts).
 
-/** One chat turn, as chat templates expect it. */
+/** One chat turn, as chat templates expect it (tool fields as transformers passes them). */
 export interface ChatMessage {
   role: "system" | "user" | "assistant" | "tool";
   content: string;
+  /** An assistant turn's tool calls; arguments are an object (or the raw string when not JSON). */
+  tool_calls?: { id: string; type: "function"; function: { name: string; arguments: unknown } }[];
+  /** A tool turn: the call it answers. */
+  tool_call_id?: string;
 }
 
 /** Options for {@link Tokenizer.encode}. */

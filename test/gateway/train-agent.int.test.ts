@@ -1,0 +1,95 @@
+// `maso train` and `maso eval` on an agent module (plain `openai` SDK code, two roles, a replayed
+// history): the calls become records with samples, the agent's rewards reach training, the third
+// call's prompt reuses the first call's sampled ids, a client that edits history is counted, and an
+// agent that hangs is a recorded EPISODE_TIMEOUT while the run goes on.
+import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { cliInProcess } from "../cli/cli-harness.js";
+
+const AGENT = "test/gateway/fixtures/two-role-agent.ts";
+const fresh = () => join(mkdtempSync(join(tmpdir(), "maso-agent-")), "run");
+const jsonl = (file: string) =>
+  readFileSync(file, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+type Rec = {
+  kind: string;
+  role: string | null;
+  node: string;
+  visit: number;
+  sampleHandle: unknown;
+  output: { responseId?: string; retokenized?: boolean };
+};
+
+afterEach(() => {
+  delete process.env.MASO_TEST_EDIT;
+  delete process.env.MASO_TEST_HANG;
+});
+
+describe("maso train <agent module>", () => {
+  it("trains the agent's roles on its own rewards, with every call a record", async () => {
+    const runDir = fresh();
+    const r = await cliInProcess("train", AGENT, "--run-dir", runDir);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain("roles writer, judge");
+    const rows = jsonl(join(runDir, "metrics.jsonl"));
+    expect(rows).toHaveLength(2);
+    expect(rows[1].roles.writer.samples).toBe(8);
+    expect(rows[1].roles.judge.reward.total).toBe(0.5);
+    expect(rows[1].episodes.metrics.retokenizedTurns).toBe(0);
+    const [traj] = jsonl(join(runDir, "trajectories", "step-000001.jsonl"));
+    const records = traj.records as Rec[];
+    expect(records.map((x) => [x.kind, x.role, x.visit])).toEqual([
+      ["role", "writer", 0],
+      ["role", "judge", 1],
+      ["role", "writer", 2],
+      ["function", null, 3],
+    ]);
+    expect(records.slice(0, 3).every((x) => x.sampleHandle !== null && x.output.retokenized === false)).toBe(true);
+    expect(records[0].output.responseId).toBe(`chatcmpl-${traj.episodeId}-0`);
+    const rewards = jsonl(join(runDir, "rewards", "step-000001.jsonl"));
+    const judge = rewards
+      .flatMap((e: { rewards: { role: string; value: number }[] }) => e.rewards)
+      .filter((x: { role: string }) => x.role === "judge");
+    expect(judge.map((x: { value: number }) => x.value)).toEqual([0.5, 0.5, 0.5, 0.5]);
+  });
+
+  it("counts a call whose history the client edited as retokenized", async () => {
+    process.env.MASO_TEST_EDIT = "1";
+    const runDir = fresh();
+    const r = await cliInProcess("train", AGENT, "--run-dir", runDir, "--steps", "1");
+    expect(r.code, r.err).toBe(0);
+    const [row] = jsonl(join(runDir, "metrics.jsonl"));
+    expect(row.episodes.metrics.retokenizedTurns).toBe(1);
+    const [traj] = jsonl(join(runDir, "trajectories", "step-000001.jsonl"));
+    expect((traj.records as Rec[])[2].output.retokenized).toBe(true);
+  });
+
+  it("records an agent that never returns as EPISODE_TIMEOUT and goes on", async () => {
+    process.env.MASO_TEST_HANG = "1";
+    const runDir = fresh();
+    const cfg = join(runDir, "..", "cfg.json");
+    const { config } = await import("./fixtures/two-role-agent.js");
+    const { writeFileSync } = await import("node:fs");
+    writeFileSync(cfg, JSON.stringify({ ...config, schedule: { ...config.schedule, steps: 3, tasksPerStep: 2, episodeTimeoutMs: 3000 } }));
+    const r = await cliInProcess("train", AGENT, "--config", cfg, "--run-dir", runDir);
+    expect(r.code, r.err).toBe(0);
+    const rows = jsonl(join(runDir, "metrics.jsonl"));
+    expect(rows).toHaveLength(3);
+    const failed = rows.reduce((a: number, x: { episodes: { failed: number } }) => a + x.episodes.failed, 0);
+    expect(failed).toBe(2); // one task of six hangs; it is drawn once in three steps of two tasks
+    expect(rows.some((x: { episodes: { failures?: Record<string, number> } }) => x.episodes.failures?.EPISODE_TIMEOUT === 2)).toBe(true);
+    expect(readdirSync(join(runDir, "trajectories"))).toHaveLength(3);
+  });
+
+  it("evaluates the untrained agent greedily on its test tasks", async () => {
+    const r = await cliInProcess("eval", AGENT, "--json");
+    expect(r.code, r.err).toBe(0);
+    const out = JSON.parse(r.out.trim().split("\n").at(-1)!);
+    expect(out.episodes).toBe(2);
+    expect(out.metric).toBeGreaterThanOrEqual(0);
+  });
+});
