@@ -104,6 +104,7 @@ export {
   START,
   workflow,
   defineRole,
+  parseRoleOutput,
   defineTool,
   callTool,
   safeParse,
@@ -258,3 +259,26 @@ export { workerGroupPart } from "./runtime/checkpoint-parts.js";
 export { sft, sftSequences, sftLoss, type SftExample, type SftOptions } from "./train/sft.js";
 export { trainBpe, type BpeModel, type BpeTrainOptions } from "./engine/tokenizer/bpe-trainer.js";
 export { saveBpeTokenizer, bpeTokenizerFiles } from "./engine/tokenizer/bpe-trainer-files.js";
+
+// The gateway: train agents written with any OpenAI-compatible SDK (docs/gateway.md)
+export {
+  type AgentContext,
+  type AgentFn,
+  type AgentModule,
+  type AgentResult,
+  agentModule,
+  agentReward,
+  agentWorkflow,
+  agentWorkflowExports,
+  type AgentState,
+  episodeRegistry,
+  gatewayApp,
+  type GatewayBackend,
+  type GatewayCall,
+  type GatewayCompletion,
+  GatewayRefusal,
+  type GatewayServer,
+  parseReply,
+  parseToolCalls,
+  serveGateway,
+} from "./gateway/index.js";

@@ -72,6 +72,8 @@ export function agentWorkflow<T>(mod: AgentModule<T>, opts: { host?: string; por
           let reply: ParsedReply | undefined;
           const res = await io.call({
             role: call.role,
+            ...(call.node !== undefined && { node: call.node }),
+            ...(call.turn !== undefined && { turn: call.turn }),
             messages: call.messages.map(templateMessage),
             ...(call.tools && { tools: call.tools }),
             ...(j !== null && { extend: { sample: answered[j].sample, replayed: answered[j].messages.length } }),

@@ -9,7 +9,6 @@ import type { GatewayCall, GatewayMessage, GatewayTool, GatewayToolCall, Respons
 /** Fields SDKs send that change nothing here; accepted so unmodified clients work. */
 export const IGNORED_FIELDS = [
   "store",
-  "metadata",
   "user",
   "prompt_cache_key",
   "safety_identifier",
@@ -92,8 +91,33 @@ const body = z.strictObject({
   response_format: responseFormat.optional(),
   stream: z.boolean().nullable().optional(),
   stream_options: z.object({ include_usage: z.boolean().optional() }).loose().nullable().optional(),
+  // OpenAI's free-form tags; maso reads maso_node / maso_turn from it and ignores the rest
+  metadata: z.record(z.string(), z.unknown()).nullable().optional(),
   ...Object.fromEntries(IGNORED_FIELDS.map((f) => [f, z.unknown().optional()])),
 });
+
+/**
+ * The call's place in the workflow, from `metadata.maso_node` (a record's node name) and
+ * `metadata.maso_turn` (its turn, a whole number): what seeds, turn-keyed baselines and the
+ * dashboard use. A message when a label is malformed.
+ */
+function positionOf(metadata: Record<string, unknown> | null | undefined): { node?: string; turn?: number } | string {
+  const node = metadata?.maso_node;
+  const turn = metadata?.maso_turn;
+  const out: { node?: string; turn?: number } = {};
+  if (node !== undefined) {
+    if (typeof node !== "string" || !/^[A-Za-z0-9_.:-]{1,64}$/.test(node))
+      return "metadata.maso_node must be a node name (letters, digits, _.:-, at most 64)";
+    out.node = node;
+  }
+  if (turn !== undefined) {
+    const t = typeof turn === "string" ? Number(turn) : turn;
+    if (typeof t !== "number" || !Number.isInteger(t) || t < 0 || t > 1_000_000)
+      return "metadata.maso_turn must be a whole number from 0 to 1000000";
+    out.turn = t;
+  }
+  return out;
+}
 
 /** A validated request: the call, and whether to stream (with a usage chunk at the end). */
 export interface ChatRequest {

@@ -34,6 +34,9 @@ export type ResponseFormat =
 export interface GatewayCall {
   episodeId: string;
   role: string;
+  /** The record's node and turn, when the client labels them (`metadata.maso_node` / `maso_turn`). */
+  node?: string;
+  turn?: number;
   messages: GatewayMessage[];
   tools?: GatewayTool[];
   toolChoice?: "none" | "auto" | "required" | { type: "function"; function: { name: string } };

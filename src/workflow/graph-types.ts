@@ -79,6 +79,9 @@ export interface FunctionNode<S> {
 /** One role call an agent node makes (the gateway turns an HTTP call into one). */
 export interface AgentCallRequest {
   role: string;
+  /** The record's node (default: the agent node) and turn (default: the episode's); visits count per node. */
+  node?: string;
+  turn?: number;
   messages: ChatMessage[];
   tools?: readonly unknown[];
   /** The call continues the reply of this earlier sample of the episode (`messages[replayed]`). */

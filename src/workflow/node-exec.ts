@@ -254,6 +254,7 @@ async function execAgent<S>(
 ): Promise<ExecResult<S>> {
   if (ctx.visit > 0) return failAt("AGENT_REVISITED", "agent node", "runs once per episode (keep it out of loops and fan-outs)");
   const calls: Omit<StepRecord, "index">[] = [];
+  const visits = new Map<string, number>();
   const aborter = new AbortController();
   const onEnd = () => aborter.abort();
   options.episodeEnded?.addEventListener("abort", onEnd, { once: true });
@@ -265,10 +266,13 @@ async function execAgent<S>(
       if (closed || aborter.signal.aborted) throw new Error(`agent node "${ctx.node}" has finished; no more role calls`);
       if (!spec.roles.includes(c.role))
         throw new Error(`agent node "${ctx.node}" does not call role "${c.role}" (it declares ${spec.roles.join(", ")})`);
-      const visit = calls.length;
+      const node = c.node ?? ctx.node;
+      const visit = visits.get(node) ?? 0;
+      visits.set(node, visit + 1);
+      const turn = c.turn ?? ctx.turn;
       const t0 = performance.now();
       const record: Omit<StepRecord, "index"> = {
-        ...blankRecord({ ...ctx, visit }, spec as NodeSpec<unknown>, stateBefore),
+        ...blankRecord({ ...ctx, node, visit, turn }, spec as NodeSpec<unknown>, stateBefore),
         kind: "role",
         role: c.role,
         prompt: c.messages,
@@ -278,9 +282,9 @@ async function execAgent<S>(
       const req: RoleCallRequest = {
         episodeId: ctx.episodeId,
         role: c.role,
-        node: ctx.node,
+        node,
         visit,
-        turn: ctx.turn,
+        turn,
         sampling: { ...DEFAULT_AGENT_SAMPLING, ...c.sampling, ...options.sampling, ...options.roleSampling?.[c.role] },
         stop: c.stop ?? [],
         maxNewTokens,
@@ -315,7 +319,7 @@ async function execAgent<S>(
     const ended = finished(calls);
     const result = done(r.value, r.value ?? null);
     // the node's own record comes after its calls, so (node, visit) stays unique
-    if (result.record) result.record.visit = calls.length;
+    if (result.record) result.record.visit = visits.get(ctx.node) ?? 0;
     return { ...result, calls: ended };
   } catch (err) {
     return { ...failAt("AGENT_FAILED", "agent node threw", err), calls: finished(calls) };
