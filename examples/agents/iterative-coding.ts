@@ -77,7 +77,9 @@ export async function agent(task: Task, { baseURL, apiKey }: AgentContext): Prom
     const gain = role === "reflect" ? passRate[turn + 1] - passRate[turn] : passRate[turn] - passRate[turn - 1];
     callRewards[answer.id] = (answer.ok ? 0 : -FORMAT_WEIGHT) + gain;
   }
-  return { callRewards, metrics: episodeMetrics(s) };
+  // the parse happens here, not in the gateway, so the agent reports the workflow's format-failure count
+  const formatFailures = calls.filter((c) => !c.answer.ok).length;
+  return { callRewards, metrics: { ...episodeMetrics(s), formatFailures } };
 }
 
 /** Held-out score: the final pass rate. */

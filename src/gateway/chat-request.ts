@@ -191,6 +191,9 @@ export function parseChatRequest(raw: unknown): { request: ChatRequest } | { err
     ...(b.top_logprobs != null && { topLogprobs: b.top_logprobs }),
     ...(b.response_format && b.response_format.type !== "text" && { responseFormat: b.response_format as ResponseFormat }),
   };
+  const label = positionOf(b.metadata);
+  if (typeof label === "string") return { error: invalidRequest(label, "metadata") };
+  Object.assign(call, label);
   if (
     call.toolChoice &&
     typeof call.toolChoice === "object" &&
