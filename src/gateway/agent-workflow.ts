@@ -115,6 +115,8 @@ export function agentWorkflow<T>(mod: AgentModule<T>, opts: { host?: string; por
         recorded() {},
       };
       const episode = host.registry.open(io.episodeId, handler);
+      // an agent that never returns must not hold its episode open past the deadline
+      io.signal.addEventListener("abort", episode.close, { once: true });
       try {
         const result = await mod.agent(state.task, {
           baseURL: host.server.baseUrlOf(io.episodeId),

@@ -6,6 +6,7 @@
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { Context } from "hono";
+import { MasoError } from "../errors.js";
 import { parseChatRequest } from "./chat-request.js";
 import { errorBody, type GatewayError, GatewayRefusal, invalidRequest } from "./openai-error.js";
 import { parseReply, schemaProblem } from "./reply.js";
@@ -19,6 +20,20 @@ const fail = (c: Context, e: GatewayError) => {
   if (e.retryAfter !== undefined) c.header("Retry-After", String(e.retryAfter));
   return c.json(errorBody(e), e.status);
 };
+
+/** Errors the models raise for what the request asked (too long, tools a template cannot show): 400s. */
+const CLIENT_ERRORS: Record<string, { code: string; param: string }> = {
+  CONTEXT_TOO_LONG: { code: "context_length_exceeded", param: "messages" },
+  TOKENIZER_NO_TOOLS: { code: "tools_not_supported", param: "tools" },
+  TOKENIZER_CHAT_TEMPLATE: { code: "invalid_messages", param: "messages" },
+};
+
+function generationError(err: unknown): GatewayError {
+  const message = err instanceof Error ? err.message : String(err);
+  const known = err instanceof MasoError ? CLIENT_ERRORS[err.code] : undefined;
+  if (known) return invalidRequest(message, known.param, known.code);
+  return { status: 500, type: "server_error", code: "generation_failed", message };
+}
 
 /** Idempotency keys remembered (oldest forgotten first); retries come within seconds. */
 const MAX_REMEMBERED = 4096;
@@ -101,14 +116,7 @@ export function gatewayApp(backend: GatewayBackend): Hono {
           return { completion, reply };
         } catch (err) {
           if (err instanceof GatewayRefusal) return { error: err.error };
-          return {
-            error: {
-              status: 500,
-              type: "server_error",
-              code: "generation_failed",
-              message: err instanceof Error ? err.message : String(err),
-            } as GatewayError,
-          };
+          return { error: generationError(err) };
         }
       })();
       if (memo) {

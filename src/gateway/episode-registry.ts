@@ -69,8 +69,9 @@ export function episodeRegistry(roles: readonly string[]): EpisodeRegistry {
       byKey.set(apiKey, episodeId);
       return {
         apiKey,
+        // idempotent, and never closes a later episode that reused the id
         close: () => {
-          byId.delete(episodeId);
+          if (byId.get(episodeId) === handler) byId.delete(episodeId);
           byKey.delete(apiKey);
         },
       };

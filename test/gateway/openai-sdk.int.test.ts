@@ -162,6 +162,37 @@ describe("gateway with the openai SDK", () => {
     expect(backend.episodes.get("retry")).toHaveLength(1);
   });
 
+  it("answers a repeated Idempotency-Key with the first answer, not a second sample", async () => {
+    backend.open("idem");
+    const post = () =>
+      fetch(`${g.baseUrlOf("idem")}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "idempotency-key": "k-1" },
+        body: JSON.stringify({ model: "coder", messages: [{ role: "user", content: "once" }] }),
+      }).then((r) => r.json() as Promise<{ id: string }>);
+    const [a, b] = await Promise.all([post(), post()]);
+    const c = await post();
+    expect(new Set([a.id, b.id, c.id]).size).toBe(1);
+    expect(backend.episodes.get("idem")).toHaveLength(1);
+  });
+
+  it("reads workflow labels from metadata and refuses malformed ones", async () => {
+    backend.open("labels");
+    await client("labels").chat.completions.create({
+      model: "coder",
+      messages: [{ role: "user", content: "x" }],
+      metadata: { maso_node: "plan", maso_turn: "2" },
+    });
+    expect(backend.episodes.get("labels")![0].call).toMatchObject({ node: "plan", turn: 2 });
+    await expect(
+      client("labels").chat.completions.create({
+        model: "coder",
+        messages: [{ role: "user", content: "x" }],
+        metadata: { maso_turn: "two" },
+      }),
+    ).rejects.toMatchObject({ status: 400, param: "metadata" });
+  });
+
   it("answers bad requests in OpenAI's error shape", async () => {
     const c = client("errors");
     await expect(c.chat.completions.create({ model: "nobody", messages: [{ role: "user", content: "x" }] })).rejects.toMatchObject({

@@ -27,6 +27,7 @@ type Rec = {
 afterEach(() => {
   delete process.env.MASO_TEST_EDIT;
   delete process.env.MASO_TEST_HANG;
+  delete process.env.MASO_TEST_LONG;
 });
 
 describe("maso train <agent module>", () => {
@@ -83,6 +84,18 @@ describe("maso train <agent module>", () => {
     expect(failed).toBe(2); // one task of six hangs; it is drawn once in three steps of two tasks
     expect(rows.some((x: { episodes: { failures?: Record<string, number> } }) => x.episodes.failures?.EPISODE_TIMEOUT === 2)).toBe(true);
     expect(readdirSync(join(runDir, "trajectories"))).toHaveLength(3);
+  });
+
+  it("answers a prompt longer than the context with a 400 the agent can handle, and loses nothing", async () => {
+    process.env.MASO_TEST_LONG = "1";
+    const runDir = fresh();
+    const r = await cliInProcess("train", AGENT, "--run-dir", runDir, "--steps", "2");
+    expect(r.code, r.err).toBe(0);
+    const rows = jsonl(join(runDir, "metrics.jsonl"));
+    expect(rows.map((x: { episodes: { failed: number } }) => x.episodes.failed), r.out).toEqual([0, 0]);
+    // the refused call made no sample: every episode still has exactly its three calls
+    for (const t of jsonl(join(runDir, "trajectories", "step-000001.jsonl")))
+      expect((t.records as Rec[]).filter((x) => x.kind === "role")).toHaveLength(3);
   });
 
   it("evaluates the untrained agent greedily on its test tasks", async () => {
