@@ -271,6 +271,7 @@ export {
   agentWorkflow,
   agentWorkflowExports,
   type AgentState,
+  commandAgent,
   episodeRegistry,
   gatewayApp,
   type GatewayBackend,

@@ -13,6 +13,13 @@ export interface AgentContext {
   /** Aborted when the episode's deadline passes: stop making calls. */
   signal: AbortSignal;
   episodeId: string;
+  /** Where an out-of-process agent POSTs its result (an AgentResult as JSON), and its end. */
+  rewardURL: string;
+  endURL: string;
+  /** The last result POSTed to `rewardURL`, if any. */
+  reported(): AgentResult | undefined;
+  /** Settles when the agent POSTs to `endURL`. */
+  ended: Promise<void>;
 }
 
 /**

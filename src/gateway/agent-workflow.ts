@@ -65,6 +65,11 @@ export function agentWorkflow<T>(mod: AgentModule<T>, opts: { host?: string; por
       const host = await gatewayHost(mod.roles, opts);
       const answered: Answered[] = [];
       let retokenizedTurns = 0;
+      let reported: AgentResult | undefined;
+      let markEnded = () => {};
+      const ended = new Promise<void>((resolve) => {
+        markEnded = resolve;
+      });
       const handler: EpisodeHandler = {
         async complete(call) {
           const callId = `${io.episodeId}-${answered.length}`;
@@ -113,16 +118,25 @@ export function agentWorkflow<T>(mod: AgentModule<T>, opts: { host?: string; por
           };
         },
         recorded() {},
+        report(body) {
+          reported = checkAgentResult(body);
+        },
+        end: () => markEnded(),
       };
       const episode = host.registry.open(io.episodeId, handler);
       // an agent that never returns must not hold its episode open past the deadline
       io.signal.addEventListener("abort", episode.close, { once: true });
       try {
+        const episodeURL = host.server.baseUrlOf(io.episodeId).replace(/\/v1$/, "");
         const result = await mod.agent(state.task, {
           baseURL: host.server.baseUrlOf(io.episodeId),
           apiKey: episode.apiKey,
           signal: io.signal,
           episodeId: io.episodeId,
+          rewardURL: `${episodeURL}/reward`,
+          endURL: `${episodeURL}/end`,
+          reported: () => reported,
+          ended,
         });
         return { result: checkAgentResult(result), retokenizedTurns };
       } finally {

@@ -139,6 +139,37 @@ export function gatewayApp(backend: GatewayBackend): Hono {
     });
   };
 
+  const episodePost = (what: "report" | "end") => async (c: Context) => {
+    const id = c.req.param("episode")!;
+    if (!backend.hasEpisode(id))
+      return fail(c, { status: 404, type: "not_found_error", code: "episode_not_found", message: `no open episode "${id}"` });
+    try {
+      if (what === "end") backend.end?.(id);
+      else {
+        let body: unknown;
+        try {
+          body = JSON.parse(await c.req.text());
+        } catch {
+          return fail(c, invalidRequest("the reward body is not valid JSON", undefined, "invalid_json"));
+        }
+        if (!backend.report)
+          return fail(c, {
+            status: 404,
+            type: "not_found_error",
+            code: "no_reward_endpoint",
+            message: "this gateway takes no posted rewards",
+          });
+        backend.report(id, body);
+      }
+    } catch (err) {
+      if (err instanceof GatewayRefusal) return fail(c, err.error);
+      return fail(c, invalidRequest(err instanceof Error ? err.message : String(err), undefined, "invalid_reward"));
+    }
+    return c.json({ ok: true });
+  };
+
+  app.post("/episodes/:episode/reward", episodePost("report"));
+  app.post("/episodes/:episode/end", episodePost("end"));
   app.get("/v1/models", models);
   app.get("/episodes/:episode/v1/models", models);
   app.post("/v1/chat/completions", completions);

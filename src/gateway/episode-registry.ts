@@ -10,6 +10,10 @@ import type { GatewayBackend, GatewayCall, GatewayCompletion, ParsedReply } from
 export interface EpisodeHandler {
   complete(call: GatewayCall): Promise<GatewayCompletion>;
   recorded(call: GatewayCall, completion: GatewayCompletion, reply: ParsedReply): void;
+  /** A result POSTed to the episode's reward endpoint; throws (a 400) when it is malformed. */
+  report?(body: unknown): void;
+  /** The agent POSTed to the episode's end endpoint. */
+  end?(): void;
 }
 
 export interface OpenEpisode {
@@ -61,6 +65,18 @@ export function episodeRegistry(roles: readonly string[]): EpisodeRegistry {
         return handlerOf(call.episodeId).complete(call);
       },
       recorded: (call, completion, reply) => byId.get(call.episodeId)?.recorded(call, completion, reply),
+      report: (id, body) => {
+        const h = handlerOf(id);
+        if (!h.report)
+          throw new GatewayRefusal({
+            status: 404,
+            type: "not_found_error",
+            code: "no_reward_endpoint",
+            message: `episode "${id}" takes no posted rewards`,
+          });
+        h.report(body);
+      },
+      end: (id) => handlerOf(id).end?.(),
     },
     open(episodeId, handler) {
       if (byId.has(episodeId)) throw new Error(`gateway episode "${episodeId}" is already open`);

@@ -89,4 +89,8 @@ export interface GatewayBackend {
   complete(call: GatewayCall): Promise<GatewayCompletion>;
   /** Called once per answered call, with what the client received (for the episode's records). */
   recorded?(call: GatewayCall, completion: GatewayCompletion, reply: ParsedReply): void;
+  /** `POST /episodes/<id>/reward`: an out-of-process agent's result. Throws GatewayRefusal or a MasoError (a 400). */
+  report?(episodeId: string, body: unknown): void;
+  /** `POST /episodes/<id>/end`: the agent is done. */
+  end?(episodeId: string): void;
 }

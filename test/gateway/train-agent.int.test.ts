@@ -92,7 +92,10 @@ describe("maso train <agent module>", () => {
     const r = await cliInProcess("train", AGENT, "--run-dir", runDir, "--steps", "2");
     expect(r.code, r.err).toBe(0);
     const rows = jsonl(join(runDir, "metrics.jsonl"));
-    expect(rows.map((x: { episodes: { failed: number } }) => x.episodes.failed), r.out).toEqual([0, 0]);
+    expect(
+      rows.map((x: { episodes: { failed: number } }) => x.episodes.failed),
+      r.out,
+    ).toEqual([0, 0]);
     // the refused call made no sample: every episode still has exactly its three calls
     for (const t of jsonl(join(runDir, "trajectories", "step-000001.jsonl")))
       expect((t.records as Rec[]).filter((x) => x.kind === "role")).toHaveLength(3);
