@@ -154,6 +154,7 @@ export function agentWorkflow<T>(mod: AgentModule<T>, opts: { host?: string; por
  */
 export function agentWorkflowExports<T>(mod: AgentModule<T>): Record<string, unknown> {
   return {
+    ...mod, // config variants and anything else the module exports, for scripts that read them
     workflow: agentWorkflow(mod),
     config: mod.config,
     rewards: [agentReward<T>()],

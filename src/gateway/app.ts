@@ -106,11 +106,14 @@ export function gatewayApp(backend: GatewayBackend): Hono {
     const key = c.req.header("idempotency-key");
     const memo = key ? `${episodeId}\u0000${key}` : null;
     let answer = memo ? answers.get(memo) : undefined;
+    let generationMs = 0;
     if (!answer) {
       answer = (async () => {
         try {
           // not tied to the request's signal: a client that disconnects may retry and must get this answer
+          const t0 = performance.now();
           const completion = await backend.complete(call);
+          generationMs = performance.now() - t0;
           const reply = parseReply(call, completion);
           backend.recorded?.(call, completion, reply);
           return { completion, reply };
@@ -128,6 +131,8 @@ export function gatewayApp(backend: GatewayBackend): Hono {
     }
     const a = await answer;
     if ("error" in a) return fail(c, a.error);
+    // how long the models took, so a client can tell the gateway's own time from generation's
+    c.header("Server-Timing", `generate;dur=${generationMs.toFixed(3)}`);
     const created = Math.floor(Date.now() / 1000);
     if (!stream) return c.json(completionBody(call.role, created, a.completion, a.reply));
     return streamSSE(c, async (s) => {
