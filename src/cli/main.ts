@@ -7,6 +7,7 @@ import { doctorCommand } from "./commands/doctor.js";
 import { evalCommand } from "./commands/eval.js";
 import { exportCommand } from "./commands/export.js";
 import { pretrainCommand } from "./commands/pretrain.js";
+import { serveCommand } from "./commands/serve.js";
 import { sftCommand } from "./commands/sft.js";
 import { trainCommand } from "./commands/train.js";
 import type { CliIo, Command } from "./commands/types.js";
@@ -20,6 +21,7 @@ export const COMMANDS: readonly Command[] = [
   sftCommand,
   exportCommand,
   dashboardCommand,
+  serveCommand,
   doctorCommand,
 ];
 

@@ -347,8 +347,22 @@ interface EvalRunOptions<S extends object, T> {
 export async function evaluateRun<S extends object, T>(
   o: EvalRunOptions<S, T> & { runDir?: string; checkpoint?: CheckpointChoice },
 ): Promise<EvalResult & { step: number; checkpoint: "best" | "latest" | "init" | "step" }> {
-  const greedy = (rt: Runtime<S, T>) => evaluate(rt, { every: 0, tasks: o.tasks, episodes: null, metric: o.metric }, o.initialState);
-  if (o.checkpoint === "init") return { step: 0, checkpoint: "init", ...(await greedy(await o.build(0))) };
+  const { rt, step, checkpoint } = await restoreRun(o);
+  const result = await evaluate(rt, { every: 0, tasks: o.tasks, episodes: null, metric: o.metric }, o.initialState);
+  return { step, checkpoint, ...result };
+}
+
+/**
+ * The runtime of a run at one checkpoint (same choices and errors as {@link evaluateRun}), for
+ * anything that uses trained weights without training further (`maso eval`, `maso serve`).
+ * @example const { rt, step } = await restoreRun({ runDir, checkpoint: "best", build });
+ */
+export async function restoreRun<S extends object, T>(o: {
+  build: EvalRunOptions<S, T>["build"];
+  runDir?: string;
+  checkpoint?: CheckpointChoice;
+}): Promise<{ rt: Runtime<S, T>; step: number; checkpoint: "best" | "latest" | "init" | "step" }> {
+  if (o.checkpoint === "init") return { rt: await o.build(0), step: 0, checkpoint: "init" };
   if (o.runDir === undefined) throw new MasoError("RUN_NOT_FOUND", "evaluating a checkpoint needs the run directory");
   const best = o.checkpoint === undefined || o.checkpoint === "best" ? await readBest(o.runDir) : null;
   if (o.checkpoint === "best" && !best)
@@ -369,5 +383,5 @@ export async function evaluateRun<S extends object, T>(
   );
   const rt = await o.build(checkRunState(await ckpt.part("run").json("state.json")).step);
   await restoreCheckpoint(ckpt, runtimeParts(rt.workers, runPart));
-  return { step: state.step, checkpoint: best ? "best" : step === undefined ? "latest" : "step", ...(await greedy(rt)) };
+  return { rt, step: state.step, checkpoint: best ? "best" : step === undefined ? "latest" : "step" };
 }

@@ -6,7 +6,8 @@ import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { cliInProcess } from "../cli/cli-harness.js";
+import OpenAI from "openai";
+import { cliInProcess, startCli } from "../cli/cli-harness.js";
 
 const AGENT = "test/gateway/fixtures/two-role-agent.ts";
 const fresh = () => join(mkdtempSync(join(tmpdir(), "maso-agent-")), "run");
@@ -108,4 +109,25 @@ describe("maso train <agent module>", () => {
     expect(out.episodes).toBe(2);
     expect(out.metric).toBeGreaterThanOrEqual(0);
   });
+
+  it("serves the trained cast with maso serve, greedy by default", async () => {
+    const runDir = fresh();
+    expect((await cliInProcess("train", AGENT, "--run-dir", runDir, "--steps", "1")).code).toBe(0);
+    const serve = startCli(["serve", runDir, "--port", "0"]);
+    try {
+      await serve.waitFor((out) => /serving .* at (http\S+)/.test(out));
+      const url = /at (http\S+)/.exec(serve.stdout())![1];
+      expect(serve.stdout()).toContain("checkpoint, step 1");
+      const client = new OpenAI({ baseURL: url, apiKey: "any", maxRetries: 0 });
+      expect((await client.models.list()).data.map((m) => m.id)).toEqual(["writer", "judge"]);
+      const ask = () =>
+        client.chat.completions.create({ model: "writer", messages: [{ role: "user", content: "Write about the sea." }], max_tokens: 6 });
+      const [a, b] = [await ask(), await ask()];
+      expect(a.choices[0].message.content).toBe(b.choices[0].message.content);
+      expect(a.usage?.completion_tokens).toBeGreaterThan(0);
+    } finally {
+      serve.child.kill("SIGINT");
+    }
+    expect((await serve.done).code).toBe(0);
+  }, 60_000);
 });

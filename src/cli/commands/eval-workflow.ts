@@ -35,16 +35,15 @@ function heldOut(mod: WorkflowModule<object, unknown>, file: string, p: Parsed) 
 }
 
 /**
- * Evaluates a workflow run (`runDir` with its config.json) or, for a workflow file, its untrained
- * cast; prints one line (or JSON with --json).
+ * What a run directory (with its config.json, `rc`) or a workflow file builds: its module, the
+ * runtime options of its cast and which checkpoint to load. Shared by `maso eval` and `maso serve`.
  */
-export async function evalWorkflow(src: string, rc: Record<string, unknown> | null, p: Parsed, io: CliIo): Promise<number> {
+export async function workflowRun(src: string, rc: Record<string, unknown> | null, p: Parsed, command: string) {
   const fromFile = rc === null;
   const file = fromFile ? src : typeof rc.workflow === "string" ? rc.workflow : "";
   if (!file) throw new MasoError("RUN_NOT_FOUND", `${join(src, CONFIG_FILE)} names no workflow file`);
   const exp = await loadExports(file);
   const mod = trainingModule(exp, file);
-  const { split, tasks, metric } = heldOut(mod, file, p);
   let raw: unknown = rc && { ...rc, runDir: src };
   let source = join(src, CONFIG_FILE);
   if (fromFile) {
@@ -53,12 +52,24 @@ export async function evalWorkflow(src: string, rc: Record<string, unknown> | nu
     source = cfgPath ?? `${file} (config export)`;
     if (raw === undefined)
       throw new MasoError("CONFIG_MISSING", `${file} exports no 'config' and no --config was given`, "pass --config <file>");
-  } else if (str(p, "config") !== undefined) throw usageError("eval: --config is for a workflow file; a run uses its config.json", "eval");
+  } else if (str(p, "config") !== undefined)
+    throw usageError(`${command}: --config is for a workflow file; a run uses its config.json`, command);
   const choice = fromFile ? "init" : checkpointFlag(p);
   if (fromFile && str(p, "checkpoint") !== undefined && choice !== "init")
-    throw usageError("eval: a workflow file has no checkpoints; evaluate a run directory instead", "eval");
-  const { config, cast } = resolveRunConfig(raw, { roles: workflowRoles(mod.workflow as Workflow<object, string>), source });
+    throw usageError(`${command}: a workflow file has no checkpoints; pass a run directory instead`, command);
+  const roles = workflowRoles(mod.workflow as Workflow<object, string>);
+  const { config, cast } = resolveRunConfig(raw, { roles, source });
   const opts = runtimeOptions(config, cast, mod);
+  return { file, mod, roles, opts, choice, runDir: fromFile ? undefined : src, fromFile };
+}
+
+/**
+ * Evaluates a workflow run (`runDir` with its config.json) or, for a workflow file, its untrained
+ * cast; prints one line (or JSON with --json).
+ */
+export async function evalWorkflow(src: string, rc: Record<string, unknown> | null, p: Parsed, io: CliIo): Promise<number> {
+  const { file, mod, opts, choice, fromFile } = await workflowRun(src, rc, p, "eval");
+  const { split, tasks, metric } = heldOut(mod, file, p);
   const r = await evaluateRun({
     runDir: fromFile ? undefined : src,
     checkpoint: choice,

@@ -1,0 +1,77 @@
+// `maso serve <run | module>`: serves a trained cast (or a module's untrained one) through the
+// gateway's OpenAI-compatible endpoint without training, until Ctrl-C. Never exits itself.
+import { existsSync, statSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { CONFIG_FILE } from "../../config/load-config.js";
+import { MasoError } from "../../errors.js";
+import { castBackend } from "../../gateway/cast-backend.js";
+import { serveGateway } from "../../gateway/serve.js";
+import { createRuntime } from "../../runtime/runtime.js";
+import { restoreRun } from "../../runtime/train-run.js";
+import { num, parseFlags, str } from "../args.js";
+import { usageError } from "../exit-codes.js";
+import { workflowRun } from "./eval-workflow.js";
+import { type Command, println } from "./types.js";
+
+export const serveCommand: Command = {
+  name: "serve",
+  summary: "serve a trained cast through the OpenAI-compatible gateway",
+  help: `usage: maso serve <runDir | workflow-or-agent file> [--checkpoint best|latest|<step>|init] [--port <n>] [--host <addr>] [--config <file>]
+
+Loads the run's cast at a checkpoint (default: best on dev, else the newest) — or, for a module
+file, its untrained cast — and serves POST /v1/chat/completions and GET /v1/models, the requested
+\`model\` naming the role. Sampling is the request's, greedy by default. Any API key is accepted.
+Stops on Ctrl-C.
+
+options:
+  --checkpoint <which>  best, latest, a step, or init (untrained)
+  --port <n>            port (default 8400; 0 picks a free one)
+  --host <addr>         address to bind (default 127.0.0.1)
+  --config <file>       module file: the run config (default: its 'config' export)`,
+  async run(argv, io) {
+    const p = parseFlags(
+      "serve",
+      argv,
+      { checkpoint: { type: "string" }, port: { type: "string" }, host: { type: "string" }, config: { type: "string" } },
+      1,
+    );
+    const src = p.positionals[0];
+    if (!src) throw usageError("serve: missing the run directory or module file", "serve");
+    if (!existsSync(src)) throw new MasoError("RUN_NOT_FOUND", `no run directory or file ${src}`, "pass a run directory or a module file");
+    const rc = statSync(src).isDirectory() ? await runConfig(src) : null;
+    const { roles, opts, choice, runDir } = await workflowRun(src, rc, p, "serve");
+    const { rt, step, checkpoint } = await restoreRun({
+      runDir,
+      checkpoint: choice,
+      build: (s) => createRuntime({ ...opts, startStep: s }),
+    });
+    const port = num(p, "port", "serve", { int: true, min: 0 }) ?? 8400;
+    const server = await serveGateway(castBackend(rt.cast, rt.transport, roles), { port, host: str(p, "host") });
+    const what = checkpoint === "init" ? "untrained" : `${checkpoint} checkpoint, step ${step}`;
+    println(io, `serving ${roles.join(", ")} (${what}) at ${server.url}/v1  (Ctrl-C to stop)`);
+    await new Promise<void>((resolve) => {
+      const stop = () => {
+        process.off("SIGINT", stop);
+        process.off("SIGTERM", stop);
+        resolve();
+      };
+      process.on("SIGINT", stop);
+      process.on("SIGTERM", stop);
+    });
+    await server.close();
+    return 0;
+  },
+};
+
+async function runConfig(dir: string): Promise<Record<string, unknown>> {
+  try {
+    return JSON.parse(await readFile(join(dir, CONFIG_FILE), "utf8")) as Record<string, unknown>;
+  } catch {
+    throw new MasoError(
+      "RUN_NOT_FOUND",
+      `${dir} is not a training run (no readable ${CONFIG_FILE})`,
+      "pass a directory 'maso train' wrote",
+    );
+  }
+}
