@@ -193,6 +193,36 @@ describe("gateway with the openai SDK", () => {
     ).rejects.toMatchObject({ status: 400, param: "metadata" });
   });
 
+  it("serves 64 concurrent episodes, each its own history", async () => {
+    const ids = Array.from({ length: 64 }, (_, i) => `many-${i}`);
+    for (const id of ids) backend.open(id);
+    await Promise.all(
+      ids.map(async (id) => {
+        const c = client(id);
+        await c.chat.completions.create({ model: "planner", messages: [{ role: "user", content: id }] });
+        await c.chat.completions.create({ model: "planner", messages: [{ role: "user", content: `${id}!` }] });
+      }),
+    );
+    for (const id of ids) expect(backend.episodes.get(id)!.map((r) => r.completion.text)).toEqual([`echo 0: ${id}`, `echo 1: ${id}!`]);
+  });
+
+  it("keeps the call of a client that disconnects mid-stream, and goes on serving", async () => {
+    backend.open("gone");
+    const ac = new AbortController();
+    const stream = await client("gone").chat.completions.create(
+      { model: "planner", messages: [{ role: "user", content: "bye" }], stream: true },
+      { signal: ac.signal },
+    );
+    await expect(
+      (async () => {
+        for await (const _chunk of stream) ac.abort();
+      })(),
+    ).rejects.toThrow();
+    expect(backend.episodes.get("gone")).toHaveLength(1);
+    const next = await client("gone").chat.completions.create({ model: "planner", messages: [{ role: "user", content: "back" }] });
+    expect(next.choices[0].message.content).toBe("echo 1: back");
+  });
+
   it("answers bad requests in OpenAI's error shape", async () => {
     const c = client("errors");
     await expect(c.chat.completions.create({ model: "nobody", messages: [{ role: "user", content: "x" }] })).rejects.toMatchObject({
