@@ -58,11 +58,10 @@ export function commandAgent<T>(command: string, args: readonly string[] = [], o
         how();
       };
       const onAbort = () =>
-        settle(
-          () => (
-            killGroup(), reject(new MasoError("AGENT_TIMEOUT", `agent process ${command} was still running at the episode's deadline`))
-          ),
-        );
+        settle(() => {
+          killGroup();
+          reject(new MasoError("AGENT_TIMEOUT", `agent process ${command} was still running at the episode's deadline`));
+        });
       ctx.signal.addEventListener("abort", onAbort, { once: true });
       const finish = (why: string) => {
         const r = ctx.reported();

@@ -11,6 +11,7 @@ import { listCheckpoints } from "../../src/checkpoint/paths.js";
 import { createRng } from "../../src/engine/model/init.js";
 import { readMetrics } from "../../src/progress/metrics-writer.js";
 import { assertCheckpointsIntact, runCli, startCli } from "./cli-harness.js";
+import { exactMetrics, runTrajectories } from "./run-files.js";
 
 const STEPS = 14;
 const WORKFLOW = "examples/two-role-demo/workflow.ts";
@@ -29,18 +30,8 @@ writeFileSync(
 );
 const args = (runDir: string) => ["train", WORKFLOW, "--config", configFile, "--run-dir", runDir];
 
-/** The numbers that must match exactly: everything but wall-clock fields. */
-const exact = (runDir: string) => readMetrics(runDir).map(({ time: _t, timings: _timings, ...rest }) => rest);
-
-/** Trajectories without wall-clock fields and sample handles (process-local cache ids). */
-const trajectories = (runDir: string) =>
-  readdirSync(join(runDir, "trajectories"))
-    .sort()
-    .map((f) =>
-      readFileSync(join(runDir, "trajectories", f), "utf8")
-        .replace(/"(durationMs|ms)":[^,}]+/g, "")
-        .replace(/"sampleHandle":\{[^}]*\}/g, ""),
-    );
+const exact = exactMetrics;
+const trajectories = runTrajectories;
 
 const stepSeen = (k: number) => (out: string) => new RegExp(`^step ${k}/${STEPS} `, "m").test(out);
 

@@ -1,12 +1,12 @@
 // Exact resume of an agent module: `maso train` on the openai-SDK fixture is killed with SIGKILL
 // mid-run (episodes in flight through the gateway are lost with the process) and resumed; the
 // metrics (timings aside) and trajectories equal an uninterrupted run's.
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { readMetrics } from "../../src/progress/metrics-writer.js";
 import { assertCheckpointsIntact, runCli, startCli } from "../cli/cli-harness.js";
+import { exactMetrics, runTrajectories } from "../cli/run-files.js";
 import { config } from "./fixtures/two-role-agent.js";
 
 const STEPS = 6;
@@ -16,15 +16,8 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 const cfg = join(root, "config.json");
 writeFileSync(cfg, JSON.stringify({ ...config, schedule: { ...config.schedule, steps: STEPS }, checkpoint: { every: 2, keep: 2 } }));
 const args = (runDir: string) => ["train", AGENT, "--config", cfg, "--run-dir", runDir];
-const exact = (runDir: string) => readMetrics(runDir).map(({ time: _t, timings: _timings, ...rest }) => rest);
-const trajectories = (runDir: string) =>
-  readdirSync(join(runDir, "trajectories"))
-    .sort()
-    .map((f) =>
-      readFileSync(join(runDir, "trajectories", f), "utf8")
-        .replace(/"(durationMs|ms)":[^,}]+/g, "")
-        .replace(/"sampleHandle":\{[^}]*\}/g, ""),
-    );
+const exact = exactMetrics;
+const trajectories = runTrajectories;
 
 describe("maso train --resume of an agent module", () => {
   it("continues exactly after a SIGKILL with episodes in flight", async () => {

@@ -1,19 +1,10 @@
-// An out-of-process agent (a Python program using only its standard library) trained through the
-// gateway: its calls become records, its POSTed reward reaches training; one that exits without a
-// reward and one that never ends are recorded failures that name their cause.
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { freshRunDir, jsonl } from "../cli/run-files.js";
 import { cliInProcess } from "../cli/cli-harness.js";
 
 const AGENT = "test/gateway/fixtures/command-agent.ts";
-const fresh = () => join(mkdtempSync(join(tmpdir(), "maso-cmd-")), "run");
-const jsonl = (file: string) =>
-  readFileSync(file, "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l));
+const fresh = () => freshRunDir("maso-cmd-");
 
 afterEach(() => {
   delete process.env.MASO_TEST_FAILURES;

@@ -2,20 +2,15 @@
 // history): the calls become records with samples, the agent's rewards reach training, the third
 // call's prompt reuses the first call's sampled ids, a client that edits history is counted, and an
 // agent that hangs is a recorded EPISODE_TIMEOUT while the run goes on.
-import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { freshRunDir, jsonl } from "../cli/run-files.js";
 import OpenAI from "openai";
 import { cliInProcess, startCli } from "../cli/cli-harness.js";
 
 const AGENT = "test/gateway/fixtures/two-role-agent.ts";
-const fresh = () => join(mkdtempSync(join(tmpdir(), "maso-agent-")), "run");
-const jsonl = (file: string) =>
-  readFileSync(file, "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l));
+const fresh = () => freshRunDir("maso-agent-");
 type Rec = {
   kind: string;
   role: string | null;

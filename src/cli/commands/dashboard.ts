@@ -5,6 +5,7 @@ import { serveDashboard } from "../../dashboard/serve.js";
 import { MasoError } from "../../errors.js";
 import { num, parseFlags, str } from "../args.js";
 import { usageError } from "../exit-codes.js";
+import { untilSignal } from "../until-signal.js";
 import { type Command, println } from "./types.js";
 
 export const dashboardCommand: Command = {
@@ -26,15 +27,7 @@ options:
     if (!existsSync(runDir)) throw new MasoError("RUN_NOT_FOUND", `no run directory ${runDir}`, "pass a directory a maso run wrote");
     const server = await serveDashboard({ runDir, port: num(p, "port", "dashboard", { int: true, min: 0 }) ?? 8377, host: str(p, "host") });
     println(io, `dashboard for ${runDir}: ${server.url}  (Ctrl-C to stop)`);
-    await new Promise<void>((resolve) => {
-      const stop = () => {
-        process.off("SIGINT", stop);
-        process.off("SIGTERM", stop);
-        resolve();
-      };
-      process.on("SIGINT", stop);
-      process.on("SIGTERM", stop);
-    });
+    await untilSignal();
     await server.close();
     return 0;
   },

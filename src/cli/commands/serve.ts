@@ -1,9 +1,6 @@
 // `maso serve <run | module>`: serves a trained cast (or a module's untrained one) through the
 // gateway's OpenAI-compatible endpoint without training, until Ctrl-C. Never exits itself.
 import { existsSync, statSync } from "node:fs";
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
-import { CONFIG_FILE } from "../../config/load-config.js";
 import { MasoError } from "../../errors.js";
 import { castBackend } from "../../gateway/cast-backend.js";
 import { serveGateway } from "../../gateway/serve.js";
@@ -11,7 +8,9 @@ import { createRuntime } from "../../runtime/runtime.js";
 import { restoreRun } from "../../runtime/train-run.js";
 import { num, parseFlags, str } from "../args.js";
 import { usageError } from "../exit-codes.js";
+import { untilSignal } from "../until-signal.js";
 import { workflowRun } from "./eval-workflow.js";
+import { savedConfig } from "./train.js";
 import { type Command, println } from "./types.js";
 
 export const serveCommand: Command = {
@@ -39,7 +38,7 @@ options:
     const src = p.positionals[0];
     if (!src) throw usageError("serve: missing the run directory or module file", "serve");
     if (!existsSync(src)) throw new MasoError("RUN_NOT_FOUND", `no run directory or file ${src}`, "pass a run directory or a module file");
-    const rc = statSync(src).isDirectory() ? await runConfig(src) : null;
+    const rc = statSync(src).isDirectory() ? await savedConfig(src) : null;
     const { roles, opts, choice, runDir } = await workflowRun(src, rc, p, "serve");
     const { rt, step, checkpoint } = await restoreRun({
       runDir,
@@ -50,28 +49,8 @@ options:
     const server = await serveGateway(castBackend(rt.cast, rt.transport, roles), { port, host: str(p, "host") });
     const what = checkpoint === "init" ? "untrained" : `${checkpoint} checkpoint, step ${step}`;
     println(io, `serving ${roles.join(", ")} (${what}) at ${server.url}/v1  (Ctrl-C to stop)`);
-    await new Promise<void>((resolve) => {
-      const stop = () => {
-        process.off("SIGINT", stop);
-        process.off("SIGTERM", stop);
-        resolve();
-      };
-      process.on("SIGINT", stop);
-      process.on("SIGTERM", stop);
-    });
+    await untilSignal();
     await server.close();
     return 0;
   },
 };
-
-async function runConfig(dir: string): Promise<Record<string, unknown>> {
-  try {
-    return JSON.parse(await readFile(join(dir, CONFIG_FILE), "utf8")) as Record<string, unknown>;
-  } catch {
-    throw new MasoError(
-      "RUN_NOT_FOUND",
-      `${dir} is not a training run (no readable ${CONFIG_FILE})`,
-      "pass a directory 'maso train' wrote",
-    );
-  }
-}

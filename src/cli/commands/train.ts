@@ -51,7 +51,8 @@ export async function loadExports(file: string): Promise<Record<string, unknown>
   return exp;
 }
 
-async function savedConfig(runDir: string): Promise<Record<string, unknown>> {
+/** A training run's saved config.json; RUN_NOT_FOUND when the directory has none. */
+export async function savedConfig(runDir: string): Promise<Record<string, unknown>> {
   try {
     return JSON.parse(await readFile(join(runDir, CONFIG_FILE), "utf8")) as Record<string, unknown>;
   } catch {
