@@ -12,7 +12,7 @@ export const freshRunDir = (prefix: string): string => join(mkdtempSync(join(tmp
 export const jsonl = (file: string) =>
   readFileSync(file, "utf8")
     .trim()
-    .split("\\n")
+    .split("\n")
     .map((l) => JSON.parse(l));
 
 /** The numbers that must match exactly: everything but wall-clock fields. */
@@ -25,5 +25,5 @@ export const runTrajectories = (runDir: string) =>
     .map((f) =>
       readFileSync(join(runDir, "trajectories", f), "utf8")
         .replace(/"(durationMs|ms)":[^,}]+/g, "")
-        .replace(/"sampleHandle":\\{[^}]*\\}/g, ""),
+        .replace(/"sampleHandle":\{[^}]*\}/g, ""),
     );
