@@ -138,7 +138,15 @@ export function agentWorkflow<T>(mod: AgentModule<T>, opts: { host?: string; por
           reported: () => reported,
           ended,
         });
-        return { result: checkAgentResult(result), retokenizedTurns };
+        const checked = checkAgentResult(result);
+        // an agent that says nothing about rewards trained on nothing: a failure, not a silent skip
+        if (checked.reward === undefined && checked.roleRewards === undefined && checked.callRewards === undefined)
+          throw new MasoError(
+            "AGENT_NO_REWARD",
+            "the agent returned no reward, roleRewards or callRewards",
+            "return { reward } (or post it to rewardURL)",
+          );
+        return { result: checked, retokenizedTurns };
       } finally {
         episode.close();
       }

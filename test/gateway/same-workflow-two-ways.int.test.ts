@@ -13,7 +13,15 @@ const N = 6;
 const calls = (records: readonly StepRecord[]) =>
   records
     .filter((r) => r.kind === "role")
-    .map((r) => ({ role: r.role, node: r.node, turn: r.turn, visit: r.visit, promptTokens: r.promptTokens, output: r.rawOutput }));
+    .map((r) => ({
+      role: r.role,
+      node: r.node,
+      turn: r.turn,
+      visit: r.visit,
+      prompt: r.prompt,
+      promptTokens: r.promptTokens,
+      output: r.rawOutput,
+    }));
 
 describe("same workflow two ways", () => {
   it("greedy episodes of the DSL workflow and the SDK agent agree call for call", async () => {

@@ -97,6 +97,16 @@ describe("maso train <agent module>", () => {
       expect((t.records as Rec[]).filter((x) => x.kind === "role")).toHaveLength(3);
   });
 
+  it("fails an episode whose agent reports no reward at all, naming why", async () => {
+    process.env.MASO_TEST_NO_REWARD = "1";
+    const runDir = fresh();
+    const r = await cliInProcess("train", AGENT, "--run-dir", runDir, "--steps", "1");
+    delete process.env.MASO_TEST_NO_REWARD;
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("STEP_FAILED");
+    expect(r.err).toContain("the agent returned no reward, roleRewards or callRewards");
+  });
+
   it("evaluates the untrained agent greedily on its test tasks", async () => {
     const r = await cliInProcess("eval", AGENT, "--json");
     expect(r.code, r.err).toBe(0);
