@@ -2,7 +2,8 @@
 // writer on models/base, 32 new tokens a call), in one process, alternating. Prints one JSON object:
 // overhead_share — the gateway's added time per call (HTTP, SDK, parsing, records) as a share of
 // generation time, at 16 concurrent agents (target ≤ 0.05) — and calls/s and episodes/s at 32
-// concurrent episodes for the gateway and for the DSL runtime.
+// concurrent episodes for the gateway and for the DSL runtime. overhead_share_server is the part spent
+// inside the gateway's handler; the rest is HTTP and the client SDK.
 // Run: npx tsx bench/gateway.ts [episodes per round] [rounds]
 import { untrainedCast } from "../scripts/lib/untrained-cast.js";
 import type { timings as Timings } from "./gateway/agent.js";
@@ -32,6 +33,7 @@ async function run(file: string, variant: string, round: number) {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const seen = { dsl: [] as ReturnType<typeof run> extends Promise<infer R> ? R[] : never, gateway: [] as Awaited<ReturnType<typeof run>>[] };
 const shares: number[] = [];
+const serverShares: number[] = [];
 await run(AGENT, "c16", -1); // warm-up: the gateway server, the page cache
 for (let r = 0; r < rounds; r++) {
   seen.dsl.push(await run(DSL, "c32", r));
@@ -40,6 +42,8 @@ for (let r = 0; r < rounds; r++) {
   const gen = timings.reduce((a, t) => a + t.generationMs, 0);
   const extra = timings.reduce((a, t) => a + (t.wallMs - t.generationMs), 0);
   shares.push(extra / gen);
+  // the part of it spent in the gateway's handler (validation, parsing, records) rather than HTTP and the SDK
+  serverShares.push(timings.reduce((a, t) => a + (t.handlerMs - t.generationMs), 0) / gen);
 }
 const summary = (xs: Awaited<ReturnType<typeof run>>[]) => ({
   calls_per_s: median(xs.map((x) => x.calls_per_s)),
@@ -55,6 +59,7 @@ console.log(
     episodes,
     rounds,
     overhead_share: median(shares),
+    overhead_share_server: median(serverShares),
     calls_per_s: gateway.calls_per_s,
     episodes_per_s: gateway.episodes_per_s,
     dsl: { calls_per_s: dsl.calls_per_s, episodes_per_s: dsl.episodes_per_s },

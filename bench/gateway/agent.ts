@@ -10,7 +10,7 @@ export const config = workloadConfigs.c32;
 export const configs = workloadConfigs;
 
 /** Per call: wall time around the SDK call and the gateway's generation time (ms). */
-export const timings: { wallMs: number; generationMs: number }[] = [];
+export const timings: { wallMs: number; generationMs: number; handlerMs: number }[] = [];
 
 async function ask(
   client: OpenAI,
@@ -24,8 +24,9 @@ async function ask(
     .create({ model, messages, max_tokens: MAX_TOKENS, metadata: { maso_node: node } })
     .withResponse();
   const wallMs = performance.now() - t0;
-  const generationMs = Number(/dur=([\d.]+)/.exec(response.headers.get("server-timing") ?? "")?.[1] ?? Number.NaN);
-  timings.push({ wallMs, generationMs });
+  const timing = response.headers.get("server-timing") ?? "";
+  const dur = (name: string) => Number(new RegExp(`${name};dur=([\\d.]+)`).exec(timing)?.[1] ?? Number.NaN);
+  timings.push({ wallMs, generationMs: dur("generate"), handlerMs: dur("handler") });
   return data.choices[0].message;
 }
 

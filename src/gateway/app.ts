@@ -78,6 +78,7 @@ export function gatewayApp(backend: GatewayBackend): Hono {
   };
 
   const completions = async (c: Context) => {
+    const t0 = performance.now();
     const episodeId = episodeOf(c);
     if (typeof episodeId !== "string") return fail(c, episodeId);
     const length = Number(c.req.header("content-length") ?? 0);
@@ -111,9 +112,9 @@ export function gatewayApp(backend: GatewayBackend): Hono {
       answer = (async () => {
         try {
           // not tied to the request's signal: a client that disconnects may retry and must get this answer
-          const t0 = performance.now();
+          const g0 = performance.now();
           const completion = await backend.complete(call);
-          generationMs = performance.now() - t0;
+          generationMs = performance.now() - g0;
           const reply = parseReply(call, completion);
           backend.recorded?.(call, completion, reply);
           return { completion, reply };
@@ -132,7 +133,8 @@ export function gatewayApp(backend: GatewayBackend): Hono {
     const a = await answer;
     if ("error" in a) return fail(c, a.error);
     // how long the models took, so a client can tell the gateway's own time from generation's
-    c.header("Server-Timing", `generate;dur=${generationMs.toFixed(3)}`);
+    const handlerMs = performance.now() - t0;
+    c.header("Server-Timing", `generate;dur=${generationMs.toFixed(3)}, handler;dur=${handlerMs.toFixed(3)}`);
     const created = Math.floor(Date.now() / 1000);
     if (!stream) return c.json(completionBody(call.role, created, a.completion, a.reply));
     return streamSSE(c, async (s) => {
