@@ -115,9 +115,9 @@ export function agentWorkflow<T>(mod: AgentModule<T>, opts: { host?: string; por
             promptTokens: res.promptTokens,
             outputTokens: res.outputTokens,
             finishReason: res.finishReason ?? "stop",
+            reply: reply!,
           };
         },
-        recorded() {},
         report(body) {
           reported = checkAgentResult(body);
         },

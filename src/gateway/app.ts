@@ -115,7 +115,7 @@ export function gatewayApp(backend: GatewayBackend): Hono {
           const g0 = performance.now();
           const completion = await backend.complete(call);
           generationMs = performance.now() - g0;
-          const reply = parseReply(call, completion);
+          const reply = completion.reply ?? parseReply(call, completion);
           backend.recorded?.(call, completion, reply);
           return { completion, reply };
         } catch (err) {

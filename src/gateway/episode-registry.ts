@@ -4,12 +4,11 @@
 
 import { randomBytes } from "node:crypto";
 import { GatewayRefusal } from "./openai-error.js";
-import type { GatewayBackend, GatewayCall, GatewayCompletion, ParsedReply } from "./types.js";
+import type { GatewayBackend, GatewayCall, GatewayCompletion } from "./types.js";
 
 /** Answers one open episode's calls (the agent node's call recorder implements it). */
 export interface EpisodeHandler {
   complete(call: GatewayCall): Promise<GatewayCompletion>;
-  recorded(call: GatewayCall, completion: GatewayCompletion, reply: ParsedReply): void;
   /** A result POSTed to the episode's reward endpoint; throws (a 400) when it is malformed. */
   report?(body: unknown): void;
   /** The agent POSTed to the episode's end endpoint. */
@@ -64,7 +63,6 @@ export function episodeRegistry(roles: readonly string[]): EpisodeRegistry {
           });
         return handlerOf(call.episodeId).complete(call);
       },
-      recorded: (call, completion, reply) => byId.get(call.episodeId)?.recorded(call, completion, reply),
       report: (id, body) => {
         const h = handlerOf(id);
         if (!h.report)

@@ -59,6 +59,8 @@ export interface GatewayCompletion {
   promptTokens: number;
   outputTokens: number;
   finishReason: "stop" | "length";
+  /** The reply, when the backend already parsed the text (for its records); else the gateway parses it. */
+  reply?: ParsedReply;
   /** Per output token, when the call asked for logprobs and the backend has them. */
   logprobs?: { token: string; logprob: number }[];
 }
