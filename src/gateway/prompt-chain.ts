@@ -1,9 +1,10 @@
 // Token-exact prompts for gateway calls. Training uses the ids the sampler produced, never a
 // re-encoding of the text a client sends back: when a call's history replays the episode's latest
 // maso-generated turn unchanged, its prompt is that call's prompt ids + output ids + the encoding of
-// what came after. A history that diverges starts a new chain, counted. Pure; no model calls here.
+// what came after (engine/tokenizer/chain-prompt.ts, which the worker groups run). A history that
+// diverges starts a new chain, counted. Pure; no model calls here.
 
-import { extendedPromptIds } from "../engine/tokenizer/chain-prompt.js";
+import { chatPromptIds } from "../engine/tokenizer/chain-prompt.js";
 import type { ChatMessage, Tokenizer } from "../engine/tokenizer/types.js";
 import type { GatewayMessage, GatewayTool, GatewayToolCall } from "./types.js";
 
@@ -104,13 +105,6 @@ export const templateOptions = (opts: ChainTemplateOptions) => ({
   ...(opts.enableThinking !== undefined && { enableThinking: opts.enableThinking }),
 });
 
-function renderer(tok: Tokenizer, opts: ChainTemplateOptions) {
-  return (ms: readonly GatewayMessage[]) =>
-    tok.applyChatTemplate(ms.map(templateMessage), { addGenerationPrompt: true, ...templateOptions(opts) });
-}
-
-const encoder = (tok: Tokenizer) => (text: string) => tok.encode(text, { addSpecialTokens: false, parseSpecialTokens: true });
-
 /**
  * The newest earlier call whose exchange (its messages, then its reply) `messages` replays
  * unchanged; null when none does. Text only: the controller decides, the worker group splices.
@@ -121,11 +115,6 @@ export function replayedCall(
 ): number | null {
   for (let j = history.length - 1; j >= 0; j--) if (replays(messages, history[j] as ChainedCall)) return j;
   return null;
-}
-
-/** The prompt ids of `messages` encoded afresh through the chat template. */
-export function freshPromptIds(tok: Tokenizer, messages: readonly GatewayMessage[], opts: ChainTemplateOptions = {}): number[] {
-  return encoder(tok)(renderer(tok, opts)(messages));
 }
 
 /**
@@ -141,11 +130,9 @@ export function chainPrompt(
   opts: ChainTemplateOptions = {},
 ): ChainedPrompt {
   const j = replayedCall(history, messages);
-  if (j !== null) {
-    const ids = extendedPromptIds(tok, messages.map(templateMessage), history[j].messages.length, history[j], templateOptions(opts));
-    if (ids) return { ids, extends: j, retokenized: false };
-  }
-  return { ids: freshPromptIds(tok, messages, opts), extends: null, retokenized: isRetokenized(history.length, messages) };
+  const prev = j === null ? undefined : { replayed: history[j].messages.length, ...history[j] };
+  const { ids, chained } = chatPromptIds(tok, messages.map(templateMessage), templateOptions(opts), prev);
+  return chained ? { ids, extends: j, retokenized: false } : { ids, extends: null, retokenized: isRetokenized(history.length, messages) };
 }
 
 /** A fresh encoding re-encodes the client's assistant turns: counted once an episode has calls of its own. */

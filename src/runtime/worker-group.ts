@@ -3,8 +3,7 @@
 // returns ids, text, scalars or metrics. It never calls the controller or another worker group.
 import { Decoder } from "../engine/model/decoder.js";
 import { createRng } from "../engine/model/init.js";
-import { extendedPromptIds } from "../engine/tokenizer/chain-prompt.js";
-import { encodeChat } from "../engine/tokenizer/encode-chat.js";
+import { chatPromptIds } from "../engine/tokenizer/chain-prompt.js";
 import type { Tokenizer } from "../engine/tokenizer/types.js";
 import { MasoError } from "../errors.js";
 import { actionLogRatios, happoKey } from "../rl/advantages/happo.js";
@@ -197,16 +196,17 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
   const promptIds = (req: GenerateRequest): { prompt: number[]; chained: boolean } => {
     if (!req.messages) return { prompt: tokenizer.encode(req.prompt, { addSpecialTokens: false }), chained: false };
     const opts = { ...(req.chatTemplate && { variables: req.chatTemplate }), ...(req.tools && { tools: [...req.tools] }) };
-    const prev = req.extend ? cache.get(req.extend.id) : undefined;
-    if (req.extend && prev && prev.episode === req.episodeId) {
-      const split = {
-        promptIds: Array.from(prev.tokens.subarray(0, prev.promptLen)),
-        outputIds: Array.from(prev.tokens.subarray(prev.promptLen)),
-      };
-      const ids = extendedPromptIds(tokenizer, req.messages, req.extend.replayed, split, opts);
-      if (ids) return { prompt: ids, chained: true };
-    }
-    return { prompt: encodeChat(tokenizer, req.messages, { addGenerationPrompt: true, ...opts }), chained: false };
+    const earlier = req.extend ? cache.get(req.extend.id) : undefined;
+    const prev =
+      req.extend && earlier && earlier.episode === req.episodeId
+        ? {
+            replayed: req.extend.replayed,
+            promptIds: earlier.tokens.subarray(0, earlier.promptLen),
+            outputIds: earlier.tokens.subarray(earlier.promptLen),
+          }
+        : undefined;
+    const { ids, chained } = chatPromptIds(tokenizer, req.messages, opts, prev);
+    return { prompt: ids, chained };
   };
 
   const update = (req: UpdateRequest): UpdateResponse => {
