@@ -2,6 +2,7 @@
 // (any SDK that speaks OpenAI chat completions), the role names it requests as `model`, and tasks.
 // Checks the shape and says what is missing; runs nothing.
 
+import { isTaskSplits } from "../cli/train/workflow-module.js";
 import { MasoError } from "../errors.js";
 
 /** What an agent receives for one episode: point the SDK's base URL and API key here. */
@@ -86,15 +87,7 @@ export function agentModule(exp: Record<string, unknown>, file: string): AgentMo
     new Set(roles).size !== roles.length
   )
     problems.push("'roles' must be a non-empty list of distinct role names (the `model` names the agent requests)");
-  const tasks = exp.tasks as AgentModule["tasks"] | undefined;
-  if (
-    !tasks ||
-    !Array.isArray(tasks.train) ||
-    tasks.train.length === 0 ||
-    (tasks.dev !== undefined && !Array.isArray(tasks.dev)) ||
-    (tasks.test !== undefined && !Array.isArray(tasks.test))
-  )
-    problems.push("'tasks' must be { train: [...], dev?: [...], test?: [...] } with at least one train task");
+  if (!isTaskSplits(exp.tasks)) problems.push("'tasks' must be { train: [...], dev?: [...], test?: [...] } with at least one train task");
   for (const k of ["taskId", "metric"] as const)
     if (exp[k] !== undefined && typeof exp[k] !== "function") problems.push(`'${k}' must be a function`);
   if (problems.length > 0) throw bad(file, problems.join("; "), "see docs/gateway.md for the agent module contract");

@@ -240,7 +240,6 @@ async function execTool<S>(
 
 /** New tokens of an agent's call that asks for no limit (max_tokens unset). */
 export const DEFAULT_AGENT_MAX_NEW_TOKENS = 512;
-const DEFAULT_AGENT_SAMPLING: Sampling = DEFAULT_SAMPLING;
 
 /** Runs an agent node: each `io.call` is a role record (visit = call number); its own record follows them. */
 async function execAgent<S>(
@@ -285,7 +284,7 @@ async function execAgent<S>(
         node,
         visit,
         turn,
-        sampling: { ...DEFAULT_AGENT_SAMPLING, ...c.sampling, ...options.sampling, ...options.roleSampling?.[c.role] },
+        sampling: { ...DEFAULT_SAMPLING, ...c.sampling, ...options.sampling, ...options.roleSampling?.[c.role] },
         stop: c.stop ?? [],
         maxNewTokens,
         messages: c.messages,

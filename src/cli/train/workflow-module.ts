@@ -31,6 +31,18 @@ export interface WorkflowModule<S extends object = object, T = unknown> {
 
 const bad = (file: string, what: string, hint: string) => new MasoError("WORKFLOW_MODULE", `${file}: ${what}`, hint);
 
+/** True for `{ train: [at least one], dev?: [...], test?: [...] }`, the tasks a module exports. */
+export function isTaskSplits(v: unknown): boolean {
+  const t = v as WorkflowModule["tasks"] | undefined;
+  return (
+    !!t &&
+    Array.isArray(t.train) &&
+    t.train.length > 0 &&
+    (t.dev === undefined || Array.isArray(t.dev)) &&
+    (t.test === undefined || Array.isArray(t.test))
+  );
+}
+
 /** True for a compiled workflow. */
 export function isWorkflow(v: unknown): v is Workflow<object, string> {
   const w = v as Workflow<object, string> | null;
@@ -60,14 +72,7 @@ export function trainingModuleProblems(exp: Record<string, unknown>): { what: st
       what: "exports no 'rewards' (a non-empty array of named reward functions)",
       hint: "export const rewards = [sharedOutcome(score)]",
     });
-  const tasks = exp.tasks as WorkflowModule["tasks"] | undefined;
-  if (
-    !tasks ||
-    !Array.isArray(tasks.train) ||
-    tasks.train.length === 0 ||
-    (tasks.dev !== undefined && !Array.isArray(tasks.dev)) ||
-    (tasks.test !== undefined && !Array.isArray(tasks.test))
-  )
+  if (!isTaskSplits(exp.tasks))
     out.push({
       what: "exports no 'tasks' ({ train: [...], dev?: [...], test?: [...] } with at least one train task)",
       hint: "export const tasks = { train, dev }",
