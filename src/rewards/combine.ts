@@ -7,15 +7,20 @@ import { MasoError } from "../errors.js";
 import { isTrainable, type SampleHandle, type StepRecord, type Trajectory } from "../workflow/trajectory.js";
 import { isSkip, type NamedReward, REWARD_KINDS, type RewardEntry, type RewardKind } from "./types.js";
 
-/** The combined reward of one trainable record. */
-export interface CombinedReward {
+/** A trainable record as it was before any reward function ran. */
+export interface TrainableRecord {
   recordIndex: number;
   node: string;
   visit: number;
   turn: number;
   role: string | null;
   model: string | null;
+  outputTokens: number | null;
   sampleHandle: SampleHandle;
+}
+
+/** The combined reward of one trainable record. */
+export interface CombinedReward extends Omit<TrainableRecord, "outputTokens"> {
   /** Sum over reward functions; per token when any term is per token (scalars land on the last token). */
   value: number | number[];
   /** Sum per kind (per-token terms summed over tokens), for logging. */
@@ -37,18 +42,6 @@ export interface EpisodeRewards {
   taskId: string | null;
   rewards: CombinedReward[];
   skipped: SkippedRecord[];
-}
-
-/** A trainable record as it was before any reward function ran. */
-export interface TrainableRecord {
-  recordIndex: number;
-  node: string;
-  visit: number;
-  turn: number;
-  role: string | null;
-  model: string | null;
-  outputTokens: number | null;
-  sampleHandle: SampleHandle;
 }
 
 /**
