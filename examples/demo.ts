@@ -8,7 +8,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { runResults } from "../scripts/results.js";
 import type { ResultsSummary } from "../scripts/lib/results-summary.js";
-import { describeNative } from "../src/index.js";
+import { describeNative } from "maso";
 
 const file = process.env.MASO_DEMO_WORKFLOW ?? "examples/workflows/iterative-coding/workflow.ts";
 const steps = Number(process.env.MASO_DEMO_STEPS ?? 10);

@@ -18,6 +18,7 @@ export type { SequenceInput } from "./engine/model/batch.js";
 export type { Adapter } from "./engine/model/lora.js";
 export type { ValueHead } from "./engine/model/value-head.js";
 export { createRng, type Rng } from "./engine/model/init.js";
+export { fillNormal } from "./engine/model/init.js";
 export {
   createAdamW,
   globalGradNorm,
@@ -35,7 +36,7 @@ export { loadAdapter, saveAdapter } from "./engine/checkpoint/peft.js";
 // engine: tokenizers
 export type { ChatMessage, ChatTemplateOptions, DecodeOptions, EncodeOptions, Tokenizer } from "./engine/tokenizer/types.js";
 export { encodeChat } from "./engine/tokenizer/encode-chat.js";
-export { loadHfTokenizer, qwen3TokenizerDir, type HfTokenizer } from "./engine/tokenizer/hf-tokenizer.js";
+export { hfTokenizerFromFiles, loadHfTokenizer, qwen3TokenizerDir, type HfTokenizer } from "./engine/tokenizer/hf-tokenizer.js";
 export { BYTE_VOCAB_SIZE, createByteTokenizer, type ByteTokenizer } from "./engine/tokenizer/byte-tokenizer.js";
 export { loadTokenizer, saveTokenizer, type SavableTokenizer } from "./engine/tokenizer/load-tokenizer.js";
 export { checkTokenizerFits } from "./engine/tokenizer/tokenizer-fit.js";
@@ -70,6 +71,27 @@ export {
   loadQaJsonl,
   loadCodeJsonl,
   loadMathJsonl,
+  type CodeTest,
+  type VerifierOptions,
+  isEquivalentAnswer,
+  contentHash,
+  type SyntheticCodeTask,
+  type SyntheticMathTask,
+  type MathStep,
+  type WorldTasks,
+  documentsOf,
+  generateWorld,
+  type World,
+  type WorldShape,
+  type Entity,
+  type Fact,
+  FACT_PHRASINGS,
+  QUESTION_TEMPLATES,
+  type Relation,
+  templateWords,
+  createNameSource,
+  wordSet,
+  type NameSource,
 } from "./envs/index.js";
 
 // RL algorithms
@@ -138,6 +160,10 @@ export {
   type StepRecord,
   type Trajectory,
   type SampleHandle,
+  type RouteContext,
+  type StateUpdate,
+  MAX_PARSE_CHARS,
+  type SearchAction,
 } from "./workflow/index.js";
 
 // rewards
@@ -156,6 +182,7 @@ export {
   type RewardFn,
   type RewardKind,
   type EpisodeRewards,
+  type TurnMetric,
 } from "./rewards/index.js";
 
 // checkpoints of trainable state beyond HF/PEFT files
@@ -239,6 +266,7 @@ export {
   writeEffectiveConfig,
   resolveCast,
   MODEL_PRESETS,
+  presetConfig,
   type RunConfig,
   type RunConfigInput,
   type ConfigIssue,

@@ -21,7 +21,12 @@ export { buildIndex, contentHash, INDEX_SCHEMA_VERSION, readIndexInfo } from "./
 export { type OpenRetrieverOptions, openRetriever } from "./retriever/open-retriever.js";
 export { toMatchExpression } from "./retriever/sanitize-query.js";
 export type { IndexInfo, Retriever, RetrieverDoc, SearchHit } from "./retriever/types.js";
-export { type ArithmeticTaskOptions, makeArithmeticTasks, type SyntheticMathTask } from "./tasks/arithmetic/arithmetic-tasks.js";
+export {
+  type ArithmeticTaskOptions,
+  makeArithmeticTasks,
+  type MathStep,
+  type SyntheticMathTask,
+} from "./tasks/arithmetic/arithmetic-tasks.js";
 export { type CodeTaskOptions, makeCodeTasks, type SyntheticCodeTask } from "./tasks/code/code-tasks.js";
 export { parseJsonl, loadJsonl } from "./tasks/loaders/jsonl.js";
 export {
@@ -38,5 +43,7 @@ export {
 export { exactMatch, f1Score, normalizeQaAnswer } from "./tasks/qa-metric.js";
 export { createRng, hashSeed, type Rng } from "./tasks/rng.js";
 export { type CodeTask, cutSplits, type MathTask, type QaTask, type Split, type SplitFractions, type Splits } from "./tasks/types.js";
-export type { Entity, Fact, World, WorldShape } from "./tasks/world/generate-world.js";
-export { findEntityLeaks, makeWorldTasks, type WorldTaskOptions, type WorldTasks } from "./tasks/world/world-tasks.js";
+export { type Entity, type Fact, generateWorld, type World, type WorldShape } from "./tasks/world/generate-world.js";
+export { createNameSource, type NameSource, wordSet } from "./tasks/names.js";
+export { FACT_PHRASINGS, QUESTION_TEMPLATES, type Relation, templateWords } from "./tasks/world/phrasings.js";
+export { documentsOf, findEntityLeaks, makeWorldTasks, type WorldTaskOptions, type WorldTasks } from "./tasks/world/world-tasks.js";

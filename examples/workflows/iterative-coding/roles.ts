@@ -1,8 +1,8 @@
 // The three roles of iterative coding — plan (pseudocode), code (a JS function in a ```js block) and
 // reflect (what to change after failing tests) — with their parsers. Prompts come only from the base
-// model's builders (src/base-model/prompts.ts); this file only chooses and clips their inputs.
-import { codePlanPrompt, codePrompt, reflectPrompt } from "../../../src/base-model/prompts.js";
-import { defineRole, MAX_PARSE_CHARS, type Parser, textParser } from "../../../src/workflow/index.js";
+// model's builders (examples/workflows/shared/prompts.ts); this file only chooses and clips their inputs.
+import { codePlanPrompt, codePrompt, reflectPrompt } from "../shared/prompts.js";
+import { defineRole, MAX_PARSE_CHARS, type Parser, textParser } from "maso";
 import type { CodingState } from "./state.js";
 
 /**

@@ -14,14 +14,14 @@
 // and `configs.perRole` are the parameter-sharing comparison's other casts); RLOO with
 // groups keyed by (task, role, turn); rollouts at temperature 0.3 (see `config`).
 import { fileURLToPath } from "node:url";
-import type { SyntheticCodeTask } from "../../../src/envs/index.js";
-import { referenceCodeTasks } from "../../../src/base-model/reference-tasks.js";
-import { formatReward, marginalGain } from "../../../src/rewards/index.js";
-import { END, type RouteContext, START, type ToolResult, type Trajectory, workflow as build } from "../../../src/workflow/index.js";
+import type { SyntheticCodeTask } from "maso";
+import { referenceCodeTasks } from "../shared/reference-tasks.js";
+import { formatReward, marginalGain } from "maso";
+import { END, type RouteContext, START, type ToolResult, type Trajectory, workflow as build } from "maso";
 import { codeRole, planRole, reflectRole } from "./roles.js";
 import { type CodingState, episodeMetrics, finalPassRate, lastResult, MAX_TURNS, passRates, reducers, type TurnResult } from "./state.js";
 import { type VerifyOutput, verifyTool } from "./verifier.js";
-import { type CastShape, castModels } from "../cast-shapes.js";
+import { type CastShape, castModels } from "../shared/cast-shapes.js";
 
 export type { CodingState } from "./state.js";
 export type Task = SyntheticCodeTask;

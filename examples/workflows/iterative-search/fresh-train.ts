@@ -5,8 +5,8 @@
 // rewards recall the test split cannot use. Here the training questions come from FRESH_WORLD_SEED's
 // world and `retrieve` searches the episode's own world; graph, roles, rewards and metric are
 // workflow.ts's. Configs: workflow.ts's baseQa variants with the fresh training split.
-import type { QaTask } from "../../../src/envs/index.js";
-import { FRESH_WORLD_SEED, freshWorldTasks, WORLD_SEED, worldRetrieveTool } from "../world-qa.js";
+import type { QaTask } from "maso";
+import { FRESH_WORLD_SEED, freshWorldTasks, WORLD_SEED, worldRetrieveTool } from "../shared/world-qa.js";
 import {
   configs as referenceConfigs,
   initialState as referenceState,

@@ -19,8 +19,8 @@
 // `configs.shared` (one fully fine-tuned model for all five roles) and `configs.perRole` (one model
 // per role) for the parameter-sharing comparison; shared.config.ts and per-role.config.ts next to
 // this file pass the other two to `maso train … --config`.
-import { formatReward, marginalGain, perTurnScore, type TurnMetric } from "../../../src/rewards/index.js";
-import type { QaTask } from "../../../src/envs/index.js";
+import { formatReward, marginalGain, perTurnScore, type TurnMetric } from "maso";
+import type { QaTask } from "maso";
 import {
   END,
   START,
@@ -33,7 +33,7 @@ import {
   type StepRecord,
   type ToolResult,
   type WorkflowBuilder,
-} from "../../../src/workflow/index.js";
+} from "maso";
 import {
   knowledgeAnswerPrompt,
   NO_USEFUL_INFORMATION,
@@ -41,7 +41,7 @@ import {
   searchPrompt,
   summarizePrompt,
   updatePrompt,
-} from "../../../src/base-model/prompts.js";
+} from "../shared/prompts.js";
 import {
   type QaState,
   answerF1,
@@ -54,7 +54,7 @@ import {
   rolloutTemperature,
   taskId,
   tasks,
-} from "../world-qa.js";
+} from "../shared/world-qa.js";
 
 /** Most search turns per episode. */
 export const MAX_TURNS = 3;

@@ -1,9 +1,9 @@
 // The judge of MARFT math (a function node, not a role): grades the actor's \boxed{} answer against
 // the reference and, when wrong, appends the round to the history that later prompts show followed by
 // the judge line. Also the retry route and the history's prompt budget. Never calls a model.
-import { clip, failedRound, newestThatFit } from "../../../src/base-model/prompts.js";
-import { isEquivalentAnswer } from "../../../src/envs/index.js";
-import { END, type StateUpdate } from "../../../src/workflow/index.js";
+import { clip, failedRound, newestThatFit } from "../shared/prompts.js";
+import { isEquivalentAnswer } from "maso";
+import { END, type StateUpdate } from "maso";
 import { type FailedRound, MAX_ROUNDS, type MathState } from "./state.js";
 
 /**

@@ -10,7 +10,7 @@
 // rounds 0, credit flowing back by GAE; plus the format term. Cast: models/base-math with one rank-8
 // LoRA adapter for `actor` and a value head; `configs.actionLevel` (the default `config`) and
 // `configs.tokenLevel` as in workflow.ts, so the multi- vs single-agent comparison changes only the roles.
-import { END, START, workflow as build } from "../../../src/workflow/index.js";
+import { END, START, workflow as build } from "maso";
 import { marftConfigs } from "./config.js";
 import { judge, retryFrom } from "./judge.js";
 import { soloActorRole } from "./roles.js";

@@ -1,6 +1,6 @@
 // The state of a MARFT math episode (dual-agent and single-agent variants share it) and what is read
 // back from it: correctness, rounds used, and the failed rounds the judge line follows. Data only.
-import { append } from "../../../src/workflow/index.js";
+import { append } from "maso";
 
 /** Rounds of (reasoner →) actor → judge, at most (MARFT's 3). */
 export const MAX_ROUNDS = 3;

@@ -14,7 +14,7 @@
 // `configs.actionLevel` (action-level GAE, action-level PPO); `configs.tokenLevel` is the
 // token-level critic (run it with --config examples/workflows/marft-math/token-level.config.ts).
 // single-agent.ts is the one-role baseline with the same reward.
-import { END, START, workflow as build, type WorkflowBuilder } from "../../../src/workflow/index.js";
+import { END, START, workflow as build, type WorkflowBuilder } from "maso";
 import { marftConfigs } from "./config.js";
 import { judge, retryFrom } from "./judge.js";
 import { actorRole, reasonerRole } from "./roles.js";

@@ -9,10 +9,10 @@
 // Cast (default `config`): the committed base checkpoint with one rank-8 LoRA adapter per role;
 // `configs.shared` (one model for both roles) and `configs.perRole` (one model per role) are the
 // alternatives: `maso train … --config` a file that re-exports one of them.
-import { formatReward, sharedOutcome } from "../../../src/rewards/index.js";
-import type { QaTask } from "../../../src/envs/index.js";
-import { END, START, defineRole, jsonStringListParser, tagParser, workflow as build } from "../../../src/workflow/index.js";
-import { answerPrompt, decomposePrompt } from "../../../src/base-model/prompts.js";
+import { formatReward, sharedOutcome } from "maso";
+import type { QaTask } from "maso";
+import { END, START, defineRole, jsonStringListParser, tagParser, workflow as build } from "maso";
+import { answerPrompt, decomposePrompt } from "../shared/prompts.js";
 import {
   type QaState,
   answerF1,
@@ -25,7 +25,7 @@ import {
   rolloutTemperature,
   taskId,
   tasks,
-} from "../world-qa.js";
+} from "../shared/world-qa.js";
 
 export interface State extends QaState {
   subQueries: string[];

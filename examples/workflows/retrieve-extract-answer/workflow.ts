@@ -10,10 +10,10 @@
 // Cast (default `config`): the committed base checkpoint with one rank-8 LoRA adapter per role;
 // `configs.shared` / `configs.perRole` are the alternatives (see ../iterative-search/*.config.ts for
 // how to pass one with --config).
-import { formatReward, sharedOutcome } from "../../../src/rewards/index.js";
-import type { QaTask } from "../../../src/envs/index.js";
-import { END, START, defineRole, jsonStringListParser, tagParser, textParser, workflow as build } from "../../../src/workflow/index.js";
-import { answerPrompt, decomposePrompt, extractPrompt, NO_USEFUL_INFORMATION } from "../../../src/base-model/prompts.js";
+import { formatReward, sharedOutcome } from "maso";
+import type { QaTask } from "maso";
+import { END, START, defineRole, jsonStringListParser, tagParser, textParser, workflow as build } from "maso";
+import { answerPrompt, decomposePrompt, extractPrompt, NO_USEFUL_INFORMATION } from "../shared/prompts.js";
 import {
   type QaState,
   answerF1,
@@ -25,7 +25,7 @@ import {
   retrieveTool,
   taskId,
   tasks,
-} from "../world-qa.js";
+} from "../shared/world-qa.js";
 
 export interface State extends QaState {
   subQueries: string[];

@@ -1,0 +1,73 @@
+// Builds models/base-math: models/base trained further on the math mixture (math-mixture.ts), so the
+// MARFT math workflows start from a model that writes out its arithmetic. Same masked next-token loop
+// as the base model (train-loop.ts), all weights trained, nothing pinned (pretraining's planted copying
+// circuit is free to move here; docs/base-model.md measures that copying from a plan got worse).
+import { loadHfModel } from "maso";
+import { Decoder } from "maso";
+import type { ChatMessage } from "maso";
+import { loadHfTokenizer } from "maso";
+import { isEquivalentAnswer } from "maso";
+import { boxedParser } from "maso";
+import { greedy } from "./evaluate.js";
+import { buildMathMixture, DEFAULT_MATH_COUNTS, type MathMixtureCounts } from "./math-mixture.js";
+import { actorPrompt, mathPlanTarget, mathPrompt, reasonerPrompt } from "../../examples/workflows/shared/prompts.js";
+import { referenceMathTasks } from "../../examples/workflows/shared/reference-tasks.js";
+import { type AdaptOptions, adaptModel } from "./adapt.js";
+
+/** Options of {@link adaptMathModel}; defaults are the committed model's. */
+export interface MathAdaptOptions extends Omit<AdaptOptions, "steps" | "lr"> {
+  steps?: number;
+  lr?: number;
+  counts?: MathMixtureCounts;
+}
+
+/** Greedy figures of a math model on held-out problems (see {@link evaluateMathModel}). */
+export interface MathModelEval {
+  n: number;
+  /** The actor alone (the single-agent prompt): correct \boxed{} answers. */
+  solo: number;
+  /** The actor given the reference plan (what a perfect reasoner would write): correct answers. */
+  withPlan: number;
+  /** The reasoner's plan equals the reference plan exactly. */
+  planExact: number;
+  /** The actor after the model's own plan (one dual-agent round): correct answers. */
+  dual: number;
+}
+
+/** Trains `baseDir` on the math mixture and saves the result (BF16, same tokenizer) to `outDir`. */
+export const adaptMathModel = (opts: MathAdaptOptions) =>
+  adaptModel(buildMathMixture(opts.seed ?? 42, opts.counts ?? DEFAULT_MATH_COUNTS), {
+    ...opts,
+    steps: opts.steps ?? 2500,
+    lr: opts.lr ?? 2e-3,
+  });
+
+/**
+ * Greedy math figures of the model in `dir` on the first `n` problems of a held-out split: the actor
+ * alone, the actor given the reference plan, the reasoner's plan, and one dual-agent round.
+ */
+export async function evaluateMathModel(dir: string, seed = 42, n = 100, split: "dev" | "test" = "test"): Promise<MathModelEval> {
+  const { config, params } = await loadHfModel(dir);
+  const tok = await loadHfTokenizer(dir);
+  const model = new Decoder(config, params, { trainBase: false });
+  const problems = referenceMathTasks(seed)[split].slice(0, n);
+  const run = (prompts: ChatMessage[][]) => greedy(model, tok, prompts, 96);
+  const correct = (outs: string[]) =>
+    outs.filter((o, i) => {
+      const r = boxed(o);
+      return r.ok && isEquivalentAnswer(r.value, problems[i].answer);
+    }).length / n;
+  const solo = await run(problems.map((m) => mathPrompt(m.problem)));
+  const withPlan = await run(problems.map((m) => actorPrompt(m.problem, mathPlanTarget(m.steps))));
+  const plans = await run(problems.map((m) => reasonerPrompt(m.problem)));
+  const dual = await run(problems.map((m, i) => actorPrompt(m.problem, plans[i].trim())));
+  return {
+    n,
+    solo: correct(solo),
+    withPlan: correct(withPlan),
+    planExact: plans.filter((p, i) => p.trim() === mathPlanTarget(problems[i].steps)).length / n,
+    dual: correct(dual),
+  };
+}
+
+const boxed = boxedParser();

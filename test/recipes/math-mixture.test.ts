@@ -1,0 +1,89 @@
+// The math adaptation mixture (models/base-math's data): train material only, arithmetic that is
+// right, targets the MARFT roles accept and that fit their token budgets, history shown exactly as
+// the workflow clips it.
+import { describe, expect, it } from "vitest";
+import { HISTORY_BUDGET } from "../../examples/workflows/marft-math/judge.js";
+import { actorParser, actorRole, reasonerParser, reasonerRole } from "../../examples/workflows/marft-math/roles.js";
+import { buildMathMixture, MATH_HISTORY_CLIP, MATH_MIXTURE_KINDS, problemSkeleton } from "../../recipes/base-model/math-mixture.js";
+import { mathPlanTarget, workedTarget } from "../../examples/workflows/shared/prompts.js";
+import { referenceMathTasks } from "../../examples/workflows/shared/reference-tasks.js";
+import { encodeExample } from "../../recipes/base-model/train-loop.js";
+import { loadHfTokenizer } from "../../src/engine/tokenizer/hf-tokenizer.js";
+import { wordSet } from "../../src/envs/tasks/names.js";
+
+const SEED = 42;
+const counts = { arithmetic: 200, worked: 800, "math-plan": 300 };
+const mixture = buildMathMixture(SEED, counts);
+const texts = mixture.flatMap((e) =>
+  "parts" in e ? [e.parts.map((p) => p.text).join("")] : [...e.messages.map((m) => m.content), e.response],
+);
+const ref = referenceMathTasks(SEED);
+
+describe("math adaptation mixture", () => {
+  it("names no dev/test person and holds no dev/test problem, not even under other names", () => {
+    const heldOut = [...ref.dev, ...ref.test];
+    const words = wordSet(texts);
+    expect(heldOut.flatMap((t) => t.names).filter((n) => words.has(n.toLowerCase()))).toEqual([]);
+    const all = texts.join("\n");
+    const skeletons = heldOut.map(problemSkeleton);
+    const seen = new Set(mixture.flatMap((e) => ("messages" in e ? [e.messages[0].content.split("\n")[1].replace(/^Problem: /, "")] : [])));
+    expect(seen.size).toBeGreaterThan(500);
+    const seenSkeletons = new Set([...seen].map((p) => p.replace(/\b[A-Z][a-z]+\b/g, "_")));
+    expect(skeletons.filter((k) => seenSkeletons.has(k.replace(/\b[A-Z][a-z]+\b/g, "_")))).toEqual([]);
+    expect(heldOut.filter((t) => all.includes(t.problem))).toEqual([]);
+  });
+
+  it("computes every drill equation and worked step correctly", () => {
+    const eq = /(\d+) ([-+*/]) (\d+) = (\d+)\./g;
+    let checked = 0;
+    for (const e of mixture) {
+      const text = "parts" in e ? e.parts.map((p) => p.text).join("") : e.response;
+      if (e.kind === "math-plan") continue;
+      for (const [, a, op, b, r] of text.matchAll(eq)) {
+        const [x, y] = [Number(a), Number(b)];
+        expect(Number(r)).toBe({ "+": x + y, "-": x - y, "*": x * y, "/": x / y }[op as "+"]);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(2000);
+    // drill trains the results only: the operands are random
+    for (const e of mixture.filter((x) => x.kind === "arithmetic"))
+      if ("parts" in e) for (const p of e.parts) expect(p.scored).toBe(/^ \d+\.$/.test(p.text));
+  });
+
+  it("writes targets the roles accept, with the task's answer, within the roles' token budgets", async () => {
+    const tok = await loadHfTokenizer("models/base");
+    for (const m of ref.train.slice(0, 200)) {
+      const worked = actorParser(workedTarget(m.steps));
+      expect(worked.ok && worked.value.answer).toBe(m.answer);
+      expect(reasonerParser(mathPlanTarget(m.steps)).ok).toBe(true);
+    }
+    for (const e of mixture) {
+      const enc = encodeExample(tok, e, 448);
+      const response = enc.scoreMask.reduce((a, b) => a + b, 0) - 1;
+      if (e.kind === "worked") expect(response).toBeLessThanOrEqual(actorRole.maxNewTokens);
+      if (e.kind === "math-plan") expect(response).toBeLessThanOrEqual(reasonerRole.maxNewTokens);
+    }
+  });
+
+  it("shows failed rounds as the workflow clips them, each with a wrong answer", () => {
+    expect(MATH_HISTORY_CLIP).toEqual(HISTORY_BUDGET);
+    let rounds = 0;
+    for (const e of mixture) {
+      if (!("messages" in e)) continue;
+      const answers = [...e.messages[0].content.matchAll(/\nAnswer: (.*)\nThe answer is incorrect\./g)].map((x) => x[1]);
+      for (const a of answers) {
+        expect(a.length).toBeLessThanOrEqual(MATH_HISTORY_CLIP.output);
+        const gold = e.response.match(/\\boxed\{(\d+)\}/)?.[1];
+        if (e.kind === "worked" && a.includes("\\boxed")) expect(a).not.toContain(`\\boxed{${gold}}`);
+        rounds++;
+      }
+    }
+    expect(rounds).toBeGreaterThan(100);
+  });
+
+  it("holds every kind in the counts asked, and is deterministic", () => {
+    for (const k of MATH_MIXTURE_KINDS) expect(mixture.filter((e) => e.kind === k)).toHaveLength(counts[k]);
+    expect(buildMathMixture(SEED, counts)).toEqual(mixture);
+  });
+});
