@@ -10,7 +10,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ModelConfig } from "../src/engine/config.js";
-import { writeGguf } from "../src/engine/export/gguf.js";
+import { writeGguf } from "../src/engine/io/gguf.js";
 import { Sampler } from "../src/engine/generate/sampler.js";
 import { Decoder } from "../src/engine/model/decoder.js";
 import { BENCH_SHAPES } from "./shapes.js";

@@ -6,7 +6,7 @@
 // evidence source: mean answer F1 and the share of evidence lists that contain a gold answer.
 // Trains nothing; needs no run directory.
 //   npx tsx scripts/extract-oracle.ts [--checkpoint models/base] [--split test]
-import { loadHfModel } from "../src/engine/checkpoint/hf-model.js";
+import { loadHfModel } from "../src/engine/io/hf-model.js";
 import type { ChatMessage } from "../src/engine/tokenizer/types.js";
 import { loadHfTokenizer } from "../src/engine/tokenizer/hf-tokenizer.js";
 import { Decoder } from "../src/engine/model/decoder.js";

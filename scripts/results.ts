@@ -16,7 +16,7 @@ import { loadExports } from "../src/cli/commands/train.js";
 import type { CliIo } from "../src/cli/commands/types.js";
 import { main as maso } from "../src/cli/main.js";
 import { trainingModule } from "../src/cli/train/workflow-module.js";
-import { writeFileAtomic } from "../src/engine/checkpoint/atomic-file.js";
+import { writeFileAtomic } from "../src/fs/atomic-file.js";
 import { MasoError } from "../src/errors.js";
 import { plotFigures } from "./lib/plots.js";
 import { meanRecords, type SeedResult, summarize } from "./lib/results-summary.js";

@@ -30,8 +30,8 @@ export {
 export { lrAt, type LrSchedule } from "./engine/optim/schedule.js";
 
 // engine: checkpoints
-export { loadHfModel, saveHfModel, type SaveHfOptions } from "./engine/checkpoint/hf-model.js";
-export { loadAdapter, saveAdapter } from "./engine/checkpoint/peft.js";
+export { loadHfModel, saveHfModel, type SaveHfOptions } from "./engine/io/hf-model.js";
+export { loadAdapter, saveAdapter } from "./engine/io/peft.js";
 
 // engine: tokenizers
 export type { ChatMessage, ChatTemplateOptions, DecodeOptions, EncodeOptions, Tokenizer } from "./engine/tokenizer/types.js";
@@ -42,7 +42,7 @@ export { loadTokenizer, saveTokenizer, type SavableTokenizer } from "./engine/to
 export { checkTokenizerFits } from "./engine/tokenizer/tokenizer-fit.js";
 
 // training loops
-export { evalLoss, pretrain, tokenStream, type PretrainOptions, type PretrainStep } from "./train/pretrain.js";
+export { evalLoss, pretrain, tokenStream, type PretrainOptions, type PretrainStep } from "./run/pretrain.js";
 
 // environments and task families
 export {
@@ -186,7 +186,7 @@ export {
 } from "./rewards/index.js";
 
 // checkpoints of trainable state beyond HF/PEFT files
-export { loadOptimizerState, saveOptimizerState, loadValueHead, saveValueHead } from "./engine/checkpoint/training-state.js";
+export { loadOptimizerState, saveOptimizerState, loadValueHead, saveValueHead } from "./engine/io/training-state.js";
 
 // generation: KV-cache continuous batching, and GGUF export
 export {
@@ -199,7 +199,7 @@ export {
   type GenerationRequest,
   type GenerationResult,
 } from "./engine/generate/index.js";
-export { writeGguf, type GgufExportOptions } from "./engine/export/gguf.js";
+export { writeGguf, type GgufExportOptions } from "./engine/io/gguf.js";
 
 // runtime: models, casts, worker groups, controller
 export {
@@ -244,7 +244,7 @@ export {
   type TrainerOptions,
   type TrainerConfig,
   type UpdateReport,
-} from "./rl/trainer/index.js";
+} from "./rl/update/index.js";
 
 // run checkpoints, configuration, progress and metrics
 export {
@@ -282,9 +282,9 @@ export {
 } from "./progress/index.js";
 
 // RL training runs (what `maso train` drives), SFT, BPE tokenizer training
-export { runTraining, type TrainRunOptions, type TrainRunResult } from "./runtime/train-run.js";
-export { workerGroupPart } from "./runtime/checkpoint-parts.js";
-export { sft, sftSequences, sftLoss, type SftExample, type SftOptions } from "./train/sft.js";
+export { runTraining, type TrainRunOptions, type TrainRunResult } from "./run/rl-run.js";
+export { workerGroupPart } from "./run/checkpoint-parts.js";
+export { sft, sftSequences, sftLoss, type SftExample, type SftOptions } from "./run/sft.js";
 export { trainBpe, type BpeModel, type BpeTrainOptions } from "./engine/tokenizer/bpe-trainer.js";
 export { saveBpeTokenizer, bpeTokenizerFiles } from "./engine/tokenizer/bpe-trainer-files.js";
 

@@ -3,9 +3,9 @@
 // training loop keeps the named checkpoint out of keep-N pruning. Reads and writes this file only.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { writeFileAtomic } from "../engine/checkpoint/atomic-file.js";
+import { writeFileAtomic } from "../fs/atomic-file.js";
 import { MasoError } from "../errors.js";
-import { fsyncPath } from "./fs-util.js";
+import { fsyncPath } from "../fs/fs-util.js";
 import { checkpointsDir } from "./paths.js";
 
 export const BEST_FILE = "best.json";

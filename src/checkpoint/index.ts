@@ -18,11 +18,3 @@ export {
   type VerifiedCheckpoint,
 } from "./read-checkpoint.js";
 export { adamwPart, decoderPart, jsonPart, readDecoderRngState } from "./parts.js";
-export { windowSampler, type DataCursor, type WindowSampler } from "./data-cursor.js";
-export {
-  runResumablePretrain,
-  type PretrainRow,
-  type ResumablePretrainConfig,
-  type ResumablePretrainResult,
-  type ResumablePretrainRun,
-} from "./resumable-pretrain.js";

@@ -2,8 +2,8 @@
 // adapters in PEFT layout, value head, generator state), an AdamW optimiser (moments + step) and
 // plain JSON state. They reuse src/engine/checkpoint formats; they never change training maths.
 import { join } from "node:path";
-import { loadHfModel, saveHfModel } from "../engine/checkpoint/hf-model.js";
-import { loadAdapter, saveAdapter } from "../engine/checkpoint/peft.js";
+import { loadHfModel, saveHfModel } from "../engine/io/hf-model.js";
+import { loadAdapter, saveAdapter } from "../engine/io/peft.js";
 import type { Decoder } from "../engine/model/decoder.js";
 import type { AdamW } from "../engine/optim/adamw.js";
 import { MasoError } from "../errors.js";

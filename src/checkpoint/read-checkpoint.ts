@@ -3,9 +3,9 @@
 // or partial checkpoint with CHECKPOINT_CORRUPT; can fall back to the newest good one. Never writes.
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { parseSafetensors } from "../engine/checkpoint/safetensors.js";
+import { parseSafetensors } from "../engine/io/safetensors.js";
 import { MasoError } from "../errors.js";
-import { hashFile, listFilesRecursive } from "./fs-util.js";
+import { hashFile, listFilesRecursive } from "../fs/fs-util.js";
 import { CORRUPT_HINT, parseManifest } from "./manifest.js";
 import { MANIFEST_FILE, listCheckpoints, stepOfDirName } from "./paths.js";
 import type { CheckpointManifest, Checkpointable, PartReader } from "./types.js";

@@ -1,7 +1,7 @@
 // The contract between run checkpoints and whatever owns trainable state (a pretraining loop, a
 // worker group, the RL trainer): each owner is a named part that saves into and loads from its
 // own subdirectory. Types only; writing, verifying and pruning live in the other files.
-import type { TensorToWrite } from "../engine/checkpoint/safetensors.js";
+import type { TensorToWrite } from "../engine/io/safetensors.js";
 
 /** Where a part writes its files; every path is relative to the part's own directory. */
 export interface PartWriter {

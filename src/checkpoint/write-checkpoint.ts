@@ -5,11 +5,11 @@
 // `protect`ed steps (the best-on-dev checkpoint) are never pruned.
 import { mkdir, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { writeFileAtomic } from "../engine/checkpoint/atomic-file.js";
-import { writeSafetensors } from "../engine/checkpoint/safetensors.js";
+import { writeFileAtomic } from "../fs/atomic-file.js";
+import { writeSafetensors } from "../engine/io/safetensors.js";
 import { MasoError } from "../errors.js";
 import { BEST_FILE } from "./best.js";
-import { fsyncPath, hashFile, listDirsRecursive, listFilesRecursive } from "./fs-util.js";
+import { fsyncPath, hashFile, listDirsRecursive, listFilesRecursive } from "../fs/fs-util.js";
 import { MANIFEST_FILE, checkPartName, checkpointsDir, listCheckpoints, stepDirName } from "./paths.js";
 import type { CheckpointManifest, Checkpointable, PartWriter } from "./types.js";
 

@@ -7,7 +7,7 @@ import type { PretrainConfig } from "../config/pretrain-config.js";
 import type { Tokenizer } from "../engine/tokenizer/types.js";
 import { makeWorldTasks } from "../envs/index.js";
 import { MasoError } from "../errors.js";
-import { tokenStream } from "../train/pretrain.js";
+import { tokenStream } from "../run/pretrain.js";
 
 export interface PretrainData {
   train: Int32Array;

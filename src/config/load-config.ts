@@ -5,7 +5,7 @@ import { mkdir, readFile } from "node:fs/promises";
 import { extname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseDocument } from "yaml";
-import { writeFileAtomic } from "../engine/checkpoint/atomic-file.js";
+import { writeFileAtomic } from "../fs/atomic-file.js";
 import { MasoError } from "../errors.js";
 import { CAST_HINT, type CastEntry, resolveCast } from "./cast.js";
 import { crossCheck } from "./cross-checks.js";

@@ -3,7 +3,7 @@
 // process loses at most the line being written; never interprets the metrics themselves.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { writeFileAtomic } from "../engine/checkpoint/atomic-file.js";
+import { writeFileAtomic } from "../fs/atomic-file.js";
 import { MasoError } from "../errors.js";
 
 export const METRICS_FILE = "metrics.jsonl";

@@ -4,7 +4,7 @@
 import type { EstimatorOptions } from "../rl/advantages/types.js";
 import type { GaeContinuation } from "../rl/advantages/gae-chain.js";
 import type { HappoKey } from "../rl/advantages/happo.js";
-import type { UpdateReport } from "../rl/trainer/types.js";
+import type { UpdateReport } from "../rl/update/types.js";
 import type { ChatMessage, Sampling } from "../workflow/role.js";
 import type { SampleHandle } from "../workflow/trajectory.js";
 import type { GeneratorStats } from "./generator.js";

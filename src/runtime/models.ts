@@ -3,8 +3,8 @@
 // reference. Loading lives here too; nothing in this file knows about roles (see cast.ts).
 import { join } from "node:path";
 import type { LoraConfig, ModelConfig } from "../engine/config.js";
-import { readHfConfig } from "../engine/checkpoint/hf-config.js";
-import { loadHfModel } from "../engine/checkpoint/hf-model.js";
+import { readHfConfig } from "../engine/io/hf-config.js";
+import { loadHfModel } from "../engine/io/hf-model.js";
 import { Decoder } from "../engine/model/decoder.js";
 import { createByteTokenizer } from "../engine/tokenizer/byte-tokenizer.js";
 import { loadTokenizer } from "../engine/tokenizer/load-tokenizer.js";

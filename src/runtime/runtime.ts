@@ -3,7 +3,7 @@
 // each part can be built by hand (e.g. with another transport).
 import type { Decoder } from "../engine/model/decoder.js";
 import type { Tokenizer } from "../engine/tokenizer/types.js";
-import type { TrainerOptions } from "../rl/trainer/config.js";
+import type { TrainerOptions } from "../rl/update/config.js";
 import { type Cast, type CastSpec, defineCast, rolesOf } from "./cast.js";
 import { type Controller, createController } from "./controller.js";
 import type { Generator } from "./generator.js";

@@ -1,7 +1,7 @@
 // A worker group's sample cache: the heavy per-sample tensors (token ids, old and reference
 // log-probs, values, rewards, advantages) keyed by sample id. It lives inside the worker group and
 // is never serialised; the controller only ever sees the ids.
-import type { TrainSample } from "../rl/trainer/types.js";
+import type { TrainSample } from "../rl/update/types.js";
 
 /** One generated sample and everything later phases attach to it. */
 export interface CachedSample {

@@ -2,7 +2,7 @@
 // round-robin, or HAPPO's sequence where each next agent's advantages are scaled by the product of
 // the ratios π_new/π_old of the agents updated before it (per-episode scalars carried here).
 import { accumulateHappoFactors } from "../rl/advantages/happo.js";
-import type { RoleUpdateMetrics, UpdateReport } from "../rl/trainer/types.js";
+import type { RoleUpdateMetrics, UpdateReport } from "../rl/update/types.js";
 import { createRng } from "../engine/model/init.js";
 import type { StepContext } from "./step-context.js";
 

@@ -6,7 +6,7 @@ import { gaeChain } from "../rl/advantages/gae-chain.js";
 import { getEstimator } from "../rl/advantages/registry.js";
 import type { AdvantageInput, SampleMeta } from "../rl/advantages/types.js";
 import { whitenByScope } from "../rl/advantages/whiten.js";
-import type { KlSettings } from "../rl/trainer/types.js";
+import type { KlSettings } from "../rl/update/types.js";
 import { klTerm } from "../rl/kl-estimators.js";
 import type {
   AdvantageStats,

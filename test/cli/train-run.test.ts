@@ -14,7 +14,7 @@ import type { WorkflowModule } from "../../src/cli/train/workflow-module.js";
 import { resolveRunConfig } from "../../src/config/load-config.js";
 import { readMetrics } from "../../src/progress/metrics-writer.js";
 import { createRuntime } from "../../src/runtime/runtime.js";
-import { runTraining } from "../../src/runtime/train-run.js";
+import { runTraining } from "../../src/run/rl-run.js";
 
 const root = mkdtempSync(join(tmpdir(), "maso-train-run-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { config as demoConfig } from "../../examples/two-role-demo/workflow.js";
 import { presetConfig } from "../../src/config/model-presets.js";
-import { saveHfModel } from "../../src/engine/checkpoint/hf-model.js";
+import { saveHfModel } from "../../src/engine/io/hf-model.js";
 import { Decoder } from "../../src/engine/model/decoder.js";
 import { createByteTokenizer } from "../../src/engine/tokenizer/byte-tokenizer.js";
 import { loadHfTokenizer, qwen3TokenizerDir } from "../../src/engine/tokenizer/hf-tokenizer.js";

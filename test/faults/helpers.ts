@@ -11,7 +11,7 @@ import { readExcluded, readRewards } from "../../src/progress/reward-writer.js";
 import { createController } from "../../src/runtime/controller.js";
 import type { RewardItem } from "../../src/runtime/messages.js";
 import { createRuntime, type Runtime, type RuntimeOptions } from "../../src/runtime/runtime.js";
-import { runTraining, type TrainRunOptions } from "../../src/runtime/train-run.js";
+import { runTraining, type TrainRunOptions } from "../../src/run/rl-run.js";
 import type { Transport } from "../../src/runtime/transport.js";
 import { readTrajectories, trajectoryFile } from "../../src/workflow/trajectory-writer.js";
 

@@ -12,7 +12,7 @@ import type * as demo from "../../examples/two-role-demo/workflow.js";
 import { readMetrics } from "../../src/progress/metrics-writer.js";
 import { sharedOutcome } from "../../src/rewards/outcome.js";
 import type { NamedReward } from "../../src/rewards/types.js";
-import { runTraining } from "../../src/runtime/train-run.js";
+import { runTraining } from "../../src/run/rl-run.js";
 import { END, START } from "../../src/workflow/graph-types.js";
 import { workflow } from "../../src/workflow/graph.js";
 import { textParser } from "../../src/workflow/parsers.js";

@@ -5,7 +5,7 @@ import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { writeGguf } from "../../src/engine/export/gguf.js";
+import { writeGguf } from "../../src/engine/io/gguf.js";
 import { Sampler } from "../../src/engine/generate/index.js";
 import { createByteTokenizer } from "../../src/engine/tokenizer/byte-tokenizer.js";
 import { addRandomAdapter, tinyModel } from "./tiny-models.js";

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { evaluateMathModel, type MathModelEval } from "../../recipes/base-model/math-adapt.js";
-import { loadHfModel } from "../../src/engine/checkpoint/hf-model.js";
+import { loadHfModel } from "../../src/engine/io/hf-model.js";
 
 const DIR = "models/base-math";
 const provenance = JSON.parse(readFileSync(`${DIR}/provenance.json`, "utf8")) as {

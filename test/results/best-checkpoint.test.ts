@@ -14,7 +14,7 @@ import { runtimeOptions } from "../../src/cli/train/runtime-options.js";
 import { resolveRunConfig } from "../../src/config/load-config.js";
 import { readMetrics } from "../../src/progress/metrics-writer.js";
 import { createRuntime } from "../../src/runtime/runtime.js";
-import { runTraining } from "../../src/runtime/train-run.js";
+import { runTraining } from "../../src/run/rl-run.js";
 import { cliInProcess as cli } from "../cli/cli-harness.js";
 
 const DEMO = join(import.meta.dirname, "fixtures", "demo-with-test.ts");

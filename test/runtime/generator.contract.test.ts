@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { Decoder } from "../../src/engine/model/decoder.js";
 import { MasoError } from "../../src/errors.js";
 import { encodeChat } from "../../src/engine/tokenizer/encode-chat.js";
-import { scoreSamples } from "../../src/rl/trainer/score.js";
+import { scoreSamples } from "../../src/rl/update/score.js";
 import type { Tokenizer } from "../../src/engine/tokenizer/types.js";
 import { createNaiveGenerator, createSamplerGenerator, type GenerationRequest, type Generator } from "../../src/runtime/index.js";
 import { ask, END_ID, probFirst, tinyConfig, tok, warmModel } from "./helpers.js";

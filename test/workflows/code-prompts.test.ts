@@ -6,7 +6,7 @@ import { BUDGET, clip, codeRole, planRole, reflectRole } from "../../examples/wo
 import type { CodingState } from "../../examples/workflows/iterative-coding/state.js";
 import { FEEDBACK_LINES } from "../../examples/workflows/iterative-coding/verifier.js";
 import { BASE_CHECKPOINT, initialState, tasks } from "../../examples/workflows/iterative-coding/workflow.js";
-import { readHfConfig } from "../../src/engine/checkpoint/hf-config.js";
+import { readHfConfig } from "../../src/engine/io/hf-config.js";
 import { encodeChat } from "../../src/engine/tokenizer/encode-chat.js";
 import type { ChatMessage } from "../../src/engine/tokenizer/types.js";
 import { loadTokenizer } from "../../src/engine/tokenizer/load-tokenizer.js";

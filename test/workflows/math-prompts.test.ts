@@ -7,7 +7,7 @@ import { BASE_CHECKPOINT, tasks } from "../../examples/workflows/marft-math/conf
 import { HISTORY_BUDGET } from "../../examples/workflows/marft-math/judge.js";
 import { actorRole, PLAN_CHARS, reasonerRole, soloActorRole } from "../../examples/workflows/marft-math/roles.js";
 import { initialState, type MathState, MAX_ROUNDS } from "../../examples/workflows/marft-math/state.js";
-import { readHfConfig } from "../../src/engine/checkpoint/hf-config.js";
+import { readHfConfig } from "../../src/engine/io/hf-config.js";
 import { encodeChat } from "../../src/engine/tokenizer/encode-chat.js";
 import { loadTokenizer } from "../../src/engine/tokenizer/load-tokenizer.js";
 import type { ChatMessage } from "../../src/engine/tokenizer/types.js";

@@ -12,7 +12,7 @@ import { resolveRunConfig } from "../../src/config/load-config.js";
 import { combineRewards, type EpisodeRewards } from "../../src/rewards/index.js";
 import { rec, traj } from "../../src/rewards/test-trajectories.js";
 import { gaeAction, gaeToken, type SampleMeta } from "../../src/rl/index.js";
-import type { TrainerOptions } from "../../src/rl/trainer/config.js";
+import type { TrainerOptions } from "../../src/rl/update/config.js";
 import type { Trajectory, Workflow } from "../../src/workflow/index.js";
 import { boxTask, mathScript, walkMath } from "./math-fixtures.js";
 

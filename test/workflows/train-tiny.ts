@@ -11,7 +11,7 @@ import { resolveRunConfig } from "../../src/config/load-config.js";
 import { presetConfig } from "../../src/config/model-presets.js";
 import { loadTokenizer } from "../../src/engine/tokenizer/load-tokenizer.js";
 import { createRuntime } from "../../src/runtime/runtime.js";
-import { runTraining, type TrainRunResult } from "../../src/runtime/train-run.js";
+import { runTraining, type TrainRunResult } from "../../src/run/rl-run.js";
 import type { Workflow } from "../../src/workflow/index.js";
 
 /** A module as the reference examples export it: every optional export plus a run config object. */

@@ -1,9 +1,9 @@
 // `maso export`: writes a run's model as an HF safetensors folder (with the byte tokenizer when
 // the run used it), a LoRA adapter in PEFT layout, or one GGUF file for llama.cpp / Ollama
 // (optionally with an adapter merged into the base matrices).
-import { loadHfModel, saveHfModel } from "../../engine/checkpoint/hf-model.js";
-import { loadAdapter, saveAdapter } from "../../engine/checkpoint/peft.js";
-import { writeGguf } from "../../engine/export/gguf.js";
+import { loadHfModel, saveHfModel } from "../../engine/io/hf-model.js";
+import { loadAdapter, saveAdapter } from "../../engine/io/peft.js";
+import { writeGguf } from "../../engine/io/gguf.js";
 import { Decoder } from "../../engine/model/decoder.js";
 import { saveTokenizer } from "../../engine/tokenizer/load-tokenizer.js";
 import { MasoError } from "../../errors.js";

@@ -3,11 +3,11 @@
 // config file; a resume takes every setting from <runDir>/config.json.
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { runResumablePretrain } from "../../checkpoint/resumable-pretrain.js";
+import { runResumablePretrain } from "../../run/pretrain-run.js";
 import { CONFIG_FILE, readConfigFile, writeEffectiveConfig } from "../../config/load-config.js";
 import { type ModelPreset, presetConfig } from "../../config/model-presets.js";
 import { type PretrainConfig, type PretrainConfigInput, resolvePretrainConfig } from "../../config/pretrain-config.js";
-import { saveHfModel } from "../../engine/checkpoint/hf-model.js";
+import { saveHfModel } from "../../engine/io/hf-model.js";
 import { createByteTokenizer } from "../../engine/tokenizer/byte-tokenizer.js";
 import { saveTokenizer } from "../../engine/tokenizer/load-tokenizer.js";
 import { MasoError } from "../../errors.js";

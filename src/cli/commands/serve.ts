@@ -5,7 +5,7 @@ import { MasoError } from "../../errors.js";
 import { castBackend } from "../../gateway/cast-backend.js";
 import { serveGateway } from "../../gateway/serve.js";
 import { createRuntime } from "../../runtime/runtime.js";
-import { restoreRun } from "../../runtime/train-run.js";
+import { restoreRun } from "../../run/resume.js";
 import { num, parseFlags, str } from "../args.js";
 import { usageError } from "../exit-codes.js";
 import { untilSignal } from "../until-signal.js";

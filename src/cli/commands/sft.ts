@@ -4,15 +4,15 @@
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { loadHfModel, saveHfModel } from "../../engine/checkpoint/hf-model.js";
-import { saveAdapter } from "../../engine/checkpoint/peft.js";
+import { loadHfModel, saveHfModel } from "../../engine/io/hf-model.js";
+import { saveAdapter } from "../../engine/io/peft.js";
 import { LORA_TARGETS } from "../../engine/config.js";
 import { Decoder } from "../../engine/model/decoder.js";
 import { saveTokenizer } from "../../engine/tokenizer/load-tokenizer.js";
 import { loadJsonl } from "../../envs/tasks/loaders/jsonl.js";
 import { z } from "zod";
 import { MasoError } from "../../errors.js";
-import { type SftExample, sft, sftLoss, sftSequences } from "../../train/sft.js";
+import { type SftExample, sft, sftLoss, sftSequences } from "../../run/sft.js";
 import { num, parseFlags, str } from "../args.js";
 import { usageError } from "../exit-codes.js";
 import { findModel, modelTokenizer } from "../model-source.js";

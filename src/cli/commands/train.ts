@@ -12,7 +12,7 @@ import { workflowRoles } from "../../workflow/graph-types.js";
 import { MasoError } from "../../errors.js";
 import { createProgress } from "../../progress/progress-display.js";
 import { createRuntime } from "../../runtime/runtime.js";
-import { runTraining } from "../../runtime/train-run.js";
+import { runTraining } from "../../run/rl-run.js";
 import type { Workflow } from "../../workflow/graph-types.js";
 import { num, parseFlags, str } from "../args.js";
 import { usageError } from "../exit-codes.js";

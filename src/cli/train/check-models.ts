@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import { MODEL_PRESETS, type ModelPreset } from "../../config/model-presets.js";
 import { modelSchema } from "../../config/run-config.js";
 import type { ModelConfig } from "../../engine/config.js";
-import { checkHfWeights } from "../../engine/checkpoint/hf-model.js";
+import { checkHfWeights } from "../../engine/io/hf-model.js";
 import { createByteTokenizer } from "../../engine/tokenizer/byte-tokenizer.js";
 import { loadTokenizer } from "../../engine/tokenizer/load-tokenizer.js";
 import { checkTokenizerFits } from "../../engine/tokenizer/tokenizer-fit.js";

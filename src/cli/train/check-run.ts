@@ -4,7 +4,7 @@
 // functions. Prints what it checked; throws one error listing every problem; writes nothing.
 import { runConfigIssues, resolveRunConfig } from "../../config/load-config.js";
 import type { NamedReward } from "../../rewards/types.js";
-import { resolveTrainerConfig } from "../../rl/trainer/config.js";
+import { resolveTrainerConfig } from "../../rl/update/config.js";
 import { getEstimator } from "../../rl/advantages/registry.js";
 import { defineCast } from "../../runtime/cast.js";
 import { type CliIo, println } from "../commands/types.js";

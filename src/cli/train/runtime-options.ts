@@ -7,7 +7,7 @@ import type { RunConfig } from "../../config/run-config.js";
 import { createByteTokenizer } from "../../engine/tokenizer/byte-tokenizer.js";
 import { MasoError } from "../../errors.js";
 import type { NamedReward } from "../../rewards/types.js";
-import type { TrainerOptions } from "../../rl/trainer/config.js";
+import type { TrainerOptions } from "../../rl/update/config.js";
 import type { CastSpec } from "../../runtime/cast.js";
 import type { ModelSpec } from "../../runtime/models.js";
 import type { RuntimeOptions } from "../../runtime/runtime.js";

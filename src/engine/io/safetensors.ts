@@ -4,7 +4,7 @@
 import { endianness } from "node:os";
 import { type FileHandle, open } from "node:fs/promises";
 import { MasoError } from "../../errors.js";
-import { writeAtomic, writeFully } from "./atomic-file.js";
+import { writeAtomic, writeFully } from "../../fs/atomic-file.js";
 import { decodeBf16, decodeF16, encodeBf16, encodeF16 } from "./float-convert.js";
 import {
   DTYPE_BYTES,

@@ -13,8 +13,8 @@
 // pairs (x_2i, x_2i+1), so q/k rows (and biases) are permuted per head exactly as llama.cpp's
 // convert_hf_to_gguf.py does. qwen2/qwen3 use llama.cpp's NeoX rope (= rotate_half): no permute.
 import { MasoError } from "../../errors.js";
-import { encodeF16 } from "../checkpoint/float-convert.js";
-import { writeAtomic, writeFully } from "../checkpoint/atomic-file.js";
+import { encodeF16 } from "./float-convert.js";
+import { writeAtomic, writeFully } from "../../fs/atomic-file.js";
 import type { Decoder } from "../model/decoder.js";
 import { projectionShape } from "../params.js";
 import type { Tokenizer } from "../tokenizer/types.js";

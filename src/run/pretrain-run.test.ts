@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { presetConfig } from "../config/model-presets.js";
 import { createByteTokenizer } from "../engine/tokenizer/byte-tokenizer.js";
-import { tokenStream } from "../train/pretrain.js";
-import { type ResumablePretrainConfig, runResumablePretrain } from "./resumable-pretrain.js";
+import { tokenStream } from "./pretrain.js";
+import { type ResumablePretrainConfig, runResumablePretrain } from "./pretrain-run.js";
 
 const root = mkdtempSync(join(tmpdir(), "maso-rpt-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

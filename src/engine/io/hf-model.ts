@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { MasoError } from "../../errors.js";
 import type { ModelConfig } from "../config.js";
 import { assertFiniteParams, modelParamSpecs, type ParamSpec, ParamTable } from "../params.js";
-import { writeFileAtomic } from "./atomic-file.js";
+import { writeFileAtomic } from "../../fs/atomic-file.js";
 import { readHfConfig, type TorchDtype, toHfConfig } from "./hf-config.js";
 import { DTYPE_BYTES } from "./safetensors-header.js";
 import { type FloatDtype, openSafetensors, type SafetensorsEntry, type SafetensorsReader, writeSafetensors } from "./safetensors.js";

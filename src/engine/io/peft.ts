@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { MasoError } from "../../errors.js";
 import { LORA_TARGETS, type LoraConfig, type LoraTarget, type ModelConfig } from "../config.js";
 import { assertFiniteParams, loraParamSpecs, ParamTable } from "../params.js";
-import { writeFileAtomic } from "./atomic-file.js";
+import { writeFileAtomic } from "../../fs/atomic-file.js";
 import { type FloatDtype, openSafetensors, writeSafetensors } from "./safetensors.js";
 
 export const ADAPTER_CONFIG = "adapter_config.json";

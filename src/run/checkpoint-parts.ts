@@ -4,7 +4,7 @@
 import { decoderPart } from "../checkpoint/parts.js";
 import type { Checkpointable } from "../checkpoint/types.js";
 import { MasoError } from "../errors.js";
-import type { WorkerGroup } from "./worker-group.js";
+import type { WorkerGroup } from "../runtime/worker-group.js";
 
 interface WorkerMeta {
   model: string;

@@ -9,10 +9,10 @@ import { type LrSchedule, lrAt } from "../engine/optim/schedule.js";
 import { MasoError } from "../errors.js";
 import { openMetricsWriter } from "../progress/metrics-writer.js";
 import { type DataCursor, windowSampler } from "./data-cursor.js";
-import { adamwPart, decoderPart, jsonPart, readDecoderRngState } from "./parts.js";
-import { listCheckpoints } from "./paths.js";
-import { findCheckpoint, restoreCheckpoint } from "./read-checkpoint.js";
-import { cleanCheckpointLeftovers, writeCheckpoint } from "./write-checkpoint.js";
+import { adamwPart, decoderPart, jsonPart, readDecoderRngState } from "../checkpoint/parts.js";
+import { listCheckpoints } from "../checkpoint/paths.js";
+import { findCheckpoint, restoreCheckpoint } from "../checkpoint/read-checkpoint.js";
+import { cleanCheckpointLeftovers, writeCheckpoint } from "../checkpoint/write-checkpoint.js";
 
 /** Everything that determines a pretraining run's numbers (written to config.json by the CLI). */
 export interface ResumablePretrainConfig {

@@ -1,0 +1,116 @@
+// Opening a run directory: a fresh run refuses one that has checkpoints (RUN_EXISTS); a resume
+// restores every part of the newest good checkpoint (skipping corrupt ones) and drops the step files
+// a killed run wrote after it; `restoreRun` loads one chosen checkpoint for use without training.
+import { readdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { readBest } from "../checkpoint/best.js";
+import { jsonPart } from "../checkpoint/parts.js";
+import { listCheckpoints } from "../checkpoint/paths.js";
+import { findCheckpoint, restoreCheckpoint, type VerifiedCheckpoint } from "../checkpoint/read-checkpoint.js";
+import type { Checkpointable } from "../checkpoint/types.js";
+import { cleanCheckpointLeftovers } from "../checkpoint/write-checkpoint.js";
+import { MasoError } from "../errors.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { checkRunState, type RunState, runtimeParts } from "./checkpoint-parts.js";
+
+/** The checkpoint part that holds the run's own state (step, task cursor, seed), read and written in place. */
+function runStatePart(state: RunState): Checkpointable {
+  return jsonPart(
+    "run",
+    () => ({ step: state.step, cursor: { ...state.cursor }, seed: state.seed }),
+    (v) => {
+      Object.assign(state, checkRunState(v));
+    },
+  );
+}
+
+/** A run opened for training: its runtime, the state a step loop advances, and every checkpoint part. */
+export interface OpenedRun<S extends object, T> {
+  rt: Runtime<S, T>;
+  state: RunState;
+  parts: Checkpointable[];
+  /** steps already taken when the run was opened (0 for a fresh run) */
+  startStep: number;
+}
+
+/**
+ * Opens `runDir` for training from step 0 or, with `resume`, from its newest good checkpoint (a run
+ * killed before its first checkpoint starts over). Throws RUN_EXISTS for a fresh run into a directory
+ * with checkpoints, CHECKPOINT_CORRUPT when every checkpoint is corrupt or the run state disagrees.
+ */
+export async function openRun<S extends object, T>(o: {
+  runDir: string;
+  seed: number;
+  resume?: boolean;
+  build: (startStep: number) => Promise<Runtime<S, T>>;
+  onResume?: (step: number, skipped: string[]) => void;
+}): Promise<OpenedRun<S, T>> {
+  await cleanCheckpointLeftovers(o.runDir);
+  const state: RunState = { step: 0, cursor: { epoch: 0, index: 0 }, seed: o.seed };
+  const hasCheckpoints = (await listCheckpoints(o.runDir)).length > 0;
+  let ckpt: VerifiedCheckpoint | null = null;
+  const skipped: string[] = [];
+  if (o.resume && hasCheckpoints) ckpt = await findCheckpoint(o.runDir, { fallback: true, onSkip: (dir) => skipped.push(dir) });
+  else if (hasCheckpoints)
+    throw new MasoError("RUN_EXISTS", `${o.runDir} already has checkpoints`, "pass --resume to continue it, or choose a new run directory");
+  const startStep = ckpt ? checkRunState(await ckpt.part("run").json("state.json")).step : 0;
+  const rt = await o.build(startStep);
+  const parts = runtimeParts(rt.workers, runStatePart(state));
+  if (ckpt) {
+    await restoreCheckpoint(ckpt, parts);
+    if (state.step !== ckpt.step || state.seed !== o.seed)
+      throw new MasoError(
+        "CHECKPOINT_CORRUPT",
+        `${ckpt.dir}: run state (step ${state.step}, seed ${state.seed}) does not match the manifest step ${ckpt.step} / seed ${o.seed}`,
+        "resume from an earlier checkpoint, with the run's own config",
+      );
+  }
+  if (o.resume) o.onResume?.(state.step, skipped);
+  await dropStepFilesAfter(o.runDir, state.step);
+  return { rt, state, parts, startStep };
+}
+
+/** Deletes step files (trajectories, rewards) a killed run wrote after its checkpoint at `step`. */
+async function dropStepFilesAfter(runDir: string, step: number): Promise<void> {
+  for (const sub of ["trajectories", "rewards"]) {
+    const names = await readdir(join(runDir, sub)).catch(() => [] as string[]);
+    for (const n of names) {
+      const m = /^step-(\d+)\.jsonl$/.exec(n);
+      if (m && Number(m[1]) > step) await rm(join(runDir, sub, n), { force: true });
+    }
+  }
+}
+
+/** Which weights a restored run holds: the best-on-dev checkpoint, the newest good one, a step, or the untrained init. */
+export type CheckpointChoice = "best" | "latest" | "init" | number;
+
+/**
+ * The runtime of a run at one checkpoint, for anything that uses trained weights without training
+ * further (`maso eval`, `maso serve`). `checkpoint`: "best" (the step checkpoints/best.json names),
+ * "latest" (newest good one), a step, or "init" (the untrained weights of step 0, built exactly as a
+ * fresh training run builds them; no run directory needed). Default: best when the run has a best
+ * pointer, else latest. Throws CHECKPOINT_NONE when the run has no checkpoint, CHECKPOINT_BEST when
+ * "best" is asked of a run without a pointer.
+ * @example const { rt, step } = await restoreRun({ runDir, checkpoint: "best", build });
+ */
+export async function restoreRun<S extends object, T>(o: {
+  build: (startStep: number) => Runtime<S, T> | Promise<Runtime<S, T>>;
+  runDir?: string;
+  checkpoint?: CheckpointChoice;
+}): Promise<{ rt: Runtime<S, T>; step: number; checkpoint: "best" | "latest" | "init" | "step" }> {
+  if (o.checkpoint === "init") return { rt: await o.build(0), step: 0, checkpoint: "init" };
+  if (o.runDir === undefined) throw new MasoError("RUN_NOT_FOUND", "evaluating a checkpoint needs the run directory");
+  const best = o.checkpoint === undefined || o.checkpoint === "best" ? await readBest(o.runDir) : null;
+  if (o.checkpoint === "best" && !best)
+    throw new MasoError(
+      "CHECKPOINT_BEST",
+      `${o.runDir} has no best-on-dev pointer (checkpoints/best.json)`,
+      "train with eval.every > 0 on the dev split and a 'metric' export, or pass --checkpoint latest",
+    );
+  const step = best ? best.step : typeof o.checkpoint === "number" ? o.checkpoint : undefined;
+  const ckpt = await findCheckpoint(o.runDir, step === undefined ? { fallback: true } : { step });
+  const state: RunState = { step: 0, cursor: { epoch: 0, index: 0 }, seed: 0 };
+  const rt = await o.build(checkRunState(await ckpt.part("run").json("state.json")).step);
+  await restoreCheckpoint(ckpt, runtimeParts(rt.workers, runStatePart(state)));
+  return { rt, step: state.step, checkpoint: best ? "best" : step === undefined ? "latest" : "step" };
+}

@@ -1,0 +1,143 @@
+// An RL training run that can be killed at any moment and resumed exactly: opens (or resumes) the
+// run directory, then loops controller steps over tasks drawn through a seeded cursor, writing
+// per-step per-role metrics, trajectories and rewards (exactly what the step trained on), stopping
+// loudly on a step whose episodes failed beyond the tolerance, evaluating on dev and checkpointing
+// every worker group and the run state every K steps (keeping N, plus the best one on dev). It knows
+// nothing of the terminal or the CLI; callers watch it through callbacks.
+import { writeCheckpoint } from "../checkpoint/write-checkpoint.js";
+import { MasoError } from "../errors.js";
+import { type MetricValues, openMetricsWriter } from "../progress/metrics-writer.js";
+import { appendRewards } from "../progress/reward-writer.js";
+import { failedStepTrajectories, type StepReport } from "../runtime/controller.js";
+import type { Runtime } from "../runtime/runtime.js";
+import type { StepItem } from "../runtime/step-context.js";
+import { stepFailure } from "../runtime/step-failures.js";
+import { appendTrajectories } from "../workflow/trajectory-writer.js";
+import type { Trajectory } from "../workflow/trajectory.js";
+import { betterThan, promoteBest, recoverBest } from "./best-checkpoint.js";
+import { evaluate, type TrainRunEval } from "./evaluate.js";
+import { openRun } from "./resume.js";
+import { stepRow, type TrainRow } from "./step-row.js";
+import { nextTasks } from "./task-order.js";
+
+export interface TrainRunOptions<S extends object, T> {
+  runDir: string;
+  /** Builds the runtime; `startStep` is the number of steps already taken (0 for a fresh run). */
+  build: (startStep: number) => Promise<Runtime<S, T>>;
+  /** Training tasks; each step draws `tasksPerStep` of them in a seeded order, epoch after epoch. */
+  tasks: readonly T[];
+  initialState: (task: T) => S;
+  /** Group-baseline key of a task (default: its index in `tasks`). */
+  taskId?: (task: T, index: number) => string;
+  steps: number;
+  tasksPerStep: number;
+  /** episodes per task (group size) */
+  groupSize: number;
+  seed: number;
+  checkpointEvery: number;
+  keep: number;
+  eval?: TrainRunEval<S, T>;
+  /** Continue from the newest good checkpoint (a run killed before its first one starts over). */
+  resume?: boolean;
+  /**
+   * Stop (STEP_FAILED, after writing the step's files) when more than this fraction of a step's
+   * episodes failed; a step where every episode failed always stops. Default 1: only that.
+   */
+  maxFailedFraction?: number;
+  onStep?: (row: TrainRow, report: StepReport<S>) => void;
+  onCheckpoint?: (step: number, dir: string) => void;
+  onResume?: (step: number, skipped: string[]) => void;
+  /** Fault-injection hook passed to writeCheckpoint (tests only). */
+  beforeCommit?: (tmpDir: string) => Promise<void>;
+}
+
+export interface TrainRunResult {
+  startStep: number;
+  rows: TrainRow[];
+}
+
+/**
+ * Runs (or resumes) RL training into `runDir`. A fresh run refuses a directory that has
+ * checkpoints (RUN_EXISTS); a resume whose checkpoints are all corrupt throws CHECKPOINT_CORRUPT.
+ * @example
+ * await runTraining({ runDir, build: (s) => createRuntime({ ...opts, startStep: s }), tasks, initialState, rewards, steps: 20, tasksPerStep: 2, groupSize: 4, seed: 0, checkpointEvery: 5, keep: 2 });
+ */
+export async function runTraining<S extends object, T>(o: TrainRunOptions<S, T>): Promise<TrainRunResult> {
+  const { runDir } = o;
+  if (o.tasks.length === 0) throw new MasoError("TRAIN_NO_TASKS", "the training task list is empty", "give at least one training task");
+  const { rt, state, parts, startStep } = await openRun(o);
+  const metrics = openMetricsWriter(runDir, { keepUpToStep: state.step });
+  const selectBest = o.eval?.selectBest === true;
+  let best = selectBest ? await recoverBest(runDir) : null;
+  const taskId = o.taskId ?? ((_: T, i: number) => `task-${i}`);
+  const rows: TrainRow[] = [];
+  const t0 = performance.now();
+  while (state.step < o.steps) {
+    const stepNo = state.step + 1;
+    const picked = nextTasks(state.cursor, o.tasksPerStep, o.tasks.length, o.seed);
+    const items: StepItem<S, T>[] = picked.flatMap((ti, k) =>
+      Array.from({ length: o.groupSize }, (_, g) => ({
+        episode: { id: `s${stepNo}-t${k}-g${g}`, state: o.initialState(o.tasks[ti]), taskId: taskId(o.tasks[ti], ti) },
+        task: o.tasks[ti],
+      })),
+    );
+    let report: StepReport<S>;
+    try {
+      report = await rt.controller.step(items);
+    } catch (err) {
+      // a step that failed after its rollout still leaves its episodes on disk
+      const rolled = failedStepTrajectories(err);
+      if (rolled) await appendTrajectories(runDir, stepNo, rolled as Trajectory[]);
+      throw err;
+    }
+    state.step = stepNo;
+    // the controller's one reward pass: the files and metrics show exactly what trained
+    const { rewards } = report;
+    await appendTrajectories(runDir, stepNo, report.trajectories as Trajectory[]);
+    await appendRewards(runDir, stepNo, rewards.episodes, rewards.failures);
+    const row = stepRow(stepNo, state.cursor.epoch, report);
+    const stop = stepFailure(stepNo, rewards, o.maxFailedFraction ?? 1);
+    if (stop) {
+      metrics.write(row);
+      rows.push(row);
+      o.onStep?.(row, report);
+      throw stop;
+    }
+    const last = stepNo === o.steps;
+    let newBest = null;
+    if (o.eval && o.eval.tasks.length > 0 && ((o.eval.every > 0 && stepNo % o.eval.every === 0) || last)) {
+      const { metric, episodes } = await evaluate(rt, o.eval, o.initialState);
+      row.eval = { metric, episodes };
+      if (selectBest) newBest = betterThan(best, stepNo, metric);
+    }
+    metrics.write(row);
+    rows.push(row);
+    o.onStep?.(row, report);
+    if (stepNo % o.checkpointEvery === 0 || last || newBest) {
+      const written = await writeCheckpoint(runDir, stepNo, parts, {
+        keep: o.keep,
+        protect: best ? [best.step] : [],
+        beforeCommit: o.beforeCommit,
+        meta: { seed: o.seed },
+      });
+      if (newBest) {
+        await promoteBest(runDir, newBest, best, o.keep);
+        best = newBest;
+      }
+      o.onCheckpoint?.(stepNo, written.dir);
+    }
+  }
+  const final = rows.at(-1);
+  if (!final) return { startStep, rows }; // resumed a finished run: its summary stands
+  await metrics.summary({
+    kind: "train",
+    steps: o.steps,
+    startStep,
+    finalRoleRewards: Object.fromEntries(Object.entries(final.roles).map(([r, m]) => [r, (m.reward as MetricValues)?.total ?? null])),
+    finalEval: final.eval?.metric ?? null,
+    best,
+    wallSeconds: (performance.now() - t0) / 1000,
+    finishedAt: new Date().toISOString(),
+  });
+  return { startStep, rows };
+}
