@@ -1,9 +1,10 @@
 // The training-run configuration (`maso train`): models, cast, algorithm, sampling, schedule,
 // checkpointing, eval, seed and run directory, as zod schemas with `.strict()` objects so unknown
-// fields fail. Defaults follow SYSTEM.md and the papers. Schema and types only: cross-field checks
+// fields fail. Defaults follow the papers (see docs/config.md). Schema and types only: cross-field checks
 // (the cast against the workflow's roles) live in cast.ts, file loading in load-config.ts.
 import { z } from "zod";
 import { LORA_TARGETS } from "../engine/config.js";
+import { estimators } from "../rl/advantages/registry.js";
 import { PRESET_NAMES } from "./model-presets.js";
 
 // Every number has an upper bound too: a typo such as groupSize 1e12 or lr 1e300 must fail here,
@@ -17,7 +18,7 @@ export const MAX_EPISODES_PER_STEP = 1_000_000;
 
 export const ESTIMATORS = ["gae-action", "gae-token", "grpo", "rloo", "reinforce-pp", "dr-grpo"] as const;
 /** Estimators that bootstrap from a critic and so default to γ=0.99, λ=0.95; the others are bandit-style (1, 1). */
-export const CRITIC_ESTIMATORS: readonly string[] = ["gae-action", "gae-token"];
+export const CRITIC_ESTIMATORS: readonly string[] = ESTIMATORS.filter((n) => estimators[n].critic);
 
 const loraSchema = z
   .object({

@@ -1,12 +1,16 @@
-// Phase 3 of a step: advantages. For GAE models the controller walks each episode's agent chain
-// backwards across worker groups, carrying two scalars (next value, next advantage) between the
-// pieces each group owns; then every group finalises (whitening or its group estimator) locally.
+// Phase 4 of a step: advantages. For models whose estimator chains across agents (GAE), the
+// controller walks each episode's agent chain backwards across worker groups, carrying two scalars
+// (next value, next advantage) between the pieces each group owns; then every group finishes
+// (whitening, or its non-chained estimator) locally.
 import type { GaeContinuation } from "../rl/advantages/gae-chain.js";
+import { getEstimator } from "../rl/advantages/registry.js";
 import type { AssignedRewards } from "../rewards/combine.js";
-import type { AdvantageStats, GaeChain } from "./messages.js";
-import type { StepContext } from "./step-context.js";
+import type { AdvantageStats, AgentChainPiece } from "./messages.js";
+import { rewardedGroups } from "./score-phase.js";
+import type { ResolvedOptions, StepContext } from "./step-context.js";
 
-const isGae = (estimator: string) => estimator === "gae-action" || estimator === "gae-token";
+const chained = <S extends object, T>(o: ResolvedOptions<S, T>, model: string) =>
+  getEstimator(o.advantageOf(model).estimator).chain !== undefined;
 
 /** Maximal runs of consecutive records served by the same model, in agent order. */
 function runsOf(ids: readonly { model: string; id: number }[]): { model: string; ids: number[] }[] {
@@ -19,20 +23,16 @@ function runsOf(ids: readonly { model: string; id: number }[]): { model: string;
   return runs;
 }
 
-/** Runs GAE over every episode's chain, last piece first, one message per group per round. */
+/** Runs every episode's agent chain, last piece first, one message per group per round. */
 async function chainRounds<S extends object, T>(ctx: StepContext<S, T>, assigned: AssignedRewards): Promise<void> {
   const { o } = ctx;
   const episodes = assigned.episodes.map((ep) =>
-    runsOf(
-      ep.rewards
-        .filter((r) => isGae(o.advantageOf(r.sampleHandle.model).estimator))
-        .map((r) => ({ model: r.sampleHandle.model, id: r.sampleHandle.id })),
-    ),
+    runsOf(ep.rewards.filter((r) => chained(o, r.sampleHandle.model)).map((r) => ({ model: r.sampleHandle.model, id: r.sampleHandle.id }))),
   );
   const next: GaeContinuation[] = episodes.map(() => ({ nextValue: 0, nextAdvantage: 0 }));
   const rounds = Math.max(0, ...episodes.map((e) => e.length));
   for (let k = 0; k < rounds; k++) {
-    const perGroup = new Map<string, { episode: number; chain: GaeChain }[]>();
+    const perGroup = new Map<string, { episode: number; chain: AgentChainPiece }[]>();
     episodes.forEach((runs, e) => {
       const run = runs[runs.length - 1 - k];
       if (!run) return;
@@ -41,10 +41,9 @@ async function chainRounds<S extends object, T>(ctx: StepContext<S, T>, assigned
     await Promise.all(
       [...perGroup].map(async ([g, list]) => {
         const a = o.advantageOf(g);
-        const res = await o.transport.call(g, "gaeChains", {
-          level: a.estimator === "gae-token" ? "token" : "action",
-          gamma: a.options?.gamma ?? 0.99,
-          lambda: a.options?.lambda ?? 0.95,
+        const res = await o.transport.call(g, "agentChains", {
+          estimator: a.estimator,
+          options: a.options ?? {},
           chains: list.map((x) => x.chain),
         });
         list.forEach((x, i) => {
@@ -66,8 +65,8 @@ export async function advantagePhase<S extends object, T>(
   assigned: AssignedRewards,
 ): Promise<Record<string, AdvantageStats>> {
   const { o } = ctx;
-  const groups = [...new Set(assigned.episodes.flatMap((e) => e.rewards.map((r) => r.sampleHandle.model)))];
-  if (groups.some((g) => isGae(o.advantageOf(g).estimator))) await chainRounds(ctx, assigned);
+  const groups = rewardedGroups(assigned);
+  if (groups.some((g) => chained(o, g))) await chainRounds(ctx, assigned);
   const out: Record<string, AdvantageStats> = {};
   const results = await Promise.all(
     groups.map((g) => {

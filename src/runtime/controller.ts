@@ -1,4 +1,4 @@
-// The controller: one RL step as a dataflow — rollout → rewards → advantages → update — each a
+// The controller: one RL step as a dataflow — rollout → rewards → score → advantages → update — each a
 // named, timed phase function, plus greedy evaluation. It holds text, handles and scalars only;
 // every heavy tensor stays in the worker groups behind the transport.
 import type { AssignedRewards } from "../rewards/combine.js";
@@ -9,6 +9,7 @@ import type { WorkerState } from "./messages.js";
 import { phaseTimer } from "./phase-timer.js";
 import { rewardPhase } from "./reward-phase.js";
 import { rolloutPhase, toolMs } from "./rollout-phase.js";
+import { scorePhase } from "./score-phase.js";
 import { type ControllerOptions, resolveOptions, type StepContext, type StepItem } from "./step-context.js";
 import { meanMetrics, type RoleStepMetrics, roleMetrics } from "./step-metrics.js";
 import type { TrafficStats } from "./transport.js";
@@ -30,7 +31,7 @@ export interface StepReport<S> {
   episodes: { count: number; rewarded: number; failed: number; metrics: Record<string, number> };
   timings: {
     stepMs: number;
-    /** Wall time per phase: rollout, rewards, advantages, update, bookkeeping. */
+    /** Wall time per phase: rollout, rewards, score, advantages, update, bookkeeping. */
     phases: Record<string, number>;
     /** Decode time summed over worker groups. */
     generationMs: number;
@@ -95,8 +96,7 @@ export function createController<S extends object, T>(options: ControllerOptions
       const busyMs = Object.fromEntries(Object.entries(s.busyMs).map(([k, v]) => [k, v - (prev?.busyMs[k] ?? 0)]));
       const steps = s.generator.steps - (prev?.generator.steps ?? 0);
       const seqs = s.generator.sequenceSteps - (prev?.generator.sequenceSteps ?? 0);
-      // scoring runs inside the advantages / update / diagnostics operations: counted there, not twice
-      const busy = Object.entries(busyMs).reduce((a, [k, v]) => (k === "score" ? a : a + v), 0);
+      const busy = Object.values(busyMs).reduce((a, v) => a + v, 0);
       out[g] = { busyMs, busyFraction: busy / stepMs, meanBatch: steps ? seqs / steps : 0, decodeSteps: steps };
     }
     return out;
@@ -124,6 +124,7 @@ export function createController<S extends object, T>(options: ControllerOptions
       let upd: Awaited<ReturnType<typeof updatePhase>>;
       try {
         assigned = await timer.time("rewards", () => rewardPhase(ctx, rollout, items));
+        await timer.time("score", () => scorePhase(ctx, assigned));
         adv = await timer.time("advantages", () => advantagePhase(ctx, assigned));
         upd = await timer.time("update", () => updatePhase(ctx));
       } catch (err) {

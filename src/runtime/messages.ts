@@ -74,27 +74,34 @@ export interface DiscardRequest {
   ids: number[];
 }
 
+/** Scores every cached sample not scored yet: old and reference log-probs, and values with a critic. */
+export type ScoreRequest = Record<string, never>;
+
+export interface ScoreResponse {
+  scored: number;
+}
+
 /** One piece of an episode's agent chain owned by this worker group, in agent order. */
-export interface GaeChain {
+export interface AgentChainPiece {
   ids: number[];
   /** Value and advantage of the element right after this piece (both 0 at a terminal end). */
   next: GaeContinuation;
 }
 
-export interface GaeChainsRequest {
-  level: "action" | "token";
-  gamma: number;
-  lambda: number;
-  chains: GaeChain[];
+export interface AgentChainsRequest {
+  /** A registered estimator whose advantages chain across agents (it has `chain`). */
+  estimator: string;
+  options: EstimatorOptions;
+  chains: AgentChainPiece[];
 }
 
 /** Per chain: V and A of its first element, i.e. the `next` of the piece before it. */
-export interface GaeChainsResponse {
+export interface AgentChainsResponse {
   heads: GaeContinuation[];
 }
 
 export interface ComputeAdvantagesRequest {
-  /** A registered estimator name; gae-action / gae-token whiten what gaeChains computed. */
+  /** A registered estimator name; a chained one finishes what agentChains computed. */
   estimator: string;
   options: EstimatorOptions;
 }
@@ -154,7 +161,7 @@ export interface WorkerState {
   cachedSamples: number;
   /** Role calls served, by role and adapter ("-" for the base). */
   calls: Record<string, Record<string, number>>;
-  /** Busy wall time per operation (ms); generation = decode steps; score = rollout scoring, a part of advantages / update. */
+  /** Busy wall time per operation (ms); generation = decode steps. */
   busyMs: Record<string, number>;
   generator: GeneratorStats;
   updates: number;
@@ -169,7 +176,9 @@ export interface WorkerState {
 export interface WorkerGroupApi {
   generate(req: GenerateRequest): Promise<GenerateResponse>;
   assignRewards(req: AssignRewardsRequest): Promise<AssignRewardsResponse>;
-  gaeChains(req: GaeChainsRequest): Promise<GaeChainsResponse>;
+  /** After the rewards and before any advantage, update or diagnostics operation, which read the scores. */
+  score(req: ScoreRequest): Promise<ScoreResponse>;
+  agentChains(req: AgentChainsRequest): Promise<AgentChainsResponse>;
   computeAdvantages(req: ComputeAdvantagesRequest): Promise<ComputeAdvantagesResponse>;
   update(req: UpdateRequest): Promise<UpdateResponse>;
   diagnostics(req: DiagnosticsRequest): Promise<DiagnosticsResponse>;

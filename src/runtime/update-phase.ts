@@ -1,4 +1,4 @@
-// Phase 4 of a step: the updates, in MARFT's order — all agents together, one agent per step in
+// Phase 5 of a step: the updates, in MARFT's order — all agents together, one agent per step in
 // round-robin, or HAPPO's sequence where each next agent's advantages are scaled by the product of
 // the ratios π_new/π_old of the agents updated before it (per-episode scalars carried here).
 import { accumulateHappoFactors } from "../rl/advantages/happo.js";

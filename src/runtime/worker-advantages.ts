@@ -1,19 +1,18 @@
-// Advantage computation inside a worker group: pieces of MARFT GAE chains (with continuations the
-// controller carries between groups), and the final estimator / whitening pass over this group's
-// samples. Reads and writes the sample cache only; returns scalars.
+// Advantage computation inside a worker group: pieces of agent chains (GAE, with continuations the
+// controller carries between groups), and the final estimator pass over this group's samples, both
+// through the registered estimators. Reads and writes the sample cache only; returns scalars.
 import { MasoError } from "../errors.js";
-import { gaeChain } from "../rl/advantages/gae-chain.js";
+import { concat } from "../rl/concat.js";
 import { getEstimator } from "../rl/advantages/registry.js";
-import type { AdvantageInput, SampleMeta } from "../rl/advantages/types.js";
-import { whitenByScope } from "../rl/advantages/whiten.js";
+import type { AdvantageInput, AgentChain, SampleMeta } from "../rl/advantages/types.js";
 import type { KlSettings } from "../rl/update/types.js";
 import { klTerm } from "../rl/kl-estimators.js";
 import type {
   AdvantageStats,
+  AgentChainsRequest,
+  AgentChainsResponse,
   ComputeAdvantagesRequest,
   ComputeAdvantagesResponse,
-  GaeChainsRequest,
-  GaeChainsResponse,
 } from "./messages.js";
 import { type CachedSample, responseLength } from "./sample-cache.js";
 
@@ -35,51 +34,52 @@ const ready = (s: CachedSample, where: string): CachedSample => {
       `${where}: sample ${s.id} (role ${s.role}, episode ${s.episode}) has no reward`,
       "assign rewards first",
     );
+  if (s.oldLogp === null)
+    throw new MasoError(
+      "SAMPLE_NOT_SCORED",
+      `${where}: sample ${s.id} (role ${s.role}, episode ${s.episode}) is not scored`,
+      "call score first",
+    );
   return s;
 };
 
-/** Runs GAE over chain pieces; stores raw advantages and returns; answers each piece's head. */
-export function runGaeChains(req: GaeChainsRequest, get: (id: number) => CachedSample | undefined, kl: KlSettings): GaeChainsResponse {
-  const heads = req.chains.map((chain) => {
-    const samples = chain.ids.map((id) => {
-      const s = get(id);
-      if (!s) throw new MasoError("SAMPLE_UNKNOWN", `gaeChains: no cached sample ${id}`, "send only handles this worker group returned");
-      if (!s.oldValues) throw new MasoError("NO_CRITIC", `gaeChains: sample ${id} has no values`, "give the model a valueHead to use GAE");
-      return ready(s, "gaeChains");
-    });
-    const rewards = samples.map((s) => tokenRewardsOf(s, kl));
-    if (req.level === "action") {
-      const values = samples.map((s) => s.oldValues![0]);
-      const a = gaeChain(
-        values,
-        rewards.map((r) => r.reduce((x, y) => x + y, 0)),
-        req.gamma,
-        req.lambda,
-        chain.next,
-      );
-      samples.forEach((s, i) => {
-        const R = responseLength(s);
-        s.rawAdvantages = new Float32Array(R).fill(a[i]);
-        s.rawReturns = new Float32Array(R).fill(a[i] + values[i]);
-      });
-      return { nextValue: values[0], nextAdvantage: a[0] };
-    }
-    const values = samples.flatMap((s) => Array.from(s.oldValues!));
-    const a = gaeChain(
-      values,
-      rewards.flatMap((r) => Array.from(r)),
-      req.gamma,
-      req.lambda,
-      chain.next,
+function chainOf(estimator: string, where: string): AgentChain {
+  const chain = getEstimator(estimator).chain;
+  if (!chain)
+    throw new MasoError(
+      "ESTIMATOR_NOT_CHAINED",
+      `${where}: estimator "${estimator}" does not chain across agents`,
+      "send computeAdvantages only",
     );
-    let o = 0;
-    for (const s of samples) {
-      const R = responseLength(s);
-      s.rawAdvantages = Float32Array.from(a.subarray(o, o + R));
-      s.rawReturns = Float32Array.from({ length: R }, (_, t) => a[o + t] + values[o + t]);
-      o += R;
-    }
-    return { nextValue: values[0], nextAdvantage: a[0] };
+  return chain;
+}
+
+/** Runs the estimator's chain over pieces; stores raw advantages and returns; answers each piece's head. */
+export function runAgentChains(
+  req: AgentChainsRequest,
+  get: (id: number) => CachedSample | undefined,
+  kl: KlSettings,
+): AgentChainsResponse {
+  const chain = chainOf(req.estimator, "agentChains");
+  const heads = req.chains.map((piece) => {
+    const samples = piece.ids.map((id) => {
+      const s = get(id);
+      if (!s) throw new MasoError("SAMPLE_UNKNOWN", `agentChains: no cached sample ${id}`, "send only handles this worker group returned");
+      // scored without values: the model has no critic (an unscored sample fails in ready)
+      if (s.oldLogp !== null && !s.oldValues)
+        throw new MasoError("NO_CRITIC", `agentChains: sample ${id} has no values`, `give the model a valueHead to use ${req.estimator}`);
+      return ready(s, "agentChains");
+    });
+    const out = chain.piece(
+      samples.map((s) => ({ values: s.oldValues!, rewards: tokenRewardsOf(s, kl) })),
+      req.options,
+      piece.next,
+    );
+    samples.forEach((s, i) => {
+      s.rawAdvantages = out.advantages[i];
+      s.rawReturns = out.returns[i];
+    });
+    return out.head;
   });
   return { heads };
 }
@@ -99,31 +99,30 @@ const metaOf = (s: CachedSample, model: string): SampleMeta => ({
   reward: 0,
 });
 
-/** Final advantages of every rewarded sample: whitening for GAE, else the named estimator. */
+/** Final advantages of every rewarded sample: a chained estimator finishes its raw advantages, any other estimates. */
 export function computeAdvantages(
   req: ComputeAdvantagesRequest,
   samples: readonly CachedSample[],
   model: string,
   kl: KlSettings,
 ): ComputeAdvantagesResponse {
-  const mine = samples.filter((s) => s.reward !== null);
+  const mine = samples.filter((s) => s.reward !== null).map((s) => ready(s, "computeAdvantages"));
   if (mine.length === 0) return { roles: {}, metrics: {} };
+  const estimator = getEstimator(req.estimator);
   const layout = layoutOf(mine);
   const metas = mine.map((s) => metaOf(s, model));
   let adv: Float32Array;
   let ret: Float32Array;
   let metrics: Record<string, number> = {};
-  if (req.estimator === "gae-action" || req.estimator === "gae-token") {
+  if (estimator.chain) {
     const missing = mine.find((s) => s.rawAdvantages === null);
     if (missing)
       throw new MasoError(
         "ADVANTAGE_MISSING",
-        `computeAdvantages: sample ${missing.id} (role ${missing.role}) was in no GAE chain`,
-        "run gaeChains over every rewarded sample first",
+        `computeAdvantages: sample ${missing.id} (role ${missing.role}) was in no agent chain`,
+        "run agentChains over every rewarded sample first",
       );
-    const raw = concat(mine.map((s) => s.rawAdvantages!));
-    const w = whitenByScope(raw, layout, metas, req.options.normalize ?? "role", req.options.eps ?? 1e-8);
-    adv = w.values;
+    adv = estimator.chain.finish(concat(mine.map((s) => s.rawAdvantages!)), layout, metas, req.options);
     ret = concat(mine.map((s) => s.rawReturns!));
   } else {
     const tokenRewards = concat(mine.map((s) => Float32Array.from(tokenRewardsOf(s, kl))));
@@ -134,7 +133,7 @@ export function computeAdvantages(
       logp: concat(mine.map((s) => s.oldLogp!)),
       refLogp: mine.every((s) => s.refLogp) ? concat(mine.map((s) => s.refLogp!)) : undefined,
     };
-    const out = getEstimator(req.estimator).estimate(input, req.options);
+    const out = estimator.estimate(input, req.options);
     adv = out.advantages;
     ret = out.returns;
     metrics = out.metrics;
@@ -144,16 +143,6 @@ export function computeAdvantages(
     s.returns = ret.slice(layout.offsets[i], layout.offsets[i + 1]);
   });
   return { roles: statsByRole(mine), metrics };
-}
-
-function concat(parts: readonly ArrayLike<number>[]): Float32Array {
-  const out = new Float32Array(parts.reduce((a, p) => a + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
 }
 
 function statsByRole(samples: readonly CachedSample[]): Record<string, AdvantageStats> {

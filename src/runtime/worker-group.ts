@@ -7,6 +7,7 @@ import { chatPromptIds } from "../engine/tokenizer/chain-prompt.js";
 import type { Tokenizer } from "../engine/tokenizer/types.js";
 import { MasoError } from "../errors.js";
 import { actionLogRatios, happoKey } from "../rl/advantages/happo.js";
+import { concat } from "../rl/concat.js";
 import { resolveTrainerConfig, type TrainerOptions } from "../rl/update/config.js";
 import { klTerm } from "../rl/kl-estimators.js";
 import { ppoUpdate } from "../rl/update/ppo-update.js";
@@ -17,7 +18,7 @@ import type { GenerateRequest, LogRatio, RewardItem, UpdateRequest, UpdateRespon
 import { loadModel, type ResolvedModelSpec } from "./models.js";
 import { createSamplerGenerator } from "./sampler-generator.js";
 import { type CachedSample, sampleCache, toTrainSample } from "./sample-cache.js";
-import { computeAdvantages, runGaeChains } from "./worker-advantages.js";
+import { computeAdvantages, runAgentChains } from "./worker-advantages.js";
 
 export interface WorkerGroupOptions {
   /** Roles this group serves and their adapters (from the cast). */
@@ -97,10 +98,9 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
   };
 
   /** Old log-probs, values and reference log-probs of samples not scored yet, in a few packed forwards. */
-  const ensureScored = (): void => {
+  const score = (): number => {
     const todo = cache.all().filter((s) => s.oldLogp === null);
-    if (todo.length === 0) return;
-    const t0 = performance.now();
+    if (todo.length === 0) return 0;
     const cur = scoreSamples(model, todo, { values: model.valueHead !== null });
     todo.forEach((s, i) => {
       s.oldLogp = cur[i].logp;
@@ -119,7 +119,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
         s.refLogp = ref[i].logp;
       });
     }
-    busyMs.score = (busyMs.score ?? 0) + performance.now() - t0;
+    return todo.length;
   };
 
   const metaOf = (s: CachedSample) => ({
@@ -212,7 +212,6 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
   const update = (req: UpdateRequest): UpdateResponse => {
     if (spec.train === "frozen")
       throw new MasoError("MODEL_FROZEN", `model "${spec.name}" is frozen`, "set train: 'full' or 'lora' to update it");
-    ensureScored();
     const samples = rewarded(req.roles);
     const factor = (s: CachedSample) => (req.happo ? (req.happo.factors[happoKey(metaOf(s), req.happo.by)] ?? 1) : 1);
     const train = samples.map((s) => toTrainSample(s, factor(s)));
@@ -223,18 +222,16 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
     const after = scoreSamples(model, samples);
     const offsets = [0];
     for (const s of samples) offsets.push(offsets[offsets.length - 1] + s.oldLogp!.length);
-    const cat = (xs: Float32Array[]) => Float32Array.from(xs.flatMap((x) => Array.from(x)));
     const ratios = actionLogRatios(
       { offsets, mask: new Uint8Array(offsets[offsets.length - 1]).fill(1) },
-      cat(after.map((a) => a.logp)),
-      cat(samples.map((s) => s.oldLogp!)),
+      concat(after.map((a) => a.logp)),
+      concat(samples.map((s) => s.oldLogp!)),
     );
     const logRatios: LogRatio[] = samples.map((s, i) => ({ episode: s.episode, turn: s.turn, logRatio: ratios[i] }));
     return { report, logRatios };
   };
 
   const diagnostics = (roles?: readonly string[]) => {
-    ensureScored();
     const mine = cache.all().filter((s) => s.refLogp !== null && (!roles || roles.includes(s.role)));
     const cur = scoreSamples(model, mine);
     const refNow =
@@ -286,16 +283,9 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
         });
         return { accepted: req.items.length };
       }),
-    gaeChains: (req) =>
-      timed("advantages", () => {
-        ensureScored();
-        return runGaeChains(req, cache.get, cfg.kl);
-      }),
-    computeAdvantages: (req) =>
-      timed("advantages", () => {
-        ensureScored();
-        return computeAdvantages(req, cache.all(), spec.name, cfg.kl);
-      }),
+    score: () => timed("score", () => ({ scored: score() })),
+    agentChains: (req) => timed("advantages", () => runAgentChains(req, cache.get, cfg.kl)),
+    computeAdvantages: (req) => timed("advantages", () => computeAdvantages(req, cache.all(), spec.name, cfg.kl)),
     update: (req) => timed("update", () => update(req)),
     diagnostics: (req) => timed("diagnostics", () => diagnostics(req.roles)),
     discard: async (req) => ({ discarded: req.ids.filter((id) => cache.remove(id)).length }),

@@ -3,7 +3,7 @@
 // Pure translation; building the runtime is createRuntime's job.
 import type { CastEntry as ConfigCastEntry } from "../../config/cast.js";
 import { type ModelPreset, presetConfig } from "../../config/model-presets.js";
-import type { RunConfig } from "../../config/run-config.js";
+import { CRITIC_ESTIMATORS, type RunConfig } from "../../config/run-config.js";
 import { createByteTokenizer } from "../../engine/tokenizer/byte-tokenizer.js";
 import { MasoError } from "../../errors.js";
 import type { NamedReward } from "../../rewards/types.js";
@@ -111,7 +111,7 @@ export function runtimeOptions<S extends object, T>(
 ): RuntimeOptions<S, T> {
   const a = config.algorithm;
   // each estimator accepts only its own options: γ/λ for GAE, γ for REINFORCE++, groups for the rest
-  const critic = a.estimator.startsWith("gae");
+  const critic = CRITIC_ESTIMATORS.includes(a.estimator);
   const group = !critic && a.estimator !== "reinforce-pp";
   const used = [...new Set(Object.values(cast).map((e) => e.model))];
   return {

@@ -3,7 +3,7 @@
 
 import { MasoError } from "../../errors.js";
 import { broadcast, checkAdvantageInput, episodes, mean, sampleScores } from "./batch.js";
-import { episodeEnd, gaeChain } from "./gae-chain.js";
+import { actionChain, episodeEnd, gaeChain } from "./gae-chain.js";
 import { discountOptions } from "./options.js";
 import type { AdvantageInput, AdvantageOutput, Estimator, EstimatorOptions } from "./types.js";
 import { whitenByScope } from "./whiten.js";
@@ -24,6 +24,8 @@ export const gaeAction: Estimator = {
   name: NAME,
   description: "MARFT action-level GAE chained across the agents of a step (critic value per record)",
   requires: ["sampleValue"],
+  critic: true,
+  chain: actionChain,
   estimate(input: AdvantageInput, options: EstimatorOptions = {}): AdvantageOutput {
     const S = checkAdvantageInput(input, NAME);
     const o = discountOptions(options, NAME, { gamma: 0.99, lambda: 0.95, normalize: "role" });

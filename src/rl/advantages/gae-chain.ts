@@ -1,9 +1,11 @@
 // The backward GAE recursion over one chain of (value, reward) steps — agents of a step, steps of an
-// episode, or tokens of actions. Pure scalar math; it knows nothing of samples, roles or layouts.
+// episode, or tokens of actions — and the two piecewise forms (action, token level) the runtime runs
+// across worker groups. Scalar math over per-record arrays; no roles or layouts.
 
 import { MasoError } from "../../errors.js";
 import { checkOption } from "../validate.js";
-import type { SampleMeta } from "./types.js";
+import type { AgentChain, ChainPiece, ChainSample, EstimatorOptions, SampleMeta } from "./types.js";
+import { whitenByScope } from "./whiten.js";
 
 /** Where a chain continues after its last element; both 0 for a terminal end. */
 export interface GaeContinuation {
@@ -56,3 +58,56 @@ export function episodeEnd(last: SampleMeta, where: string): GaeContinuation {
   }
   return { nextValue: last.bootstrapValue, nextAdvantage: 0 };
 }
+
+const discount = (o: EstimatorOptions) => ({ gamma: o.gamma ?? 0.99, lambda: o.lambda ?? 0.95 });
+
+/** Action level: one value (at the first response token) and one summed reward per record. */
+function actionPiece(samples: readonly ChainSample[], options: EstimatorOptions, next: GaeContinuation): ChainPiece {
+  const { gamma, lambda } = discount(options);
+  const values = samples.map((s) => s.values[0]);
+  const a = gaeChain(
+    values,
+    samples.map((s) => s.rewards.reduce((x, y) => x + y, 0)),
+    gamma,
+    lambda,
+    next,
+  );
+  return {
+    advantages: samples.map((s, i) => new Float32Array(s.rewards.length).fill(a[i])),
+    returns: samples.map((s, i) => new Float32Array(s.rewards.length).fill(a[i] + values[i])),
+    head: { nextValue: values[0], nextAdvantage: a[0] },
+  };
+}
+
+/** Token level: the response tokens of the piece's records, in order, form one chain. */
+function tokenPiece(samples: readonly ChainSample[], options: EstimatorOptions, next: GaeContinuation): ChainPiece {
+  const { gamma, lambda } = discount(options);
+  const values = samples.flatMap((s) => Array.from(s.values));
+  const a = gaeChain(
+    values,
+    samples.flatMap((s) => Array.from(s.rewards)),
+    gamma,
+    lambda,
+    next,
+  );
+  const advantages: Float32Array[] = [];
+  const returns: Float32Array[] = [];
+  let o = 0;
+  for (const s of samples) {
+    const R = s.rewards.length;
+    advantages.push(Float32Array.from(a.subarray(o, o + R)));
+    const base = o;
+    returns.push(Float32Array.from({ length: R }, (_, t) => a[base + t] + values[base + t]));
+    o += R;
+  }
+  return { advantages, returns, head: { nextValue: values[0], nextAdvantage: a[0] } };
+}
+
+const whitenRaw: AgentChain["finish"] = (raw, layout, samples, options) =>
+  whitenByScope(raw, layout, samples, options.normalize ?? "role", options.eps ?? 1e-8).values;
+
+/** GAE run piecewise over an episode's agents, at action level (gae-action). */
+export const actionChain: AgentChain = { level: "action", piece: actionPiece, finish: whitenRaw };
+
+/** GAE run piecewise over an episode's agents, at token level (gae-token). */
+export const tokenChain: AgentChain = { level: "token", piece: tokenPiece, finish: whitenRaw };

@@ -3,7 +3,7 @@
 
 import { MasoError } from "../../errors.js";
 import { checkAdvantageInput, episodes, maskedMean } from "./batch.js";
-import { episodeEnd, gaeChain } from "./gae-chain.js";
+import { tokenChain, episodeEnd, gaeChain } from "./gae-chain.js";
 import { discountOptions } from "./options.js";
 import type { AdvantageInput, AdvantageOutput, Estimator, EstimatorOptions } from "./types.js";
 import { whitenByScope } from "./whiten.js";
@@ -23,6 +23,8 @@ export const gaeToken: Estimator = {
   name: NAME,
   description: "MARFT token-level GAE chained across the agents of a step (critic value per token)",
   requires: ["values"],
+  critic: true,
+  chain: tokenChain,
   estimate(input: AdvantageInput, options: EstimatorOptions = {}): AdvantageOutput {
     const S = checkAdvantageInput(input, NAME);
     const o = discountOptions(options, NAME, { gamma: 0.99, lambda: 0.95, normalize: "role" });

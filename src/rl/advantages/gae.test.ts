@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { gaeAction } from "./gae-action.js";
-import { gaeChain } from "./gae-chain.js";
+import { actionChain, gaeChain, tokenChain } from "./gae-chain.js";
 import { gaeToken } from "./gae-token.js";
 import type { SampleMeta } from "./types.js";
 
@@ -146,5 +146,34 @@ describe("gaeChain", () => {
 
   it("rejects γ outside [0, 1]", () => {
     expect(() => gaeChain([0], [0], 1.5, 0.9)).toThrow(/gamma/);
+  });
+});
+
+describe("agent chains in pieces (what worker groups run)", () => {
+  // the reasoner/actor episode of the gae-action case, split between two groups
+  const rec = (values: number[], rewards: number[]) => ({ values, rewards: Float64Array.from(rewards) });
+
+  it("action level: the tail piece's head continues the head piece", () => {
+    const opts = { gamma: 0.9, lambda: 0.8 };
+    const tail = actionChain.piece([rec([0.7, 9], [0, 0]), rec([0.8], [1])], opts, { nextValue: 0, nextAdvantage: 0 });
+    const head = actionChain.piece([rec([0.5], [0]), rec([0.6, 9], [0, 0])], opts, tail.head);
+    expectClose([...head.advantages.map((a) => a[0]), ...tail.advantages.map((a) => a[0])], [0.1466176, 0.14808, 0.164, 0.2]);
+    expect(head.advantages[1].length).toBe(2);
+    expectClose(tail.returns[1], [1.0]);
+    expect(tail.head.nextValue).toBe(0.7);
+    expect(tail.head.nextAdvantage).toBeCloseTo(0.164, 12);
+  });
+
+  it("token level: chains tokens across records and pieces", () => {
+    const opts = { gamma: 0.9, lambda: 0.8 };
+    const actor = tokenChain.piece([rec([0.3, 0.4], [0, 1])], opts, { nextValue: 0, nextAdvantage: 0 });
+    const reasoner = tokenChain.piece([rec([0.1, 0.2], [0, 0])], opts, actor.head);
+    expectClose([...reasoner.advantages[0], ...actor.advantages[0]], [0.3854528, 0.42424, 0.492, 0.6]);
+  });
+
+  it("finishes by whitening per role by default", () => {
+    const samples = [m("e1", "r", 0, 0), m("e2", "r", 0, 0)];
+    const out = actionChain.finish(Float32Array.of(1, 3), { offsets: [0, 1, 2], mask: [1, 1] }, samples, {});
+    expectClose(out, [-1, 1], 4);
   });
 });

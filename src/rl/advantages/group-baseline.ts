@@ -67,6 +67,7 @@ function make(kind: Baseline, description: string): Estimator {
     name: kind,
     description,
     requires: [],
+    critic: false,
     estimate(input: AdvantageInput, options: EstimatorOptions = {}): AdvantageOutput {
       if (options.gamma !== undefined || options.lambda !== undefined) {
         throw new MasoError(

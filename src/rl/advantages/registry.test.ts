@@ -9,6 +9,18 @@ describe("estimator registry", () => {
     expect(Object.keys(estimators).sort()).toEqual(["dr-grpo", "gae-action", "gae-token", "grpo", "reinforce-pp", "rloo"]);
   });
 
+  it("declares which need a critic and which chain across agents, at which level", () => {
+    const props = Object.fromEntries(Object.values(estimators).map((e) => [e.name, [e.critic, e.chain?.level ?? null]]));
+    expect(props).toEqual({
+      "gae-action": [true, "action"],
+      "gae-token": [true, "token"],
+      grpo: [false, null],
+      rloo: [false, null],
+      "reinforce-pp": [false, null],
+      "dr-grpo": [false, null],
+    });
+  });
+
   it("throws when a name is registered twice", () => {
     const reg = createEstimatorRegistry([estimators.grpo]);
     expect(() => registerEstimator(reg, estimators.grpo)).toThrow(MasoError);

@@ -24,6 +24,7 @@ export const reinforcePP: Estimator = {
   name: NAME,
   description: "REINFORCE++: KL-shaped token returns whitened over the batch",
   requires: ["logp"],
+  critic: false,
   estimate(input: AdvantageInput, options: EstimatorOptions = {}): AdvantageOutput {
     const S = checkAdvantageInput(input, NAME);
     const o = discountOptions(options, NAME, { gamma: 1, lambda: 1, normalize: "role" });

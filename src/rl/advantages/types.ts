@@ -3,6 +3,7 @@
 
 import type { KlEstimator } from "../kl-estimators.js";
 import type { Numbers, TokenLayout } from "../types.js";
+import type { GaeContinuation } from "./gae-chain.js";
 
 /** What an estimator needs to know about one record (one role call) besides its tokens. */
 export interface SampleMeta {
@@ -74,11 +75,43 @@ export interface AdvantageOutput {
   metrics: Record<string, number>;
 }
 
+/** One record of a piece of an agent chain: its critic values and rewards, one per response token. */
+export interface ChainSample {
+  values: ArrayLike<number>;
+  rewards: Float64Array;
+}
+
+/** Raw (unwhitened) advantages and returns of a piece's records, per response token, and the piece's head. */
+export interface ChainPiece {
+  advantages: Float32Array[];
+  returns: Float32Array[];
+  /** V and A of the piece's first element: the `next` of the piece before it. */
+  head: GaeContinuation;
+}
+
+/**
+ * How an estimator whose advantages chain across the agents of an episode runs when the agents'
+ * records live in different places (worker groups): each place runs `piece` over its run of the
+ * chain, last run first, carrying two scalars between them; then each place `finish`es its own
+ * raw advantages.
+ */
+export interface AgentChain {
+  /** "action": one value and advantage per record; "token": one per response token. */
+  readonly level: "action" | "token";
+  piece(samples: readonly ChainSample[], options: EstimatorOptions, next: GaeContinuation): ChainPiece;
+  /** The final advantages from the raw ones (whitening per `normalize`). */
+  finish(raw: Float32Array, layout: TokenLayout, samples: readonly SampleMeta[], options: EstimatorOptions): Float32Array;
+}
+
 /** An advantage estimator: a pure function of the batch plus a name and what it needs. */
 export interface Estimator {
   readonly name: string;
   readonly description: string;
   /** Inputs beyond layout, samples and rewards: per-token `values`, per-sample `value`, or `logp`+`refLogp`. */
   readonly requires: readonly ("values" | "sampleValue" | "logp")[];
+  /** Needs a critic: the model must have a value head. */
+  readonly critic: boolean;
+  /** Set when advantages chain across the agents of an episode (GAE); the runtime then runs it piecewise. */
+  readonly chain?: AgentChain;
   estimate(input: AdvantageInput, options?: EstimatorOptions): AdvantageOutput;
 }

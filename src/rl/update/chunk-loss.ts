@@ -2,6 +2,7 @@
 // gradients, then PPO + KL + entropy + value terms from src/rl, summed into gradients w.r.t. the
 // engine's per-token outputs. It runs no backward and steps no optimiser (ppo-update.ts does).
 import type { BackwardGrads, Decoder, Tape } from "../../engine/model/decoder.js";
+import { concat } from "../concat.js";
 import { klTerm } from "../kl-estimators.js";
 import type { AggregationOptions } from "../losses/aggregate.js";
 import { entropyBonus } from "../losses/entropy-bonus.js";
@@ -35,16 +36,6 @@ export interface ChunkResult {
     valueLoss: number;
     explainedVariance: number;
   };
-}
-
-function concat(parts: readonly Float32Array[]): Float32Array {
-  const out = new Float32Array(parts.reduce((a, p) => a + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
 }
 
 function aggregation(cfg: TrainerConfig, d: Denominators): AggregationOptions {
