@@ -1,6 +1,6 @@
 // The training-run configuration (`maso train`): models, cast, algorithm, sampling, schedule,
 // checkpointing, eval, seed and run directory, as zod schemas with `.strict()` objects so unknown
-// fields fail. Defaults follow SYSTEM.md and the papers. Schema and types only: cross-field checks
+// fields fail. Defaults follow the UnityMAS-O and MARFT papers. Schema and types only: cross-field checks
 // (the cast against the workflow's roles) live in cast.ts, file loading in load-config.ts.
 import { z } from "zod";
 import { LORA_TARGETS } from "../engine/config.js";
