@@ -1,7 +1,7 @@
 // Renders every summary.json under a results directory (scripts/results.ts output) as markdown
 // tables, one per workflow, with links to the curves; prints it or writes it to --out (e.g.
-// docs/RESULTS.md, links then relative to that file). Reads summaries only.
-//   npx tsx scripts/results-table.ts <resultsDir> [--out docs/RESULTS.md]
+// docs/notes/results-tables.md, links then relative to that file). Reads summaries only.
+//   npx tsx scripts/results-table.ts <resultsDir> [--out docs/notes/results-tables.md]
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { MasoError } from "../src/errors.js";

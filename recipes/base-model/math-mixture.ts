@@ -1,6 +1,6 @@
 // The math adaptation mixture: what models/base-math trains on after models/base. The base model's
 // math data was a one-line answer with no working, so it learned the format and no arithmetic
-// (docs/RESULTS.md, "MARFT math: a base model that computes"). Here every answer computes in written
+// (docs/notes/marft-math.md). Here every answer computes in written
 // steps, the reasoner's plan names the operations, and drill text teaches the arithmetic itself.
 // Train material only: the reference train split plus freshly drawn problems whose names and
 // numbers match no dev/test problem (test/recipes/math-mixture.test.ts checks both).

@@ -1,6 +1,6 @@
 // The QA adaptation mixture: what models/base-qa trains on after models/base. The base model learned
 // its evidence roles on one fact sentence among 0–2 distractors, but the workflows show them the
-// retriever's top 4 documents, and there it corrupts what it copies (docs/RESULTS.md: REA's extract
+// retriever's top 4 documents, and there it corrupts what it copies (docs/notes/qa-workflows.md: REA's extract
 // writes a verbatim passage for 25 % of questions; copying the top passage would be worth 4×). Here
 // every evidence example is a real BM25 search, over worlds of the reference world's size with fresh
 // names and over the reference world's train clusters (the questions RL trains on): `summarize`/

@@ -1,5 +1,5 @@
 // Markdown tables of results summaries (one table per workflow, a row per config variant) with
-// links to each variant's curves, for docs/RESULTS.md. Pure: summaries in, text out.
+// links to each variant's curves, for docs/notes/results-tables.md. Pure: summaries in, text out.
 import { type MeanStd, meanRecords, type ResultsSummary } from "./results-summary.js";
 
 // one seed has no spread: print the value alone rather than a misleading "± 0"

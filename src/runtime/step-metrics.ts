@@ -1,4 +1,4 @@
-// Turns one step's phase outputs into the per-role metrics SYSTEM.md asks to log (reward by kind,
+// Turns one step's phase outputs into the per-role metrics a run logs (reward by kind,
 // advantage stats, entropy, KL to reference, clip fraction, approximate KL, grad norm, samples,
 // response length, value loss, explained variance). Pure bookkeeping over scalars.
 import type { AssignedRewards } from "../rewards/combine.js";

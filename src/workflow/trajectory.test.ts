@@ -52,7 +52,7 @@ async function sample() {
 }
 
 describe("trajectories", () => {
-  it("hold the records SYSTEM.md defines and survive a JSON round-trip", async () => {
+  it("hold the records docs/architecture.md defines and survive a JSON round-trip", async () => {
     const [good, bad] = await sample();
     expect(good.taskId).toBe("task-1");
     expect(good.metrics).toMatchObject({ steps: 2, roleCalls: 1, formatFailures: 0, answered: 1 });

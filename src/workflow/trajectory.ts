@@ -1,4 +1,4 @@
-// Records and trajectories as SYSTEM.md defines them: one record per node visit, ordered, plus
+// Records and trajectories as docs/architecture.md defines them: one record per node visit, ordered, plus
 // the final state and metrics. Plain JSON-serialisable data; no tensors ever appear here.
 
 import { z } from "zod";

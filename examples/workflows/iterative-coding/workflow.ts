@@ -1,4 +1,4 @@
-// Iterative coding (SYSTEM.md reference workflow 4) as a `maso train` / `maso eval` module.
+// Iterative coding (one of the five reference workflows) as a `maso train` / `maso eval` module.
 //
 //   START → plan → code → verify ─ all tests pass, or turn 3 done ─→ END
 //            ↑                   └─ failures remain, turns remain ─→ reflect ─┐

@@ -1,7 +1,7 @@
 // Iterative search (M-ASK) trained on a world the model has never read, evaluated on the reference
 // world's dev and test splits exactly as workflow.ts. The reference train split is in models/base's
 // pretraining text (every phrasing of its facts, its questions with answers), so models/base-qa's
-// summarize copies a train document verbatim 3x as often as a test one (docs/RESULTS.md): RL on it
+// summarize copies a train document verbatim 3x as often as a test one (docs/notes/qa-workflows.md): RL on it
 // rewards recall the test split cannot use. Here the training questions come from FRESH_WORLD_SEED's
 // world and `retrieve` searches the episode's own world; graph, roles, rewards and metric are
 // workflow.ts's. Configs: workflow.ts's baseQa variants with the fresh training split.

@@ -1,4 +1,4 @@
-// Iterative search, M-ASK (SYSTEM.md reference workflow 3) on the synthetic world, for `maso train` / `maso eval`.
+// Iterative search, M-ASK (one of the five reference workflows) on the synthetic world, for `maso train` / `maso eval`.
 //
 //   plan ──▶ ┌ search ──<end>──────────────────────────────────────────────▶ END
 //            │   └─<search>q</search>─▶ retrieve (top-4) ─▶ summarize ─▶ update ─▶ answer ─┐
@@ -210,7 +210,7 @@ export const configs = {
   baseQaPerRole: qaConfig("iterative-search", ROLES, "perRole", QA_CHECKPOINT),
   /**
    * baseQaPerRole with twice the tasks per step (8 × 8 episodes) and half its step (lr 5e-5): at 4 tasks
-   * per step the greedy policy gained in 5 steps and then drifted; this one climbs slowly (docs/RESULTS.md).
+   * per step the greedy policy gained in 5 steps and then drifted; this one climbs slowly (docs/notes/qa-workflows.md).
    */
   baseQaPerRoleBig: perRoleBig,
   /**

@@ -9,7 +9,7 @@ import { type FailedRound, MAX_ROUNDS, type MathState } from "./state.js";
 /**
  * Character budgets for earlier rounds in a prompt. The base model has 512 positions and reads
  * arithmetic at ~1.1 characters per token, so each kept round is clipped and the newest rounds are
- * kept, the oldest dropped first (SYSTEM.md: never drop the newest state). With full-length rounds
+ * kept, the oldest dropped first (prompt truncation never drops the newest state). With full-length rounds
  * only the last one fits. math-prompts.test.ts checks the worst case with the model's tokenizer.
  */
 export const HISTORY_BUDGET = { plan: 100, output: 80, total: 400 } as const;

@@ -1,4 +1,4 @@
-// MARFT dual-agent math (SYSTEM.md reference workflow 5) as a `maso train` / `maso eval` module.
+// MARFT dual-agent math (one of the five reference workflows) as a `maso train` / `maso eval` module.
 //
 //   START → reasoner → actor → judge ─ correct, or round 3 done ─→ END
 //             ↑                     └─ wrong, rounds remain ─────┐

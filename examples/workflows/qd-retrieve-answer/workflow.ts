@@ -1,4 +1,4 @@
-// QD-Retrieve-Answer (SYSTEM.md reference workflow 1) on the synthetic world, for `maso train` / `maso eval`.
+// QD-Retrieve-Answer (one of the five reference workflows) on the synthetic world, for `maso train` / `maso eval`.
 //
 //   decompose ──fan-out: one branch per sub-query──▶ retrieve (top-4) ──▶ join ──▶ answer ──▶ END
 //

@@ -1,4 +1,4 @@
-// Retrieve-Extract-Answer (SYSTEM.md reference workflow 2) on the synthetic world, for `maso train` / `maso eval`.
+// Retrieve-Extract-Answer (one of the five reference workflows) on the synthetic world, for `maso train` / `maso eval`.
 //
 //   decompose ──fan-out: one branch per sub-query──▶ [retrieve (top-4) → extract] ──▶ join ──▶ answer ──▶ END
 //
@@ -100,7 +100,7 @@ const ROLES = ["decompose", "extract", "answer"];
 const lora = qaConfig("retrieve-extract-answer", ROLES, "lora");
 
 /**
- * The steadiest setting of the docs/RESULTS.md sweep: 16 tasks × 8 episodes per step, LoRA lr 3e-4,
+ * The steadiest setting of the sweep in docs/notes/qa-workflows.md: 16 tasks × 8 episodes per step, LoRA lr 3e-4,
  * and per-role rollout temperatures — queries at 0.5, evidence explored at 0.7, answers exploiting at
  * 0.3 (a T = 1 answer role stopped copying names under big batches).
  */

@@ -29,7 +29,7 @@ export const tasks: { train: QaTask[]; dev: QaTask[]; test: QaTask[] } = world.s
  * A second world (same generator, no entity name or name word in common with the reference world)
  * that neither models/base nor models/base-qa has read: questions to train on whose documents the
  * model must copy rather than recall. The reference world's train facts and train questions are in
- * models/base's pretraining text, so its train split is partly memorised (docs/RESULTS.md).
+ * models/base's pretraining text, so its train split is partly memorised (docs/notes/qa-workflows.md).
  */
 export const FRESH_WORLD_SEED = 7;
 
@@ -124,7 +124,7 @@ const LEARNING_RATES = { lora: 1e-3, full: 1e-4 };
  * The run config of a world-QA workflow (docs/config.md): the base checkpoint cast by `shape`, RLOO
  * (leave-one-out baseline per (task, role, turn), no std division), 8 episodes per task, 4 tasks per
  * step, 50 steps. A malformed output costs 0.1 (`rewardWeights.format`), a tenth of a correct answer
- * (SYSTEM.md: a −1 format term on a 0–1 F1 scale dominates early training; with GRPO's per-group std
+ * (a −1 format term on a 0–1 F1 scale dominates early training; with GRPO's per-group std
  * division, groups whose F1 is all 0 — most of them — taught only format). Measured on QD-Retrieve-Answer
  * (150 steps, docs/RESULTS.md) this is no better on test F1 than GRPO with −1: both stay at the start.
  * `checkpoint` is the model every role starts from (models/base by default).
