@@ -62,7 +62,7 @@ export const metric = () => 0;
 const BASE = fileURLToPath(new URL("../../models/base", import.meta.url));
 const configFor = (concurrency: number) => ({
   name: "gateway-bench",
-  models: { base: { checkpoint: BASE, lora: { rank: 8, adapters: roles } } },
+  models: { base: { weights: BASE, lora: { rank: 8, adapters: roles } } },
   cast: { writer: "base/writer", judge: "base/judge" },
   schedule: { concurrency },
   sampling: { temperature: 1 },

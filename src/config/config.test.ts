@@ -92,7 +92,10 @@ describe("run config", () => {
   });
 
   it("needs exactly one model source and a value head for GAE", () => {
-    expect(fail({ ...good, models: { shared: { preset: "tiny", checkpoint: "x" } } }).message).toContain("models.shared.checkpoint");
+    expect(fail({ ...good, models: { shared: { preset: "tiny", weights: "x" } } }).message).toContain("models.shared.weights");
+    expect(fail({ ...good, models: { shared: { checkpoint: "x" } } }).message).toContain(
+      'models.shared.checkpoint: got "x"; expected no such field; a model\'s directory is given as `weights`',
+    );
     expect(fail({ ...good, models: { shared: {} } }).message).toContain(
       "models.shared.preset: got nothing (field missing); expected exactly one of",
     );

@@ -120,6 +120,10 @@ function expectedOf(issue: z.core.$ZodIssue, schema: z.ZodType): string {
   }
 }
 
+/** The current name of a model field that was renamed (`models.<m>.checkpoint` is `weights`), else undefined. */
+const renamedField = (path: readonly PropertyKey[]): string | undefined =>
+  path.length === 3 && path[0] === "models" && path[2] === "checkpoint" ? "weights" : undefined;
+
 /** Converts zod issues (from `schema.safeParse(input)`) into ConfigIssues; one per unknown key. */
 export function toConfigIssues(
   issues: readonly z.core.$ZodIssue[],
@@ -132,7 +136,9 @@ export function toConfigIssues(
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) {
         const path = [...issue.path, key];
-        out.push({ path: pathString([...prefix, ...path]), value: valueAt(input, path), expected: expectedOf(issue, schema) });
+        const renamed = renamedField(path);
+        const expected = renamed ? `no such field; a model's directory is given as \`${renamed}\`` : expectedOf(issue, schema);
+        out.push({ path: pathString([...prefix, ...path]), value: valueAt(input, path), expected });
       }
     } else {
       out.push({ path: pathString([...prefix, ...issue.path]), value: valueAt(input, issue.path), expected: expectedOf(issue, schema) });

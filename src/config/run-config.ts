@@ -52,7 +52,7 @@ export const modelSchema = z
     /** an engine preset … */
     preset: z.enum(PRESET_NAMES as [string, ...string[]]).optional(),
     /** … or an HF checkpoint directory (config.json + safetensors + tokenizer) */
-    checkpoint: z.string().min(1).optional(),
+    weights: z.string().min(1).optional(),
     /** LoRA adapters on a frozen base; omit for full fine-tuning */
     lora: loraSchema.optional(),
     /** train the base weights too (default: true without LoRA, false with) */
@@ -68,11 +68,11 @@ export const modelSchema = z
   })
   .strict()
   .superRefine((m, ctx) => {
-    if ((m.preset === undefined) === (m.checkpoint === undefined))
+    if ((m.preset === undefined) === (m.weights === undefined))
       ctx.addIssue({
         code: "custom",
-        path: m.preset === undefined ? ["preset"] : ["checkpoint"],
-        message: "exactly one of `preset` (tiny, small, base) or `checkpoint` (a directory)",
+        path: m.preset === undefined ? ["preset"] : ["weights"],
+        message: "exactly one of `preset` (tiny, small, base) or `weights` (a model directory)",
       });
   });
 

@@ -17,7 +17,7 @@ export type ModelSource =
   /** Fresh weights for this architecture (tests, from-scratch runs). */
   | { config: ModelConfig; seed?: number }
   /** An HF model directory (config.json + safetensors); its tokenizer is loaded from the same place. */
-  | { checkpoint: string }
+  | { weights: string }
   /** An existing engine model, used as is (e.g. after an SFT warm start). */
   | { decoder: Decoder };
 
@@ -63,7 +63,7 @@ export function resolveModelSpec(spec: ModelSpec): ResolvedModelSpec {
   if (typeof spec?.name !== "string" || !/^[A-Za-z0-9_.-]+$/.test(spec.name))
     throw new MasoError("MODEL_SPEC", `${where}: name must be letters, digits, _ . -`, "name models like 'policy' or 'qwen-0.5b'");
   const s = spec.source as Record<string, unknown> | undefined;
-  if (!s || !("config" in s || "checkpoint" in s || "decoder" in s))
+  if (!s || !("config" in s || "weights" in s || "decoder" in s))
     throw new MasoError(
       "MODEL_SPEC",
       `${where}: source must be { config }, { checkpoint } or { decoder }`,
@@ -101,7 +101,7 @@ export async function loadModel(spec: ResolvedModelSpec): Promise<{ decoder: Dec
     checkTokenizerFits(tokenizer, src.config.vocabSize, { tokenizer: given, model });
     decoder = new Decoder(src.config, undefined, { seed: src.seed ?? 0 });
   } else {
-    const dir = src.checkpoint;
+    const dir = src.weights;
     const { vocabSize } = await readHfConfig(dir);
     tokenizer = spec.tokenizer ?? (await loadTokenizer(dir));
     checkTokenizerFits(tokenizer, vocabSize, { tokenizer: spec.tokenizer ? given : dir, model: `${model} (${join(dir, "config.json")})` });

@@ -42,7 +42,7 @@ function configFile(name: string, edit: Record<string, unknown>): string {
 }
 
 const demoModel = demoConfig.models.base;
-const withCheckpoint = (dir: string) => ({ models: { base: { lora: demoModel.lora, optimizer: demoModel.optimizer, checkpoint: dir } } });
+const withCheckpoint = (dir: string) => ({ models: { base: { lora: demoModel.lora, optimizer: demoModel.optimizer, weights: dir } } });
 
 let qwenOnByte: string;
 let byteOnByte: string;
@@ -53,7 +53,7 @@ beforeAll(async () => {
 
 describe("a model paired with a tokenizer that does not fit its vocabulary", () => {
   it("is refused at load, naming both sizes and the offending chat token", async () => {
-    const err = await loadModel(resolveModelSpec({ name: "base", source: { checkpoint: qwenOnByte } })).catch((e) => e);
+    const err = await loadModel(resolveModelSpec({ name: "base", source: { weights: qwenOnByte } })).catch((e) => e);
     expect(err.code).toBe("TOKENIZER_MISMATCH");
     expect(err.message).toContain(`the tokenizer of ${qwenOnByte} (151669 tokens) does not fit model "base"`);
     expect(err.message).toContain("(vocabulary of 264)");
@@ -85,7 +85,7 @@ describe("a model paired with a tokenizer that does not fit its vocabulary", () 
     expect(bad.code).toBe(1);
     expect(bad.err).toContain("error TOKENIZER_MISMATCH");
     expect(bad.err).toMatch(
-      /models\.base\.checkpoint: the tokenizer of .*qwen-on-byte \(151669 tokens\) does not fit .*config\.json \(vocabulary of 264\)/,
+      /models\.base\.weights: the tokenizer of .*qwen-on-byte \(151669 tokens\) does not fit .*config\.json \(vocabulary of 264\)/,
     );
     expect(bad.out).not.toContain("config ok");
     const good = await cli("train", DEMO, "--config", configFile("byte-check", withCheckpoint(byteOnByte)), "--check");
@@ -153,7 +153,7 @@ describe("a config with many problems", () => {
   const many = {
     models: {
       base: { preset: "tiny", lora: { rank: 4, adapters: ["planner", "solver", "planner"] } },
-      other: { checkpoint: join(root, "no-such-model") },
+      other: { weights: join(root, "no-such-model") },
       spare: { preset: "tiny", optimizer: { lr: 1e300 } },
     },
     cast: { planner: "base/planner", solver: "other" },
@@ -176,7 +176,7 @@ describe("a config with many problems", () => {
       "schedule.steps: got 100000000; expected an integer from 1 to 10000000 [CONFIG_INVALID]",
       `models.base.lora.adapters[2]: got "planner"; expected each adapter once; "planner" is already adapters[0]`,
       `rewardWeights.shared-outcom: got 2; expected the name of one of the workflow module's reward functions: shared-outcome [CONFIG_REWARD_WEIGHT]`,
-      `models.other.checkpoint: got "${join(root, "no-such-model")}"; expected an HF model directory (config.json + safetensors + tokenizer.json); ${join(root, "no-such-model")} does not exist [CONFIG_CHECKPOINT_MISSING]`,
+      `models.other.weights: got "${join(root, "no-such-model")}"; expected an HF model directory (config.json + safetensors + tokenizer.json); ${join(root, "no-such-model")} does not exist [CONFIG_WEIGHTS_MISSING]`,
     ];
     for (const l of lines) expect(r.err).toContain(l);
     expect(r.err).toMatch(/--check found 8 problems\n/);

@@ -43,8 +43,8 @@ export async function trainTiny<S extends object, T>(
   };
   const { config, cast } = resolveRunConfig(raw, { roles });
   const opts = runtimeOptions(config, cast, mod);
-  // the reference configs load every model from the one base checkpoint; its tokenizer serves all
-  const tokenizer = await loadTokenizer(Object.values(config.models)[0].checkpoint!);
+  // the reference configs load every model from the one base model directory; its tokenizer serves all
+  const tokenizer = await loadTokenizer(Object.values(config.models)[0].weights!);
   const tiny = { ...presetConfig("tiny", tokenizer.eosTokenIds), vocabSize: tokenizer.vocabSize };
   const models = opts.models.map((m) => ({ ...m, source: { config: tiny, seed: 1 }, tokenizer }));
   const result = await runTraining({

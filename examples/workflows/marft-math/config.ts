@@ -45,7 +45,7 @@ export function marftConfigs(name: string, roles: readonly string[]) {
     seed: 0,
     models: {
       base: {
-        checkpoint: BASE_CHECKPOINT,
+        weights: BASE_CHECKPOINT,
         lora: { rank: 8, alpha: 16, adapters: [...roles] },
         valueHead: { hidden: 64 },
         optimizer: { lr: 2e-4 },

@@ -17,23 +17,23 @@ export interface CastLearningRates {
 }
 
 /**
- * `models` and `cast` of a run config for `roles` on `checkpoint`, shaped by `shape`.
+ * `models` and `cast` of a run config for `roles` on the model directory `weights`, shaped by `shape`.
  * @example castModels(["plan", "code"], "shared", "models/base", { lora: 3e-4, full: 3e-5 })
  */
-export function castModels(roles: readonly string[], shape: CastShape, checkpoint: string, lr: CastLearningRates) {
+export function castModels(roles: readonly string[], shape: CastShape, weights: string, lr: CastLearningRates) {
   const optimizer = { lr: shape === "lora" ? lr.lora : lr.full, maxGradNorm: 1 };
   if (shape === "lora") {
     const lora = { rank: 8, alpha: 16, adapters: [...roles] };
     return {
-      models: { base: { checkpoint, lora, optimizer } },
+      models: { base: { weights, lora, optimizer } },
       cast: Object.fromEntries(roles.map((r) => [r, `base/${r}`])),
     };
   }
   if (shape === "shared") {
-    return { models: { shared: { checkpoint, optimizer } }, cast: Object.fromEntries(roles.map((r) => [r, "shared"])) };
+    return { models: { shared: { weights, optimizer } }, cast: Object.fromEntries(roles.map((r) => [r, "shared"])) };
   }
   return {
-    models: Object.fromEntries(roles.map((r) => [r, { checkpoint, optimizer }])),
+    models: Object.fromEntries(roles.map((r) => [r, { weights, optimizer }])),
     cast: Object.fromEntries(roles.map((r) => [r, r])),
   };
 }

@@ -13,13 +13,13 @@ import { checkTokenizerFits } from "../../engine/tokenizer/tokenizer-fit.js";
 import type { Tokenizer } from "../../engine/tokenizer/types.js";
 import { type CheckProblem, errorProblem, issueProblem } from "./check-problem.js";
 
-async function checkpointProblems(name: string, dir: string): Promise<CheckProblem[]> {
-  const path = `models.${name}.checkpoint`;
+async function weightsProblems(name: string, dir: string): Promise<CheckProblem[]> {
+  const path = `models.${name}.weights`;
   const expected = "an HF model directory (config.json + safetensors + tokenizer.json)";
   if (!existsSync(dir))
-    return [issueProblem({ code: "CONFIG_CHECKPOINT_MISSING", path, value: dir, expected: `${expected}; ${resolve(dir)} does not exist` })];
+    return [issueProblem({ code: "CONFIG_WEIGHTS_MISSING", path, value: dir, expected: `${expected}; ${resolve(dir)} does not exist` })];
   if (!statSync(dir).isDirectory())
-    return [issueProblem({ code: "CONFIG_CHECKPOINT_MISSING", path, value: dir, expected: `${expected}; ${resolve(dir)} is a file` })];
+    return [issueProblem({ code: "CONFIG_WEIGHTS_MISSING", path, value: dir, expected: `${expected}; ${resolve(dir)} is a file` })];
   const out: CheckProblem[] = [];
   const at = `${path} (${dir}): `;
   let config: ModelConfig | undefined;
@@ -56,7 +56,7 @@ export async function checkModels(models: unknown): Promise<CheckProblem[]> {
     const r = modelSchema.safeParse(raw);
     if (!r.success) continue;
     const m = r.data;
-    if (m.checkpoint !== undefined) out.push(...(await checkpointProblems(name, m.checkpoint)));
+    if (m.weights !== undefined) out.push(...(await weightsProblems(name, m.weights)));
     else if (m.preset !== undefined) {
       const preset = m.preset as ModelPreset;
       try {

@@ -26,7 +26,7 @@ export function modelSpec(name: string, m: ModelCfg, config: RunConfig): ModelSp
     name,
     source: m.preset
       ? { config: presetConfig(m.preset as ModelPreset, tok.eosTokenIds), seed: config.seed }
-      : { checkpoint: m.checkpoint! },
+      : { weights: m.weights! },
     train,
     lora,
     valueHead: m.valueHead ? { hidden: m.valueHead.hidden, detach: m.valueHead.detach } : undefined,
