@@ -5,7 +5,7 @@ export { adapterPerRole, byGroup, defineCast, rolesOf, shareAll, type Cast, type
 export type { GenerationRequest, GenerationResult, Generator, GeneratorStats } from "./generator.js";
 export { createNaiveGenerator, type NaiveGeneratorOptions } from "./naive-generator.js";
 export { createSamplerGenerator } from "./sampler-generator.js";
-export { pickToken, type PickSettings, type Picked } from "./sampling.js";
+export { pickToken, type Picked } from "./sampling.js";
 export type {
   AdvantageStats,
   AssignRewardsRequest,

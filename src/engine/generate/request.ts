@@ -6,7 +6,7 @@ import { MasoError } from "../../errors.js";
 import type { ModelConfig } from "../config.js";
 import { encodeChat } from "../tokenizer/encode-chat.js";
 import type { ChatMessage, ChatTemplateOptions, Tokenizer } from "../tokenizer/types.js";
-import type { SamplingParams } from "./sampling.js";
+import type { Sampling } from "./sampling.js";
 
 /** One generation request. Give exactly one of `prompt`, `messages`, `promptTokens`. */
 export interface GenerationRequest {
@@ -70,7 +70,7 @@ export interface GenerationResult {
 }
 
 /** A checked request with its prompt ids and every default filled in. */
-export interface NormalizedRequest extends SamplingParams {
+export interface NormalizedRequest extends Sampling {
   promptTokens: number[];
   adapter: string | null;
   maxNewTokens: number;
