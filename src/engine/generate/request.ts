@@ -29,9 +29,9 @@ export interface GenerationRequest {
   /** Nucleus mass in (0, 1]; 1 (default) = all. */
   topP?: number;
   /** Stop when the text contains any of these; the result's text ends before it. Needs a tokenizer. */
-  stop?: string[];
+  stop?: readonly string[];
   /** More token ids that end generation (the tokenizer's and model's EOS ids always do, unless ignoreEos). */
-  stopTokenIds?: number[];
+  stopTokenIds?: readonly number[];
   /** Do not stop at EOS ids (stopTokenIds still apply). */
   ignoreEos?: boolean;
   /** Leave special tokens (chat markers, BOS) out of the text that stop strings and the result see (default true, like vLLM). */
