@@ -1,5 +1,9 @@
 // Picks the next token from one row of logits: temperature, top-k, top-p, seeded noise. Pure
 // function of its inputs; it never touches a model or allocates per vocabulary entry more than once.
+// This is the naive reference generator's draw, kept apart from the KV-cache Sampler's sampleToken
+// (engine/generate/sampling.ts) because its streams differ: it lays the top-k/top-p CDF out by
+// descending logit where sampleToken goes by id, and normalises in another order, so the same noise
+// picks other tokens and rounds log-probs differently.
 import type { Sampling } from "../engine/generate/sampling.js";
 import type { Rng } from "../engine/model/init.js";
 
