@@ -38,10 +38,10 @@ let checked: DecodeKernels | undefined;
 /** The decode kernels; throws MasoError NATIVE_STALE when the built addon predates them. */
 export function decodeKernels(): DecodeKernels {
   if (checked) return checked;
-  const k = native() as unknown as Partial<DecodeKernels>;
-  if (typeof k.attentionDecode !== "function" || typeof k.kvCacheWrite !== "function") {
+  const addon = native() as unknown as Partial<DecodeKernels>;
+  if (typeof addon.attentionDecode !== "function" || typeof addon.kvCacheWrite !== "function") {
     throw new MasoError("NATIVE_STALE", "the native addon has no decode kernels", "rebuild it with `npm run install`");
   }
-  checked = k as DecodeKernels;
+  checked = addon as DecodeKernels;
   return checked;
 }

@@ -1,37 +1,20 @@
 // The small generation interface a worker group codes against: submit one request, get tokens,
 // their sampling log-probs and text back. Implementations batch concurrent requests themselves.
 // Types only; the naive reference sampler lives in naive-generator.ts.
+import type { GenerationRequest, GenerationResult } from "../engine/generate/request.js";
 
-/** One generation request, already tokenized. */
-export interface GenerationRequest {
-  promptTokens: readonly number[];
-  /** LoRA adapter to sample with, or null for the base weights. */
-  adapter: string | null;
-  maxNewTokens: number;
-  /** 0 = greedy. */
-  temperature: number;
-  /** Nucleus cut in (0, 1]; 1 = off. */
-  topP: number;
-  /** Top-k cut; 0 = off. */
-  topK: number;
-  /** Generation ends after emitting one of these ids (the id is kept in `tokens`). */
-  stopTokenIds: readonly number[];
-  /** Generation ends once the decoded text contains one of these (cut from `text`, kept in `tokens`). */
-  stopStrings: readonly string[];
-  /** Seeds this request's sampling noise, so results do not depend on how requests were batched. */
-  seed: number;
-}
+/**
+ * One request: the engine's {@link GenerationRequest}, already tokenized, with every field a worker
+ * group sets given. Generation ends after a `stopTokenIds` id (kept in `tokens`) or once the text
+ * contains a `stop` string (cut from `text`, its tokens kept); `seed` makes results independent of
+ * batching.
+ */
+export type GeneratorRequest = Required<
+  Pick<GenerationRequest, "promptTokens" | "adapter" | "maxNewTokens" | "temperature" | "topP" | "topK" | "stopTokenIds" | "stop" | "seed">
+>;
 
-/** What comes back for one request. */
-export interface GenerationResult {
-  /** Generated ids, including the stop token or the tokens that formed a stop string. */
-  tokens: number[];
-  /** log p(token) under the sampling distribution (logits / temperature; 1 when greedy), per token. */
-  logprobs: number[];
-  /** Decoded output without special tokens, cut before the first stop string. */
-  text: string;
-  finishReason: "stop" | "length";
-}
+/** What comes back for one request: the part of the engine's {@link GenerationResult} a worker group reads. */
+export type GeneratorResult = Pick<GenerationResult, "tokens" | "logprobs" | "text" | "finishReason">;
 
 /** Counters for benchmarks: how many sequences each decode step carried. */
 export interface GeneratorStats {
@@ -49,10 +32,10 @@ export interface GeneratorStats {
  * implementation decides how to batch.
  *
  * @example
- * const r = await generator.submit({ promptTokens, adapter: null, maxNewTokens: 8, temperature: 1, topP: 1, topK: 0, stopTokenIds: tok.eosTokenIds, stopStrings: [], seed: 1 });
+ * const r = await generator.submit({ promptTokens, adapter: null, maxNewTokens: 8, temperature: 1, topP: 1, topK: 0, stopTokenIds: tok.eosTokenIds, stop: [], seed: 1 });
  */
 export interface Generator {
-  submit(request: GenerationRequest): Promise<GenerationResult>;
+  submit(request: GeneratorRequest): Promise<GeneratorResult>;
   stats(): GeneratorStats;
   /** Called after every update: drop anything computed with the old weights (e.g. shared prefixes). */
   weightsChanged?(): void;

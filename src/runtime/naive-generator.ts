@@ -6,7 +6,7 @@ import { createRng, type Rng } from "../engine/model/init.js";
 import type { Tokenizer } from "../engine/tokenizer/types.js";
 import { MasoError } from "../errors.js";
 import { native } from "../native/binding.js";
-import type { GenerationRequest, GenerationResult, Generator, GeneratorStats } from "./generator.js";
+import type { Generator, GeneratorRequest, GeneratorResult, GeneratorStats } from "./generator.js";
 import { pickToken } from "./sampling.js";
 
 export interface NaiveGeneratorOptions {
@@ -15,15 +15,15 @@ export interface NaiveGeneratorOptions {
 }
 
 interface Active {
-  req: GenerationRequest;
+  req: GeneratorRequest;
   rng: Rng;
   tokens: number[];
   logprobs: number[];
-  resolve: (r: GenerationResult) => void;
+  resolve: (r: GeneratorResult) => void;
   reject: (e: unknown) => void;
 }
 
-function checkRequest(model: Decoder, r: GenerationRequest): void {
+function checkRequest(model: Decoder, r: GeneratorRequest): void {
   const bad = (what: string, hint: string) => new MasoError("GENERATE_INVALID", `generation request: ${what}`, hint);
   if (!Number.isInteger(r.maxNewTokens) || r.maxNewTokens < 1) throw bad(`maxNewTokens is ${r.maxNewTokens}`, "use an integer >= 1");
   if (!(r.temperature >= 0)) throw bad(`temperature is ${r.temperature}`, "use 0 (greedy) or a positive number");
@@ -46,7 +46,7 @@ function checkRequest(model: Decoder, r: GenerationRequest): void {
  *
  * @example
  * const gen = createNaiveGenerator(model, createByteTokenizer());
- * const out = await gen.submit({ promptTokens: tok.encode("hi"), adapter: null, maxNewTokens: 4, temperature: 1, topP: 1, topK: 0, stopTokenIds: tok.eosTokenIds, stopStrings: [], seed: 7 });
+ * const out = await gen.submit({ promptTokens: tok.encode("hi"), adapter: null, maxNewTokens: 4, temperature: 1, topP: 1, topK: 0, stopTokenIds: tok.eosTokenIds, stop: [], seed: 7 });
  */
 export function createNaiveGenerator(model: Decoder, tokenizer: Tokenizer, options: NaiveGeneratorOptions = {}): Generator {
   const maxBatch = options.maxBatch ?? 64;
@@ -80,7 +80,7 @@ export function createNaiveGenerator(model: Decoder, tokenizer: Tokenizer, optio
       a.tokens.push(id);
       a.logprobs.push(logprob);
       const text = tokenizer.decode(a.tokens, { skipSpecialTokens: true });
-      const cut = firstStop(text, a.req.stopStrings);
+      const cut = firstStop(text, a.req.stop);
       if (a.req.stopTokenIds.includes(id)) finish(a, "stop", cut < 0 ? text : text.slice(0, cut));
       else if (cut >= 0) finish(a, "stop", text.slice(0, cut));
       else if (a.tokens.length >= a.req.maxNewTokens || a.req.promptTokens.length + a.tokens.length + 1 > cfg.maxPositionEmbeddings)
@@ -119,7 +119,7 @@ export function createNaiveGenerator(model: Decoder, tokenizer: Tokenizer, optio
         return Promise.reject(err);
       }
       stats.requests++;
-      return new Promise<GenerationResult>((resolve, reject) => {
+      return new Promise<GeneratorResult>((resolve, reject) => {
         queue.push({ req, rng: createRng(req.seed), tokens: [], logprobs: [], resolve, reject });
         if (!running) {
           running = true;

@@ -24,8 +24,8 @@ export function createSamplerGenerator(model: Decoder, tokenizer: Tokenizer, opt
         temperature: req.temperature,
         topK: req.topK,
         topP: req.topP,
-        stop: [...req.stopStrings],
-        stopTokenIds: [...req.stopTokenIds],
+        stop: req.stop,
+        stopTokenIds: req.stopTokenIds,
         seed: req.seed,
       });
       return { tokens: r.tokens, logprobs: r.logprobs, text: r.text, finishReason: r.finishReason };

@@ -1,13 +1,11 @@
 // Picks the next token from one row of logits: temperature, top-k, top-p, seeded noise. Pure
 // function of its inputs; it never touches a model or allocates per vocabulary entry more than once.
+// This is the naive reference generator's draw, kept apart from the KV-cache Sampler's sampleToken
+// (engine/generate/sampling.ts) because its streams differ: it lays the top-k/top-p CDF out by
+// descending logit where sampleToken goes by id, and normalises in another order, so the same noise
+// picks other tokens and rounds log-probs differently.
+import type { Sampling } from "../engine/generate/sampling.js";
 import type { Rng } from "../engine/model/init.js";
-
-export interface PickSettings {
-  /** 0 = greedy (argmax). */
-  temperature: number;
-  topP: number;
-  topK: number;
-}
 
 /** The chosen id and its log-prob under softmax(logits / temperature) (temperature 1 when greedy). */
 export interface Picked {
@@ -29,7 +27,7 @@ function logSoftmaxAt(logits: Float32Array, invT: number, id: number): number {
  * @example
  * pickToken(new Float32Array([0, 5, 1]), { temperature: 0, topP: 1, topK: 0 }, rng).id; // 1
  */
-export function pickToken(logits: Float32Array, s: PickSettings, rng: Rng): Picked {
+export function pickToken(logits: Float32Array, s: Sampling, rng: Rng): Picked {
   const V = logits.length;
   if (s.temperature === 0) {
     let best = 0;

@@ -156,7 +156,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
       topP: req.sampling.topP,
       topK: req.sampling.topK,
       stopTokenIds: tokenizer.eosTokenIds,
-      stopStrings: req.stop,
+      stop: req.stop,
       seed: req.seed,
     });
     const byRole = (calls[req.role] ??= {});

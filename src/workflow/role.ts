@@ -2,6 +2,7 @@
 // sampling limits). A role holds no parameters and never calls a model; the runner does that.
 
 import { templateVariablesProblem } from "../engine/tokenizer/template-variables.js";
+import type { Sampling } from "../engine/generate/sampling.js";
 import type { ChatMessage } from "../engine/tokenizer/types.js";
 import { MasoError } from "../errors.js";
 import type { NodeContext } from "./graph-types.js";
@@ -9,12 +10,8 @@ import type { NodeContext } from "./graph-types.js";
 /** One chat message: the tokenizer's type, so role prompts go straight into chat templates. */
 export type { ChatMessage };
 
-/** Sampling settings sent with each role call. topK 0 means "no top-k cut". */
-export interface Sampling {
-  temperature: number;
-  topP: number;
-  topK: number;
-}
+/** Sampling settings sent with each role call: the engine's type. */
+export type { Sampling };
 
 /** Result of parsing a role's raw output: a value, or a format failure with a reason. */
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; reason: string };

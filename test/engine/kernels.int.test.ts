@@ -5,7 +5,7 @@ import { native } from "../../src/native/binding.js";
 import { createRng, fillNormal } from "../../src/engine/model/init.js";
 import { maxDiff } from "../reference/reference.js";
 
-const k = native();
+const kernels = native();
 const rng = createRng(42);
 const randn = (n: number, s = 1) => {
   const x = new Float32Array(n);
@@ -21,8 +21,8 @@ describe("fast kernels agree with the naive reference", () => {
     const b = randn(OC);
     const fast = new Float32Array(N * OC);
     const slow = new Float32Array(N * OC);
-    k.matmulForward(fast, inp, w, b, N, IC, OC, false);
-    k.matmulForwardNaive(slow, inp, w, b, N, IC, OC, false);
+    kernels.matmulForward(fast, inp, w, b, N, IC, OC, false);
+    kernels.matmulForwardNaive(slow, inp, w, b, N, IC, OC, false);
     expect(maxDiff(fast, slow).abs).toBeLessThan(1e-4);
   });
 
@@ -37,11 +37,11 @@ describe("fast kernels agree with the naive reference", () => {
     const run = (naive: boolean) => {
       const out = new Float32Array(N * NH * HS);
       const lse = new Float32Array(N * NH);
-      (naive ? k.attentionForwardNaive : k.attentionForward)(out, lse, q, kk, v, starts, 3, NH, KVH, HS);
+      (naive ? kernels.attentionForwardNaive : kernels.attentionForward)(out, lse, q, kk, v, starts, 3, NH, KVH, HS);
       const dq = new Float32Array(q.length);
       const dk = new Float32Array(kk.length);
       const dv = new Float32Array(v.length);
-      (naive ? k.attentionBackwardNaive : k.attentionBackward)(dq, dk, dv, dout, out, lse, q, kk, v, starts, 3, NH, KVH, HS);
+      (naive ? kernels.attentionBackwardNaive : kernels.attentionBackward)(dq, dk, dv, dout, out, lse, q, kk, v, starts, 3, NH, KVH, HS);
       return { out, lse, dq, dk, dv };
     };
     const a = run(false);
@@ -53,17 +53,17 @@ describe("fast kernels agree with the naive reference", () => {
 describe("the addon rejects bad input with errors", () => {
   it("short buffers, wrong types, out-of-range ids and bad offsets throw", () => {
     const w = new Float32Array(4 * 3);
-    expect(() => k.matmulForward(new Float32Array(5), new Float32Array(6), w, null, 2, 3, 4, false)).toThrow(
+    expect(() => kernels.matmulForward(new Float32Array(5), new Float32Array(6), w, null, 2, 3, 4, false)).toThrow(
       /'out' has 5 elements, needs 8/,
     );
-    expect(() => k.matmulForward(new Float32Array(8), new Float64Array(6) as unknown as Float32Array, w, null, 2, 3, 4, false)).toThrow(
-      /must be a Float32Array/,
-    );
-    expect(() => k.embeddingForward(new Float32Array(6), new Int32Array([0, 9]), new Float32Array(9), 2, 3, 3)).toThrow(
+    expect(() =>
+      kernels.matmulForward(new Float32Array(8), new Float64Array(6) as unknown as Float32Array, w, null, 2, 3, 4, false),
+    ).toThrow(/must be a Float32Array/);
+    expect(() => kernels.embeddingForward(new Float32Array(6), new Int32Array([0, 9]), new Float32Array(9), 2, 3, 3)).toThrow(
       /value 9 at index 1 is outside \[0, 3\)/,
     );
     expect(() =>
-      k.attentionForward(
+      kernels.attentionForward(
         new Float32Array(8),
         new Float32Array(2),
         new Float32Array(8),
@@ -76,8 +76,8 @@ describe("the addon rejects bad input with errors", () => {
         4,
       ),
     ).toThrow(/non-decreasing/);
-    expect(() => k.matmulForward(new Float32Array(8), new Float32Array(6), w, null, -2, 3, 4, false)).toThrow(/non-negative integer/);
-    expect(() => (k.sumsq as unknown as (x: unknown) => number)(new Float32Array(2))).toThrow(/expected 2 arguments/);
-    expect(() => k.setThreads(0)).toThrow(/\[1, 1024\]/);
+    expect(() => kernels.matmulForward(new Float32Array(8), new Float32Array(6), w, null, -2, 3, 4, false)).toThrow(/non-negative integer/);
+    expect(() => (kernels.sumsq as unknown as (x: unknown) => number)(new Float32Array(2))).toThrow(/expected 2 arguments/);
+    expect(() => kernels.setThreads(0)).toThrow(/\[1, 1024\]/);
   });
 });

@@ -7,8 +7,8 @@ import { native } from "../../src/native/binding.js";
 import { decodeKernels } from "../../src/native/decode-binding.js";
 import { maxDiff } from "../reference/reference.js";
 
-const k = native();
-const d = decodeKernels();
+const kernels = native();
+const decode = decodeKernels();
 const rng = createRng(7);
 const randn = (n: number) => {
   const x = new Float32Array(n);
@@ -31,7 +31,7 @@ describe("paged decode attention", () => {
   const seqV = lensArr.map((T) => randn(T * W));
   for (let b = 0; b < B; b++) {
     const slots = Int32Array.from({ length: lensArr[b] }, (_, t) => blocksOf[b][Math.floor(t / BS)] * BS + (t % BS));
-    d.kvCacheWrite(kc, vc, seqK[b], seqV[b], slots, lensArr[b], W, P * BS);
+    decode.kvCacheWrite(kc, vc, seqK[b], seqV[b], slots, lensArr[b], W, P * BS);
   }
   const tableStarts = new Int32Array(B + 1);
   for (let b = 0; b < B; b++) tableStarts[b + 1] = tableStarts[b] + blocksOf[b].length;
@@ -42,20 +42,20 @@ describe("paged decode attention", () => {
   it("fast and naive kernels agree", () => {
     const fast = new Float32Array(B * NH * HS);
     const slow = new Float32Array(B * NH * HS);
-    d.attentionDecode(fast, q, kc, vc, table, tableStarts, lens, B, NH, KVH, HS, BS, P);
-    d.attentionDecodeNaive(slow, q, kc, vc, table, tableStarts, lens, B, NH, KVH, HS, BS, P);
+    decode.attentionDecode(fast, q, kc, vc, table, tableStarts, lens, B, NH, KVH, HS, BS, P);
+    decode.attentionDecodeNaive(slow, q, kc, vc, table, tableStarts, lens, B, NH, KVH, HS, BS, P);
     expect(maxDiff(fast, slow).abs).toBeLessThan(1e-6);
   });
 
   it("equals the training attention's last row over the same keys", () => {
     const out = new Float32Array(B * NH * HS);
-    d.attentionDecode(out, q, kc, vc, table, tableStarts, lens, B, NH, KVH, HS, BS, P);
+    decode.attentionDecode(out, q, kc, vc, table, tableStarts, lens, B, NH, KVH, HS, BS, P);
     for (let b = 0; b < B; b++) {
       const T = lensArr[b];
       const qs = new Float32Array(T * NH * HS); // only the last row's query matters
       qs.set(q.subarray(b * NH * HS, (b + 1) * NH * HS), (T - 1) * NH * HS);
       const ref = new Float32Array(T * NH * HS);
-      k.attentionForward(ref, new Float32Array(T * NH), qs, seqK[b], seqV[b], new Int32Array([0, T]), 1, NH, KVH, HS);
+      kernels.attentionForward(ref, new Float32Array(T * NH), qs, seqK[b], seqV[b], new Int32Array([0, T]), 1, NH, KVH, HS);
       const got = out.subarray(b * NH * HS, (b + 1) * NH * HS);
       expect(maxDiff(got, ref.subarray((T - 1) * NH * HS)).abs, `sequence ${b}`).toBeLessThan(1e-5);
     }
@@ -64,7 +64,7 @@ describe("paged decode attention", () => {
   it("rejects block ids, lengths, slots and buffers that do not fit", () => {
     const out = new Float32Array(B * NH * HS);
     const call = (over: { table?: Int32Array; tableStarts?: Int32Array; lens?: Int32Array; kc?: Float32Array; KVH?: number }) => () =>
-      d.attentionDecode(
+      decode.attentionDecode(
         out,
         q,
         over.kc ?? kc,
@@ -85,8 +85,8 @@ describe("paged decode attention", () => {
     expect(call({ tableStarts: Int32Array.from([0, 2, 1, 7]) })).toThrow(/non-decreasing/);
     expect(call({ kc: new Float32Array(10) })).toThrow(/'kc' has 10 elements/);
     expect(call({ KVH: 3 })).toThrow(/must divide NH/);
-    expect(() => d.kvCacheWrite(kc, vc, seqK[0], seqV[0], Int32Array.from([P * BS]), 1, W, P * BS)).toThrow(/'slots' value 32/);
-    expect(() => d.kvCacheWrite(kc, kc, seqK[0], seqV[0], Int32Array.from([0]), 1, W, P * BS)).toThrow(/same buffer/);
-    expect(() => (d.kvCacheWrite as unknown as (...a: unknown[]) => void)(kc, vc)).toThrow(/expected 8 arguments/);
+    expect(() => decode.kvCacheWrite(kc, vc, seqK[0], seqV[0], Int32Array.from([P * BS]), 1, W, P * BS)).toThrow(/'slots' value 32/);
+    expect(() => decode.kvCacheWrite(kc, kc, seqK[0], seqV[0], Int32Array.from([0]), 1, W, P * BS)).toThrow(/same buffer/);
+    expect(() => (decode.kvCacheWrite as unknown as (...a: unknown[]) => void)(kc, vc)).toThrow(/expected 8 arguments/);
   });
 });

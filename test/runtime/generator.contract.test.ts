@@ -7,10 +7,10 @@ import { MasoError } from "../../src/errors.js";
 import { encodeChat } from "../../src/engine/tokenizer/encode-chat.js";
 import { scoreSamples } from "../../src/rl/update/score.js";
 import type { Tokenizer } from "../../src/engine/tokenizer/types.js";
-import { createNaiveGenerator, createSamplerGenerator, type GenerationRequest, type Generator } from "../../src/runtime/index.js";
+import { createNaiveGenerator, createSamplerGenerator, type Generator, type GeneratorRequest } from "../../src/runtime/index.js";
 import { ask, END_ID, probFirst, tinyConfig, tok, warmModel } from "./helpers.js";
 
-const req = (over: Partial<GenerationRequest> = {}): GenerationRequest => ({
+const req = (over: Partial<GeneratorRequest> = {}): GeneratorRequest => ({
   promptTokens: encodeChat(tok, ask("hello"), { addGenerationPrompt: true }),
   adapter: null,
   maxNewTokens: 6,
@@ -18,7 +18,7 @@ const req = (over: Partial<GenerationRequest> = {}): GenerationRequest => ({
   topP: 1,
   topK: 0,
   stopTokenIds: tok.eosTokenIds,
-  stopStrings: [],
+  stop: [],
   seed: 1,
   ...over,
 });
@@ -62,7 +62,7 @@ describe.each(impls)("generator contract: %s", (_name, createGenerator) => {
     expect(greedy.tokens[greedy.tokens.length - 1]).toBe(END_ID);
     expect(greedy.finishReason).toBe("stop");
     expect(probFirst(warm, "hi", "x")).toBeGreaterThan(0.5);
-    const cut = await gen.submit(req({ promptTokens: prompt, temperature: 0, stopStrings: ["z"] }));
+    const cut = await gen.submit(req({ promptTokens: prompt, temperature: 0, stop: ["z"] }));
     expect(cut.text).toBe("xy");
     expect(cut.tokens).toHaveLength(3); // the tokens that formed the stop string stay
     expect(cut.finishReason).toBe("stop");

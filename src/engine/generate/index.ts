@@ -7,4 +7,4 @@ export {
   type GenerationRequest,
   type GenerationResult,
 } from "./request.js";
-export { sampleToken, samplingSupport, type SampledToken, type SamplingParams } from "./sampling.js";
+export { sampleToken, samplingSupport, type SampledToken, type Sampling } from "./sampling.js";

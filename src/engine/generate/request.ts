@@ -6,7 +6,7 @@ import { MasoError } from "../../errors.js";
 import type { ModelConfig } from "../config.js";
 import { encodeChat } from "../tokenizer/encode-chat.js";
 import type { ChatMessage, ChatTemplateOptions, Tokenizer } from "../tokenizer/types.js";
-import type { SamplingParams } from "./sampling.js";
+import type { Sampling } from "./sampling.js";
 
 /** One generation request. Give exactly one of `prompt`, `messages`, `promptTokens`. */
 export interface GenerationRequest {
@@ -29,9 +29,9 @@ export interface GenerationRequest {
   /** Nucleus mass in (0, 1]; 1 (default) = all. */
   topP?: number;
   /** Stop when the text contains any of these; the result's text ends before it. Needs a tokenizer. */
-  stop?: string[];
+  stop?: readonly string[];
   /** More token ids that end generation (the tokenizer's and model's EOS ids always do, unless ignoreEos). */
-  stopTokenIds?: number[];
+  stopTokenIds?: readonly number[];
   /** Do not stop at EOS ids (stopTokenIds still apply). */
   ignoreEos?: boolean;
   /** Leave special tokens (chat markers, BOS) out of the text that stop strings and the result see (default true, like vLLM). */
@@ -70,7 +70,7 @@ export interface GenerationResult {
 }
 
 /** A checked request with its prompt ids and every default filled in. */
-export interface NormalizedRequest extends SamplingParams {
+export interface NormalizedRequest extends Sampling {
   promptTokens: number[];
   adapter: string | null;
   maxNewTokens: number;

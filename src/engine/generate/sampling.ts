@@ -3,8 +3,8 @@
 // samples the same tokens alone or in any batch). Pure functions; no model, no Math.random.
 import type { Rng } from "../model/init.js";
 
-/** Sampling settings of one request. */
-export interface SamplingParams {
+/** Sampling settings: of one generation request, of a role's calls. */
+export interface Sampling {
   /** 0 = greedy (argmax); otherwise logits are divided by it before softmax. */
   temperature: number;
   /** Keep only the k most likely tokens; 0 = no cut. */
@@ -32,7 +32,7 @@ export interface SampledToken {
  * @example
  * const { token } = sampleToken(logits, 512, { temperature: 0.7, topK: 0, topP: 0.9 }, createRng(1));
  */
-export function sampleToken(z: Float32Array, allowed: number, p: SamplingParams, rng: Rng): SampledToken {
+export function sampleToken(z: Float32Array, allowed: number, p: Sampling, rng: Rng): SampledToken {
   const V = z.length;
   const n = Math.min(allowed, V);
   const greedy = p.temperature === 0;
@@ -73,7 +73,7 @@ export function sampleToken(z: Float32Array, allowed: number, p: SamplingParams,
  * Ids a non-greedy draw can return: below `allowed`, then the top-k cut, then the top-p cut (on the
  * tempered, masked, top-k distribution, as vLLM and HF order them); increasing order.
  */
-export function samplingSupport(z: Float32Array, allowed: number, p: SamplingParams): Int32Array {
+export function samplingSupport(z: Float32Array, allowed: number, p: Sampling): Int32Array {
   const n = Math.min(allowed, z.length);
   const inv = p.temperature > 0 ? 1 / p.temperature : 1;
   let kept: Int32Array;

@@ -1,5 +1,5 @@
 // Named LoRA adapters over a frozen (or trainable) base: each adapter owns its A/B tensors,
-// gradients and nothing else. The projection code in decoder.ts applies them per row segment, so
+// gradients and nothing else. The projection code in block.ts applies them per row segment, so
 // one packed batch may mix sequences that use different adapters (or none).
 import { MasoError } from "../../errors.js";
 import { LORA_TARGETS, type LoraConfig, type LoraTarget, type ModelConfig } from "../config.js";

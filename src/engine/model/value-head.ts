@@ -30,12 +30,12 @@ export function createValueHead(C: number, H: number, rng: Rng, detach = false):
 
 /** values (M) from hs (M,C); returns the tanh activations (M,H) that backward needs. */
 export function valueHeadForward(vh: ValueHead, values: Float32Array, hs: Float32Array, M: number, C: number): Float32Array {
-  const k = native();
+  const kernels = native();
   const H = vh.hidden;
   const z = new Float32Array(M * H);
-  k.matmulForward(z, hs, vh.params.get("value_head.0.weight"), vh.params.get("value_head.0.bias"), M, C, H, false);
-  k.tanhForward(z, z, M * H);
-  k.matmulForward(values, z, vh.params.get("value_head.2.weight"), vh.params.get("value_head.2.bias"), M, H, 1, false);
+  kernels.matmulForward(z, hs, vh.params.get("value_head.0.weight"), vh.params.get("value_head.0.bias"), M, C, H, false);
+  kernels.tanhForward(z, z, M * H);
+  kernels.matmulForward(values, z, vh.params.get("value_head.2.weight"), vh.params.get("value_head.2.bias"), M, H, 1, false);
   return z;
 }
 
@@ -49,15 +49,15 @@ export function valueHeadBackward(
   M: number,
   C: number,
 ): void {
-  const k = native();
+  const kernels = native();
   const H = vh.hidden;
   const p = vh.params;
   const g = vh.grads;
   const dz = new Float32Array(M * H);
-  k.matmulBackward(dz, g.get("value_head.2.weight"), g.get("value_head.2.bias"), dvalues, z, p.get("value_head.2.weight"), M, H, 1);
+  kernels.matmulBackward(dz, g.get("value_head.2.weight"), g.get("value_head.2.bias"), dvalues, z, p.get("value_head.2.weight"), M, H, 1);
   const dpre = new Float32Array(M * H);
-  k.tanhBackward(dpre, dz, z, M * H);
-  k.matmulBackward(
+  kernels.tanhBackward(dpre, dz, z, M * H);
+  kernels.matmulBackward(
     vh.detach ? null : dhs,
     g.get("value_head.0.weight"),
     g.get("value_head.0.bias"),

@@ -45,9 +45,9 @@ export interface AdamW {
 
 /** Global L2 norm of several gradient buffers. */
 export function globalGradNorm(grads: readonly Float32Array[]): number {
-  const k = native();
+  const kernels = native();
   let s = 0;
-  for (const g of grads) s += k.sumsq(g, g.length);
+  for (const g of grads) s += kernels.sumsq(g, g.length);
   return Math.sqrt(s);
 }
 
@@ -74,12 +74,12 @@ export function createAdamW(groups: readonly ParamGroup[], cfg: AdamWConfig): Ad
     config,
     state,
     step(lr = config.lr) {
-      const k = native();
+      const kernels = native();
       const gradNorm = globalGradNorm(groups.map((g) => g.grads.data));
       if (!Number.isFinite(gradNorm)) return { gradNorm, lr, skipped: true };
       if (config.maxGradNorm !== undefined) {
         const coef = config.maxGradNorm / (gradNorm + 1e-6);
-        if (coef < 1) for (const g of groups) k.scale(g.grads.data, coef, g.grads.data.length);
+        if (coef < 1) for (const g of groups) kernels.scale(g.grads.data, coef, g.grads.data.length);
       }
       state.step++;
       const bc1 = 1 - config.beta1 ** state.step;
@@ -87,7 +87,20 @@ export function createAdamW(groups: readonly ParamGroup[], cfg: AdamWConfig): Ad
       for (const g of groups) {
         const mv = moments.get(g.name)!;
         const n = g.params.data.length;
-        k.adamwUpdate(g.params.data, g.grads.data, mv.m, mv.v, n, lr, config.beta1, config.beta2, config.eps, config.weightDecay, bc1, bc2);
+        kernels.adamwUpdate(
+          g.params.data,
+          g.grads.data,
+          mv.m,
+          mv.v,
+          n,
+          lr,
+          config.beta1,
+          config.beta2,
+          config.eps,
+          config.weightDecay,
+          bc1,
+          bc2,
+        );
       }
       return { gradNorm, lr, skipped: false };
     },
