@@ -1,8 +1,7 @@
-// Golden values recorded from the generators as they were before they were unified, so every
+// Golden values recorded from the generators before they were unified in one module, so every
 // seeded stream (weight init, sampling, task generation, shuffles) stays bit-identical.
 import { describe, expect, it } from "vitest";
-import { createRng as createSeeded } from "./engine/model/init.js";
-import { createRng as createKeyed } from "./envs/tasks/rng.js";
+import { createKeyedRng, createRng } from "./rng.js";
 
 const NUMBER_SEEDS: [number, number[], number][] = [
   [0, [0.26642920868471265, 0.0003297457005828619, 0.2232720274478197, 0.1462021479383111, 0.46732782293111086], 567894473],
@@ -66,21 +65,21 @@ const ten = () => [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
 
 describe("number-seeded stream (mulberry32)", () => {
   it.each(NUMBER_SEEDS)("seed %s yields the recorded values and state", (seed, values, state) => {
-    const r = createSeeded(seed);
+    const r = createRng(seed);
     expect(Array.from({ length: values.length }, () => r.next())).toEqual(values);
     expect(r.state()).toBe(state);
   });
 
   it("resumes exactly from its state", () => {
-    const a = createSeeded(42);
+    const a = createRng(42);
     a.next();
     a.next();
-    const b = createSeeded(a.state());
+    const b = createRng(a.state());
     expect(Array.from({ length: 5 }, () => b.next())).toEqual(Array.from({ length: 5 }, () => a.next()));
   });
 
   it("shuffles like the Fisher–Yates loop over next()", () => {
-    const r = createSeeded(5);
+    const r = createRng(5);
     const a = ten();
     for (let i = a.length - 1; i > 0; i--) {
       const j = Math.floor(r.next() * (i + 1));
@@ -89,11 +88,17 @@ describe("number-seeded stream (mulberry32)", () => {
     expect(a).toEqual([5, 3, 7, 8, 2, 0, 4, 1, 9, 6]);
     expect(r.next()).toBe(0.22942897235043347);
   });
+
+  it("shuffle() draws exactly as that loop did", () => {
+    const r = createRng(5);
+    expect(r.shuffle(ten())).toEqual([5, 3, 7, 8, 2, 0, 4, 1, 9, 6]);
+    expect(r.next()).toBe(0.22942897235043347);
+  });
 });
 
 describe("string-keyed stream (sfc32)", () => {
   it.each(KEYS)("key %j yields the recorded draws", (key, values, int, pick, shuffled, forked, after) => {
-    const r = createKeyed(key);
+    const r = createKeyedRng(key);
     expect(Array.from({ length: values.length }, () => r.next())).toEqual(values);
     expect(r.int(-3, 9)).toBe(int);
     expect(r.pick(["a", "b", "c"])).toBe(pick);
@@ -104,7 +109,7 @@ describe("string-keyed stream (sfc32)", () => {
 
   it("is deterministic for a key and differs across keys", () => {
     const draw = (key: string) => {
-      const r = createKeyed(key);
+      const r = createKeyedRng(key);
       return Array.from({ length: 20 }, () => r.next());
     };
     expect(draw("7")).toEqual(draw("7"));
@@ -112,7 +117,7 @@ describe("string-keyed stream (sfc32)", () => {
   });
 
   it("int stays in range and covers it", () => {
-    const r = createKeyed("range");
+    const r = createKeyedRng("range");
     const seen = new Set<number>();
     for (let i = 0; i < 2000; i++) {
       const v = r.int(-2, 3);
@@ -124,14 +129,14 @@ describe("string-keyed stream (sfc32)", () => {
   });
 
   it("fork is independent of parent draws", () => {
-    const a = createKeyed("1");
+    const a = createKeyedRng("1");
     a.next();
-    expect(a.fork("x").next()).toBe(createKeyed("1").fork("x").next());
+    expect(a.fork("x").next()).toBe(createKeyedRng("1").fork("x").next());
   });
 
   it("leaves the shuffled array untouched", () => {
     const xs = ten();
-    createKeyed("k").shuffle(xs);
+    createKeyedRng("k").shuffle(xs);
     expect(xs).toEqual(ten());
   });
 });

@@ -1,7 +1,7 @@
 // Deterministic training windows over a token stream with an explicit cursor: each epoch takes a
 // seeded random offset and a seeded shuffle of stride-seqLen windows, so (seed, epoch, index)
 // fully determines every batch and a checkpoint only needs the cursor. Never mutates the stream.
-import { createRng } from "../engine/model/init.js";
+import { createRng } from "../rng.js";
 import { MasoError } from "../errors.js";
 
 /** Position in the data: epoch and index of the next window within it. */

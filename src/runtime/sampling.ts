@@ -1,6 +1,6 @@
 // Picks the next token from one row of logits: temperature, top-k, top-p, seeded noise. Pure
 // function of its inputs; it never touches a model or allocates per vocabulary entry more than once.
-import type { Rng } from "../engine/model/init.js";
+import type { Rng } from "../rng.js";
 
 export interface PickSettings {
   /** 0 = greedy (argmax). */

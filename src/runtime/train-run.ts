@@ -12,7 +12,7 @@ import { listCheckpoints } from "../checkpoint/paths.js";
 import { findCheckpoint, restoreCheckpoint, type VerifiedCheckpoint } from "../checkpoint/read-checkpoint.js";
 import type { Checkpointable } from "../checkpoint/types.js";
 import { cleanCheckpointLeftovers, pruneCheckpoints, writeCheckpoint } from "../checkpoint/write-checkpoint.js";
-import { createRng } from "../engine/model/init.js";
+import { createRng } from "../rng.js";
 import { MasoError } from "../errors.js";
 import { type MetricValues, type MetricsRow, openMetricsWriter, readMetrics } from "../progress/metrics-writer.js";
 import { appendRewards } from "../progress/reward-writer.js";
