@@ -2,16 +2,15 @@
 // fan-outs with joins and loops; compile() validates. It never runs anything (see runner.ts).
 
 import { MasoError } from "../errors.js";
+import type { NodeContext, RouteContext } from "./context.js";
 import {
   type AgentNode,
   END,
   type End,
   type LoopSpec,
-  type NodeContext,
   type NodeSpec,
   type NodeUpdate,
   type Outgoing,
-  type RouteContext,
   START,
   type Start,
   type Workflow,
