@@ -1,7 +1,11 @@
 // What node functions and routing functions see besides the state. Types only.
 
-/** What a node (its prompt builder, input or update function) sees besides the state. */
-export interface NodeContext {
+/**
+ * What a node (its prompt builder, input or update function) sees besides the state. `I` is the
+ * fan-out item type a branch node declares (`ctx: NodeContext<string>`); fanOut() checks that its
+ * `over` list has that element type.
+ */
+export interface NodeContext<I = unknown> {
   readonly episodeId: string;
   readonly node: string;
   /** How many times this node ran before in this episode (0 at the first visit). */
@@ -9,7 +13,7 @@ export interface NodeContext {
   /** Loop-head entries so far in this episode (0 before the first loop turn). */
   readonly turn: number;
   /** Inside a fan-out branch: the list item this branch works on; otherwise undefined. */
-  readonly item: unknown;
+  readonly item: I;
   /** Inside a fan-out branch: its index in the list; otherwise null. */
   readonly branch: number | null;
   /** Inside a fan-out branch: the previous branch node's output (undefined at the first). */

@@ -1,5 +1,5 @@
-// The data types of a workflow graph: node kinds, outgoing edges, loops, and the contexts that
-// nodes and routing functions receive. Types only; building lives in graph.ts, walking in episode.ts.
+// The data types of a workflow graph: node kinds, outgoing edges and loops (the contexts nodes and
+// routing functions receive are in context.ts). Building lives in graph.ts, walking in episode.ts.
 
 import type { ChatMessage, Role, Sampling } from "./role.js";
 import type { NodeContext, RouteContext } from "./context.js";
