@@ -17,7 +17,7 @@ export {
 export type { SequenceInput } from "./engine/model/batch.js";
 export type { Adapter } from "./engine/model/lora.js";
 export type { ValueHead } from "./engine/model/value-head.js";
-export { createRng, type Rng } from "./engine/model/init.js";
+export { createKeyedRng, createRng, type KeyedRng, type Rng, type SeededRng } from "./rng.js";
 export { fillNormal } from "./engine/model/init.js";
 export {
   createAdamW,

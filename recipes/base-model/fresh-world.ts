@@ -7,10 +7,10 @@ import type { NameSource } from "maso";
 import { type Entity, generateWorld, type World, type WorldShape } from "maso";
 import { documentsOf } from "maso";
 import { type WorldIndex, indexWorld } from "./world-qa.js";
-import type { Rng } from "../../src/envs/tasks/rng.js";
+import type { KeyedRng } from "maso";
 
 /** `shape`'s world with every entity renamed from `names` (same ids, clusters and facts). */
-function renamedWorld(rng: Rng, names: NameSource, shape: WorldShape): World {
+function renamedWorld(rng: KeyedRng, names: NameSource, shape: WorldShape): World {
   const base = generateWorld(rng, shape);
   const entities = new Map<string, Entity>();
   for (const e of base.entities.values()) {
@@ -25,7 +25,7 @@ function renamedWorld(rng: Rng, names: NameSource, shape: WorldShape): World {
  * A small world (3 clusters) whose names all come from `names`.
  * @example const w = freshWorld(rng, createNameSource(rng.fork("n"), reservedWords));
  */
-export function freshWorld(rng: Rng, names: NameSource): WorldIndex {
+export function freshWorld(rng: KeyedRng, names: NameSource): WorldIndex {
   const w = renamedWorld(rng, names, { clusters: 3, countries: 2, cities: 3, orgs: 2, people: 5 });
   return indexWorld(w.entities, w.facts);
 }
@@ -35,7 +35,7 @@ export function freshWorld(rng: Rng, names: NameSource): WorldIndex {
  * from `names`, with its retriever collection built exactly as the reference world's: what a role sees
  * after a real top-k search, over entities it has never seen.
  */
-export function freshRetrievalWorld(rng: Rng, names: NameSource): { index: WorldIndex; docs: RetrieverDoc[] } {
+export function freshRetrievalWorld(rng: KeyedRng, names: NameSource): { index: WorldIndex; docs: RetrieverDoc[] } {
   const w = renamedWorld(rng, names, {});
   return { index: indexWorld(w.entities, w.facts), docs: documentsOf(w, rng.fork("documents")) };
 }

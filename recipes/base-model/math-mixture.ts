@@ -20,7 +20,7 @@ import {
   workedTarget,
 } from "../../examples/workflows/shared/prompts.js";
 import { referenceMathTasks } from "../../examples/workflows/shared/reference-tasks.js";
-import { createRng, type Rng } from "../../src/envs/tasks/rng.js";
+import { createKeyedRng, type KeyedRng } from "maso";
 
 /** Kinds of examples in the math mixture. */
 export const MATH_MIXTURE_KINDS = ["arithmetic", "worked", "math-plan"] as const;
@@ -62,7 +62,7 @@ export const DRILL_EQUATIONS = 6;
  * One drill equation as `[operands, result]`: a quarter single-digit facts (what multi-digit
  * arithmetic is built from), the rest in the operand ranges the problems use.
  */
-function drillEquation(rng: Rng): [string, string] {
+function drillEquation(rng: KeyedRng): [string, string] {
   const eq = (a: number, op: MathStep["op"], b: number, result: number): [string, string] => [`${a} ${op} ${b} =`, ` ${result}.`];
   const kind = rng.int(0, 3);
   if (rng.int(0, 3) === 0) {
@@ -87,7 +87,7 @@ function drillEquation(rng: Rng): [string, string] {
 }
 
 /** A drill example: equations in a row, only their results trained (operands are random: nothing to learn). */
-function drillExample(rng: Rng): MathExample {
+function drillExample(rng: KeyedRng): MathExample {
   const parts = Array.from({ length: DRILL_EQUATIONS }, (_, i) => {
     const [operands, result] = drillEquation(rng);
     return [
@@ -99,7 +99,7 @@ function drillExample(rng: Rng): MathExample {
 }
 
 /** A plausible wrong worked answer: one step's result is off, and the steps after it follow from it. */
-function wrongWorked(m: MathTask, rng: Rng): string {
+function wrongWorked(m: MathTask, rng: KeyedRng): string {
   const at = rng.int(0, m.steps.length - 1);
   const off = rng.pick([-1, 1]) * rng.int(1, 9);
   const out: MathStep[] = [];
@@ -116,7 +116,7 @@ function wrongWorked(m: MathTask, rng: Rng): string {
 }
 
 /** 1–2 failed rounds as the dual-agent history shows them: plan, wrong answer, judge line (clipped). */
-const failedRounds = (m: MathTask, rng: Rng): string => {
+const failedRounds = (m: MathTask, rng: KeyedRng): string => {
   const rounds = Array.from({ length: rng.int(1, 2) }, () =>
     failedRound(clip(mathPlanTarget(m.steps), MATH_HISTORY_CLIP.plan), clip(wrongWorked(m, rng), MATH_HISTORY_CLIP.output)),
   );
@@ -124,7 +124,7 @@ const failedRounds = (m: MathTask, rng: Rng): string => {
 };
 
 /** The actor's worked answer in every prompt shape the math workflows use (as mixture.ts's math kind). */
-function workedExample(m: MathTask, i: number, rng: Rng): MathExample {
+function workedExample(m: MathTask, i: number, rng: KeyedRng): MathExample {
   const response = workedTarget(m.steps);
   const plan = mathPlanTarget(m.steps);
   if (i % 4 === 0) return { kind: "worked", messages: mathPrompt(m.problem), response };
@@ -144,7 +144,7 @@ function workedExample(m: MathTask, i: number, rng: Rng): MathExample {
  * @example const examples = buildMathMixture(42);
  */
 export function buildMathMixture(seed: number, counts: MathMixtureCounts = DEFAULT_MATH_COUNTS): MathExample[] {
-  const rng = createRng(`math-mixture:${seed}`);
+  const rng = createKeyedRng(`math-mixture:${seed}`);
   const pool = rng.shuffle(mathTrainPool(seed, 6000));
   const examples: MathExample[] = [];
   for (let i = 0; i < counts.arithmetic; i++) examples.push(drillExample(rng));

@@ -36,7 +36,7 @@ import {
 import { referenceCodeTasks, referenceMathTasks } from "../../examples/workflows/shared/reference-tasks.js";
 import { supportingPassages } from "./world-passages.js";
 import { type ChainQuestion, type WorldIndex, chainQuestions, factPassage, factSentence } from "./world-qa.js";
-import { createRng, type Rng } from "../../src/envs/tasks/rng.js";
+import { createKeyedRng, type KeyedRng } from "maso";
 
 /** Kinds of examples in the mixture. */
 export const MIXTURE_KINDS = [
@@ -104,7 +104,7 @@ export function subQueries(q: ChainQuestion): string[] {
 /** The query for step `i` once the entity it starts from is known. */
 export const stepQuery = (q: ChainQuestion, i: number) => `${q.steps[i].subject.name} ${REL_QUERY[q.steps[i].fact.relation]}`;
 
-function distractors(w: WorldIndex, rng: Rng, n: number): string[] {
+function distractors(w: WorldIndex, rng: KeyedRng, n: number): string[] {
   const ids = [...w.factsOf.keys()];
   return Array.from({ length: n }, () => {
     const s = rng.pick(ids);
@@ -112,13 +112,13 @@ function distractors(w: WorldIndex, rng: Rng, n: number): string[] {
   });
 }
 
-function answerFresh(w: WorldIndex, q: ChainQuestion, rng: Rng): MixtureExample {
+function answerFresh(w: WorldIndex, q: ChainQuestion, rng: KeyedRng): MixtureExample {
   const support = [...new Set(q.steps.map((s) => factPassage(w, s.fact, s.subject.id, rng)))];
   const passages = rng.shuffle([...support, ...distractors(w, rng, rng.int(0, 2))]);
   return { kind: "answer-fresh", messages: answerPrompt(passages, q.question), response: answerTarget(q.answer) };
 }
 
-function copyExample(w: WorldIndex, rng: Rng, names: () => string): MixtureExample {
+function copyExample(w: WorldIndex, rng: KeyedRng, names: () => string): MixtureExample {
   if (rng.next() < 0.3) {
     const name = names();
     return { kind: "copy", messages: answerPrompt([`The name is ${name}.`], "What is the name?"), response: answerTarget(name) };
@@ -137,14 +137,14 @@ function copyExample(w: WorldIndex, rng: Rng, names: () => string): MixtureExamp
  * Plain text over a fresh world: several facts, then question/answer lines about them. Every token is
  * trained, so each answer name (and each name repeated across facts) is a dense copying target.
  */
-function copyText(w: WorldIndex, rng: Rng): MixtureExample {
+function copyText(w: WorldIndex, rng: KeyedRng): MixtureExample {
   const picked = rng.shuffle(chainQuestions(w).filter((q) => q.hops === 1)).slice(0, 6);
   const facts = rng.shuffle([...new Set(picked.map((q) => factSentence(w, q.steps[0].fact, q.steps[0].subject.id, rng)))]);
   const lines = rng.shuffle(picked).map((q) => `Question: ${q.question} Answer: ${q.answer}.`);
   return { kind: "copy-text", text: `${facts.join(" ")}\n${lines.join("\n")}` };
 }
 
-function evidenceExample(kind: "extract" | "summarize", w: WorldIndex, q: ChainQuestion, rng: Rng): MixtureExample {
+function evidenceExample(kind: "extract" | "summarize", w: WorldIndex, q: ChainQuestion, rng: KeyedRng): MixtureExample {
   const i = rng.int(0, q.steps.length - 1);
   const s = q.steps[i];
   const query = stepQuery(q, i);
@@ -160,10 +160,10 @@ function evidenceExample(kind: "extract" | "summarize", w: WorldIndex, q: ChainQ
 }
 
 /** The facts of the first `known` steps of `q`, one sentence each: an iterative search's knowledge so far. */
-const knownFacts = (w: WorldIndex, q: ChainQuestion, known: number, rng: Rng) =>
+const knownFacts = (w: WorldIndex, q: ChainQuestion, known: number, rng: KeyedRng) =>
   q.steps.slice(0, known).map((s) => factSentence(w, s.fact, s.subject.id, rng));
 
-function searchExample(w: WorldIndex, q: ChainQuestion, rng: Rng): MixtureExample {
+function searchExample(w: WorldIndex, q: ChainQuestion, rng: KeyedRng): MixtureExample {
   const known = rng.int(0, q.steps.length);
   const knowledge = knownFacts(w, q, known, rng);
   const response = known === q.steps.length ? "<end>" : searchTarget(stepQuery(q, known));
@@ -171,7 +171,7 @@ function searchExample(w: WorldIndex, q: ChainQuestion, rng: Rng): MixtureExampl
 }
 
 /** `update` (iterative search): the new knowledge item is the turn's evidence sentence restated. */
-function updateExample(w: WorldIndex, q: ChainQuestion, rng: Rng): MixtureExample {
+function updateExample(w: WorldIndex, q: ChainQuestion, rng: KeyedRng): MixtureExample {
   const known = rng.int(0, q.steps.length - 1);
   const knowledge = knownFacts(w, q, known, rng);
   const next = q.steps[known];
@@ -186,7 +186,7 @@ const reasonerPlan = (ops: number) =>
 const boxed = (answer: string | number) => `The answer is \\boxed{${answer}}.`;
 
 /** 1–2 wrong rounds as the dual-agent workflow's history shows them (its later rounds' prompts). */
-function failedRounds(m: MathTask, rng: Rng): string {
+function failedRounds(m: MathTask, rng: KeyedRng): string {
   const wrong = () => boxed(Number(m.answer) + rng.pick([-1, 1]) * rng.int(1, 9));
   return Array.from({ length: rng.int(1, 2) }, () => failedRound(reasonerPlan(m.ops), wrong())).join("\n");
 }
@@ -195,7 +195,7 @@ function failedRounds(m: MathTask, rng: Rng): string {
  * The actor's answer format in every prompt shape the math workflows use: alone, after the
  * reasoner's plan, after failed rounds (dual agent), and after failed turns (single agent).
  */
-function mathExample(m: MathTask, i: number, rng: Rng): MixtureExample {
+function mathExample(m: MathTask, i: number, rng: KeyedRng): MixtureExample {
   const response = boxed(m.answer);
   if (i % 4 === 0) return { kind: "math", messages: mathPrompt(m.problem), response };
   if (i % 4 === 1) return { kind: "math", messages: actorPrompt(m.problem, reasonerPlan(m.ops)), response };
@@ -231,7 +231,7 @@ function codeExample(t: SyntheticCodeTask, i: number): MixtureExample {
  */
 export function buildMixture(seed: number, counts: MixtureCounts = DEFAULT_MIXTURE_COUNTS): Mixture {
   const tasks = makeWorldTasks(seed);
-  const rng = createRng(`base-model-mixture:${seed}`);
+  const rng = createKeyedRng(`base-model-mixture:${seed}`);
   const reserved = [...templateWords(), ...[...tasks.world.entities.values()].flatMap((e) => e.words)];
   const heldOutWords = wordSet(
     [...tasks.world.entities.values()].filter((e) => tasks.clusterSplit[e.cluster] !== "train").map((e) => e.name),

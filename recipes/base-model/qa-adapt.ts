@@ -20,7 +20,7 @@ import {
 } from "../../examples/workflows/shared/prompts.js";
 import { buildQaMixture, DEFAULT_QA_COUNTS, knowledgeOf, type QaMixtureCounts, searchable, walk } from "./qa-mixture.js";
 import { chainQuestions, indexWorld } from "./world-qa.js";
-import { createRng } from "../../src/envs/tasks/rng.js";
+import { createKeyedRng } from "maso";
 
 /** Options of {@link adaptQaModel}; defaults are the committed model's. */
 export interface QaAdaptOptions extends Omit<AdaptOptions, "steps" | "lr"> {
@@ -62,7 +62,7 @@ export async function evaluateQaModel(dir: string, seed = 42, n = 100, split: "d
   const ref = makeWorldTasks(seed);
   const index = indexWorld(ref.world.entities, ref.world.facts);
   const starts = [...ref.world.entities.values()].filter((e) => ref.clusterSplit[e.cluster] === split);
-  const questions = createRng(`qa-eval:${seed}`).shuffle(chainQuestions(index, starts)).slice(0, n);
+  const questions = createKeyedRng(`qa-eval:${seed}`).shuffle(chainQuestions(index, starts)).slice(0, n);
   const { search, close } = searchable(questions, ref.docs);
   try {
     const walks = questions.map((q) => walk(q, search));

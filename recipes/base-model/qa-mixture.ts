@@ -36,7 +36,7 @@ import {
 } from "../../examples/workflows/shared/prompts.js";
 import { hasName } from "./world-passages.js";
 import { type ChainQuestion, chainQuestions, indexWorld } from "./world-qa.js";
-import { createRng, type Rng } from "../../src/envs/tasks/rng.js";
+import { createKeyedRng, type KeyedRng } from "maso";
 
 /** Kinds of examples in the QA mixture (`replay` holds the base mixture's QA kinds). */
 export const QA_MIXTURE_KINDS = ["summarize", "extract", "update", "search", "answer-knowledge", "answer-evidence", "replay"] as const;
@@ -108,7 +108,7 @@ function trainClusters(ref: WorldTasks) {
 }
 
 /** `knowledge` with, some of the time, a "no useful information" item where a search missed. */
-function withMissedItem(knowledge: string[], rng: Rng): string[] {
+function withMissedItem(knowledge: string[], rng: KeyedRng): string[] {
   if (rng.next() >= MISSED_ITEM) return knowledge;
   const at = rng.int(0, knowledge.length);
   return [...knowledge.slice(0, at), NO_USEFUL_INFORMATION, ...knowledge.slice(at)];
@@ -142,7 +142,7 @@ const chat = (kind: QaMixtureKind, messages: ChatMessage[], response: string): Q
  * @example const examples = buildQaMixture(42);
  */
 export function buildQaMixture(seed: number, counts: QaMixtureCounts = DEFAULT_QA_COUNTS): QaExample[] {
-  const rng = createRng(`qa-mixture:${seed}`);
+  const rng = createKeyedRng(`qa-mixture:${seed}`);
   const reference = makeWorldTasks(seed);
   const reserved = [...templateWords(), ...[...reference.world.entities.values()].flatMap((e) => e.words)];
   const names = createNameSource(rng.fork("names"), reserved);

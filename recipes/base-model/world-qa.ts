@@ -4,7 +4,7 @@
 
 import type { Entity, Fact } from "maso";
 import { FACT_PHRASINGS, QUESTION_TEMPLATES, type Relation } from "maso";
-import type { Rng } from "../../src/envs/tasks/rng.js";
+import type { KeyedRng } from "maso";
 
 /** A question over a world with its chain of facts. */
 export interface ChainQuestion {
@@ -75,7 +75,7 @@ export function chainQuestions(w: WorldIndex, starts?: readonly Entity[]): Chain
 }
 
 /** One sentence stating `fact` about `subject`, in a random phrasing. */
-export function factSentence(w: WorldIndex, fact: Fact, subjectId: string, rng: Rng): string {
+export function factSentence(w: WorldIndex, fact: Fact, subjectId: string, rng: KeyedRng): string {
   const s = w.entities.get(subjectId)!.name;
   const o = w.entities.get(otherEnd(fact, subjectId))!.name;
   return rng.pick(FACT_PHRASINGS[fact.relation]).replace("{s}", s).replace("{o}", o);
@@ -85,7 +85,7 @@ export function factSentence(w: WorldIndex, fact: Fact, subjectId: string, rng: 
  * A passage like the retriever's documents: `fact` about `subjectId` plus, half of the time,
  * one more fact about the same subject, in random order.
  */
-export function factPassage(w: WorldIndex, fact: Fact, subjectId: string, rng: Rng): string {
+export function factPassage(w: WorldIndex, fact: Fact, subjectId: string, rng: KeyedRng): string {
   const others = (w.factsOf.get(subjectId) ?? []).filter((f) => f !== fact);
   const facts = others.length > 0 && rng.next() < 0.5 ? rng.shuffle([fact, rng.pick(others)]) : [fact];
   return facts.map((f) => factSentence(w, f, subjectId, rng)).join(" ");

@@ -41,7 +41,7 @@ export {
   qaRecordSchema,
 } from "./tasks/loaders/task-loaders.js";
 export { exactMatch, f1Score, normalizeQaAnswer } from "./tasks/qa-metric.js";
-export { createRng, hashSeed, type Rng } from "./tasks/rng.js";
+export { createKeyedRng, hashSeed, type KeyedRng, type Rng } from "../rng.js";
 export { type CodeTask, cutSplits, type MathTask, type QaTask, type Split, type SplitFractions, type Splits } from "./tasks/types.js";
 export { type Entity, type Fact, generateWorld, type World, type WorldShape } from "./tasks/world/generate-world.js";
 export { createNameSource, type NameSource, wordSet } from "./tasks/names.js";

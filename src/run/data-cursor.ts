@@ -1,7 +1,8 @@
 // Deterministic training windows over a token stream with an explicit cursor: each epoch takes a
 // seeded random offset and a seeded shuffle of stride-seqLen windows, so (seed, epoch, index)
 // fully determines every batch and a checkpoint only needs the cursor. Never mutates the stream.
-import { createRng } from "../engine/model/init.js";
+import { createRng } from "../rng.js";
+import { epochSeed } from "./task-order.js";
 import { MasoError } from "../errors.js";
 
 /** Position in the data: epoch and index of the next window within it. */
@@ -18,18 +19,10 @@ export interface WindowSampler {
 }
 
 function epochOrder(seed: number, epoch: number, n: number, seqLen: number, streamLen: number): Int32Array {
-  const rng = createRng((Math.imul(seed >>> 0, 0x9e3779b1) ^ Math.imul(epoch + 1, 0x85ebca6b)) >>> 0);
+  const rng = createRng(epochSeed(seed, epoch));
   const slack = streamLen - n * seqLen; // >= 1: room for a random shift each epoch
   const offset = Math.floor(rng.next() * slack);
-  const order = new Int32Array(n);
-  for (let i = 0; i < n; i++) order[i] = offset + i * seqLen;
-  for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(rng.next() * (i + 1));
-    const t = order[i];
-    order[i] = order[j];
-    order[j] = t;
-  }
-  return order;
+  return Int32Array.from(rng.shuffle(Array.from({ length: n }, (_, i) => offset + i * seqLen)));
 }
 
 /**

@@ -3,7 +3,7 @@
 // it knows nothing of roles or RL.
 import { MasoError } from "../errors.js";
 import type { Decoder } from "../engine/model/decoder.js";
-import { type Rng, createRng } from "../engine/model/init.js";
+import { createRng, type Rng } from "../rng.js";
 import { createAdamW } from "../engine/optim/adamw.js";
 import { type LrSchedule, lrAt } from "../engine/optim/schedule.js";
 import type { Tokenizer } from "../engine/tokenizer/types.js";

@@ -4,7 +4,7 @@
 import { MasoError } from "../errors.js";
 import type { Decoder } from "../engine/model/decoder.js";
 import type { SequenceInput } from "../engine/model/batch.js";
-import { createRng } from "../engine/model/init.js";
+import { createRng } from "../rng.js";
 import { createAdamW, type ParamGroup } from "../engine/optim/adamw.js";
 import { type LrSchedule, lrAt } from "../engine/optim/schedule.js";
 import type { ChatMessage, Tokenizer } from "../engine/tokenizer/types.js";

@@ -2,7 +2,7 @@
 // sequence at every decode step (no KV cache). Slow but simple and exact; it stays as the oracle the
 // KV-cache sampler is tested against. It must not keep state between requests beyond its counters.
 import type { Decoder } from "../engine/model/decoder.js";
-import { createRng, type Rng } from "../engine/model/init.js";
+import { createRng, type Rng } from "../rng.js";
 import type { Tokenizer } from "../engine/tokenizer/types.js";
 import { MasoError } from "../errors.js";
 import { native } from "../native/binding.js";

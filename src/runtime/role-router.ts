@@ -2,7 +2,7 @@
 // adapter) that serves the role, with a sampling seed derived from the call's identity and the
 // role's chat-template variables. It sends text and ids only and keeps no state beyond counters.
 import type { Workflow } from "../workflow/graph-types.js";
-import type { RoleCaller, RoleCallRequest, RoleCallResult } from "../workflow/runner.js";
+import type { RoleCaller, RoleCallRequest, RoleCallResult } from "../workflow/role-call.js";
 import type { Cast } from "./cast.js";
 import type { GenerateRequest } from "./messages.js";
 import type { PhaseTimer } from "./phase-timer.js";

@@ -3,7 +3,7 @@
 // does to a trajectory it is handed. Bookkeeping only: it never talks to a worker group itself.
 import { MasoError } from "../errors.js";
 import type { TrainableRecord } from "../rewards/combine.js";
-import type { RoleCaller } from "../workflow/runner.js";
+import type { RoleCaller } from "../workflow/role-call.js";
 import type { SampleHandle, Trajectory } from "../workflow/trajectory.js";
 
 /** One generated sample and the role call it answered. */

@@ -5,7 +5,7 @@
 // descending logit where sampleToken goes by id, and normalises in another order, so the same noise
 // picks other tokens and rounds log-probs differently.
 import type { Sampling } from "../engine/generate/sampling.js";
-import type { Rng } from "../engine/model/init.js";
+import type { Rng } from "../rng.js";
 
 /** The chosen id and its log-prob under softmax(logits / temperature) (temperature 1 when greedy). */
 export interface Picked {

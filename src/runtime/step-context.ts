@@ -7,7 +7,7 @@ import type { EstimatorOptions } from "../rl/advantages/types.js";
 import type { NamedReward } from "../rewards/types.js";
 import { checkTimeout } from "../workflow/deadline.js";
 import type { Workflow } from "../workflow/graph-types.js";
-import type { EpisodeInput } from "../workflow/runner.js";
+import type { EpisodeInput } from "../workflow/episode.js";
 import { type Cast, rolesOf } from "./cast.js";
 import type { PhaseTimer } from "./phase-timer.js";
 import type { Transport } from "./transport.js";

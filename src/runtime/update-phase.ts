@@ -3,7 +3,7 @@
 // the ratios π_new/π_old of the agents updated before it (per-episode scalars carried here).
 import { accumulateHappoFactors } from "../rl/advantages/happo.js";
 import type { RoleUpdateMetrics, UpdateReport } from "../rl/update/types.js";
-import { createRng } from "../engine/model/init.js";
+import { createRng } from "../rng.js";
 import type { StepContext } from "./step-context.js";
 
 /** Per-role update figures: policy terms from the policy update, value terms from the critic update. */
@@ -23,13 +23,7 @@ function agentsThisStep<S extends object, T>(ctx: StepContext<S, T>, groups: rea
   const { o } = ctx;
   const agents = o.agentOrder.filter((r) => groups.includes(o.cast.roles.get(r)!.model));
   if (o.updateOrder === "round-robin") return agents.length ? [agents[ctx.step % agents.length]] : [];
-  if (o.happo?.order === "random") {
-    const rng = createRng(o.seed * 31 + ctx.step);
-    for (let i = agents.length - 1; i > 0; i--) {
-      const j = Math.floor(rng.next() * (i + 1));
-      [agents[i], agents[j]] = [agents[j], agents[i]];
-    }
-  }
+  if (o.happo?.order === "random") return createRng(o.seed * 31 + ctx.step).shuffle(agents);
   return agents;
 }
 

@@ -2,7 +2,7 @@
 // and the sample cache — and implements WorkerGroupApi. Heavy tensors stay here; every method
 // returns ids, text, scalars or metrics. It never calls the controller or another worker group.
 import { Decoder } from "../engine/model/decoder.js";
-import { createRng } from "../engine/model/init.js";
+import { createRng } from "../rng.js";
 import { chatPromptIds } from "../engine/tokenizer/chain-prompt.js";
 import type { Tokenizer } from "../engine/tokenizer/types.js";
 import { MasoError } from "../errors.js";

@@ -3,9 +3,9 @@
 // throws; failures end the episode. Nothing that settles after the deadline reaches the trajectory.
 
 import { withDeadline } from "./deadline.js";
-import { END, type NodeContext, type NodeSpec, type Outgoing, type RouteContext, START, type Workflow } from "./graph-types.js";
+import type { NodeContext, RouteContext } from "./context.js";
+import { END, type NodeSpec, type Outgoing, START, type Workflow } from "./graph-types.js";
 import { type ExecOptions, type ExecResult, execNode } from "./node-exec.js";
-import type { EpisodeInput } from "./runner.js";
 import { applyUpdate } from "./state.js";
 import type { EpisodeFailure, EpisodeStatus, StepRecord, Trajectory } from "./trajectory.js";
 
@@ -22,6 +22,13 @@ function cloneState<S>(state: S): S {
 export interface EpisodeOptions extends ExecOptions {
   /** Deadline of the whole episode (ms): past it, the episode ends with EPISODE_TIMEOUT. */
   episodeTimeoutMs: number;
+}
+
+/** One episode to run: its id (unique in the batch), initial state and optional task id. */
+export interface EpisodeInput<S> {
+  id: string;
+  state: S;
+  taskId?: string;
 }
 
 /**

@@ -1,8 +1,9 @@
-// The data types of a workflow graph: node kinds, outgoing edges, loops, and the contexts that
-// nodes and routing functions receive. Types only; building lives in graph.ts, walking in episode.ts.
+// The data types of a workflow graph: node kinds, outgoing edges and loops (the contexts nodes and
+// routing functions receive are in context.ts). Building lives in graph.ts, walking in episode.ts.
 
 import type { ChatMessage, Role, Sampling } from "./role.js";
-import type { RoleCallResult } from "./runner.js";
+import type { NodeContext, RouteContext } from "./context.js";
+import type { RoleCallResult } from "./role-call.js";
 import type { ParsedOutput, SampleHandle } from "./trajectory.js";
 import type { Reducers, StateUpdate } from "./state.js";
 import type { Tool, ToolResult } from "./tool.js";
@@ -13,39 +14,6 @@ export const START = "__start__";
 export const END = "__end__";
 export type Start = typeof START;
 export type End = typeof END;
-
-/** What a node (its prompt builder, input or update function) sees besides the state. */
-export interface NodeContext {
-  readonly episodeId: string;
-  readonly node: string;
-  /** How many times this node ran before in this episode (0 at the first visit). */
-  readonly visit: number;
-  /** Loop-head entries so far in this episode (0 before the first loop turn). */
-  readonly turn: number;
-  /** Inside a fan-out branch: the list item this branch works on; otherwise undefined. */
-  readonly item: unknown;
-  /** Inside a fan-out branch: its index in the list; otherwise null. */
-  readonly branch: number | null;
-  /** Inside a fan-out branch: the previous branch node's output (undefined at the first). */
-  readonly prev: unknown;
-  /** At a fan-out's join: every branch's last output, in list order; otherwise undefined. */
-  readonly branchOutputs: readonly unknown[] | undefined;
-  /** All outputs of `node` so far, index = visit. Revisits never overwrite. */
-  outputs(node: string): readonly unknown[];
-}
-
-/** What a conditional edge or a fan-out's `over` sees besides the state. */
-export interface RouteContext {
-  readonly episodeId: string;
-  /** The node the edge leaves (START for the entry). */
-  readonly from: string;
-  /** The visit of `from` that just finished (-1 for START). */
-  readonly visit: number;
-  readonly turn: number;
-  /** The output of `from` at that visit (undefined for START). */
-  readonly output: unknown;
-  outputs(node: string): readonly unknown[];
-}
 
 /** A node's update: a partial state, or nothing. */
 // biome-ignore lint/suspicious/noConfusingVoidType: lets update functions with no return statement type-check

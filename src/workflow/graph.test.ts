@@ -3,6 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { MasoError } from "../errors.js";
+import type { NodeContext } from "./context.js";
 import { END, START } from "./graph-types.js";
 import { workflow } from "./graph.js";
 import { textParser } from "./parsers.js";
@@ -148,5 +149,34 @@ describe("workflow compile()", () => {
     expect(() => workflow<S>().fn("a", noop).fn("a", noop)).toThrow(/defined twice/);
     expect(() => workflow<S>().fn(END, noop)).toThrow(/reserved/);
     expect(() => workflow<S>().fn("a", noop).fn("b", noop).edge("a", "b").edge("a", END)).toThrow(/already has an outgoing edge/);
+  });
+});
+
+describe("typed fan-out items", () => {
+  type Q = { queries: string[]; counts: number[]; seen: string[] };
+  const lookup = defineTool<string, string[]>({ name: "lookup", run: async (q) => [q] });
+
+  it("gives branch nodes the item type they declare and checks it against `over`", () => {
+    const wf = workflow<Q>()
+      .fn("plan", noop)
+      .tool("lookup", lookup, { input: (_s, ctx: NodeContext<string>) => ctx.item.toUpperCase() })
+      .fn("join", (_s, ctx) => ({ seen: (ctx.branchOutputs ?? []).map(String) }))
+      .edge(START, "plan")
+      .fanOut("plan", { over: (s) => s.queries, branch: "lookup", join: "join" })
+      .edge("join", END)
+      .compile();
+    expect(wf.nodes.size).toBe(3);
+    const numbers = workflow<Q>()
+      .fn("plan", noop)
+      .tool("lookup", lookup, { input: (_s, ctx: NodeContext<string>) => ctx.item })
+      .fn("join", noop)
+      .fanOut("plan", { over: (s) => s.counts, branch: "lookup", join: "join" });
+    // @ts-expect-error: numbers are not the strings "lookup" declares, so no builder comes back
+    expect(() => numbers.compile()).toThrow();
+    workflow<Q>()
+      .fn("plan", noop)
+      .fn("any", (_s, ctx) => ({ seen: [String(ctx.item)] }))
+      .fn("join", noop)
+      .fanOut("plan", { over: (s) => s.counts, branch: "any", join: "join" }); // undeclared item type: any list
   });
 });

@@ -2,16 +2,15 @@
 // fan-outs with joins and loops; compile() validates. It never runs anything (see runner.ts).
 
 import { MasoError } from "../errors.js";
+import type { NodeContext, RouteContext } from "./context.js";
 import {
   type AgentNode,
   END,
   type End,
   type LoopSpec,
-  type NodeContext,
   type NodeSpec,
   type NodeUpdate,
   type Outgoing,
-  type RouteContext,
   START,
   type Start,
   type Workflow,
@@ -41,25 +40,26 @@ export interface FunctionNodeOptions {
   timeoutMs?: number;
 }
 
-export interface RoleNodeOptions<S, T> {
+export interface RoleNodeOptions<S, T, X = unknown> {
   /** Turns the parsed value (or the role's fallback when `ok` is false) into a state update. */
-  update?: (value: T, state: S, ctx: NodeContext, ok: boolean) => NodeUpdate<S>;
+  update?: (value: T, state: S, ctx: NodeContext<X>, ok: boolean) => NodeUpdate<S>;
 }
 
-export interface ToolNodeOptions<S, I, O> {
+export interface ToolNodeOptions<S, I, O, X = unknown> {
   /** Builds the tool's input from the state. */
-  input: (state: S, ctx: NodeContext) => I;
+  input: (state: S, ctx: NodeContext<X>) => I;
   /** Turns the result (or `{ ok: false, error }`) into a state update. */
-  update?: (result: ToolResult<O>, state: S, ctx: NodeContext) => NodeUpdate<S>;
+  update?: (result: ToolResult<O>, state: S, ctx: NodeContext<X>) => NodeUpdate<S>;
   /** Overrides the tool's own timeout for this node (ms). */
   timeoutMs?: number;
 }
 
-export interface FanOutSpec<S, N extends string> {
+/** A fan-out over items of type `I` through branch nodes `B` (fanOut() checks they accept `I`). */
+export interface FanOutSpec<S, N extends string, I = unknown, B extends string = N> {
   /** The list to fan out over; one branch per item, in list order. */
-  over: (state: S, ctx: RouteContext) => readonly unknown[];
+  over: (state: S, ctx: RouteContext) => readonly I[];
   /** The node (or chain of nodes) each branch runs; they see the item as `ctx.item`. */
-  branch: N | readonly N[];
+  branch: B | readonly B[];
   /** The barrier: runs once after every branch finished, with `ctx.branchOutputs` in list order. */
   join: N;
 }
@@ -72,31 +72,54 @@ export interface LoopOptions<N extends string> {
   onLimit: N | End;
 }
 
-/** A workflow under construction. Node names accumulate in `N`, so edges to unknown nodes are type errors. */
-export interface WorkflowBuilder<S, N extends string> {
+/** The nodes of `N` that accept fan-out items of type `I` (`Items` maps a node to the item type it declared). */
+export type ItemNodes<N extends string, Items, I> = { [K in N]: [I] extends [K extends keyof Items ? Items[K] : unknown] ? K : never }[N];
+
+/**
+ * What fanOut() returns when `over`'s items are not what a branch node declared: it has no builder
+ * methods, so the next call names the mismatch. (Checked on the result, so `over` still infers `I`.)
+ */
+export interface FanOutItemMismatch<B extends string> {
+  readonly fanOutItemsDoNotMatch: B;
+}
+
+/**
+ * A workflow under construction. Node names accumulate in `N`, so edges to unknown nodes are type
+ * errors; `Items` records the fan-out item type each node declared through its `ctx`.
+ */
+// biome-ignore lint/complexity/noBannedTypes: {} is the empty record of declared item types
+export interface WorkflowBuilder<S, N extends string, Items = {}> {
   /**
    * Adds a node that calls a role (through the runner's RoleCaller). When the output fails the
    * role's parser, the record keeps the raw text and reason, and the walk continues with the
    * role's `fallback` value (`update` gets `ok: false`).
    */
-  role<K extends string, T>(name: K, role: Role<S, T>, options?: RoleNodeOptions<S, T>): WorkflowBuilder<S, N | K>;
+  role<K extends string, T, X = unknown>(
+    name: K,
+    role: Role<S, T>,
+    options?: RoleNodeOptions<S, T, X>,
+  ): WorkflowBuilder<S, N | K, Items & Record<K, X>>;
   /**
    * Adds a node that calls a typed tool with a timeout. A tool that throws or times out does not
    * end the episode: the record keeps the error, `update` gets `{ ok: false, error, timedOut }`,
    * the node's output is `{ error }`, and the walk continues along this node's outgoing edge
    * (route on `ctx.output` in a branch() to handle it differently).
    */
-  tool<K extends string, I, O>(name: K, tool: Tool<I, O>, options: ToolNodeOptions<S, I, O>): WorkflowBuilder<S, N | K>;
+  tool<K extends string, I, O, X = unknown>(
+    name: K,
+    tool: Tool<I, O>,
+    options: ToolNodeOptions<S, I, O, X>,
+  ): WorkflowBuilder<S, N | K, Items & Record<K, X>>;
   /**
    * Adds a plain function node; it returns a partial state update. An async run has a deadline
    * (`timeoutMs`, else the workflow's `nodeTimeoutMs`, else the runner's): missing it ends the
    * episode with NODE_TIMEOUT.
    */
-  fn<K extends string>(
+  fn<K extends string, X = unknown>(
     name: K,
-    run: (state: S, ctx: NodeContext) => NodeUpdate<S> | Promise<NodeUpdate<S>>,
+    run: (state: S, ctx: NodeContext<X>) => NodeUpdate<S> | Promise<NodeUpdate<S>>,
     options?: FunctionNodeOptions,
-  ): WorkflowBuilder<S, N | K>;
+  ): WorkflowBuilder<S, N | K, Items & Record<K, X>>;
   /**
    * Adds an agent node: code that makes its own role calls (`io.call`), each a role record of this
    * node, e.g. an SDK agent served by the gateway. It runs once per episode; its deadline is
@@ -107,15 +130,22 @@ export interface WorkflowBuilder<S, N extends string> {
     roles: readonly string[],
     run: AgentNode<S>["run"],
     options?: FunctionNodeOptions,
-  ): WorkflowBuilder<S, N | K>;
+  ): WorkflowBuilder<S, N | K, Items>;
   /** `from` always continues to `to`. */
-  edge(from: N | Start, to: N | End): WorkflowBuilder<S, N>;
+  edge(from: N | Start, to: N | End): WorkflowBuilder<S, N, Items>;
   /** `from` continues to whichever of `targets` `route` returns (a typed function, never a string of code). */
-  branch<T extends N | End>(from: N | Start, route: (state: S, ctx: RouteContext) => T, targets: readonly T[]): WorkflowBuilder<S, N>;
+  branch<T extends N | End>(
+    from: N | Start,
+    route: (state: S, ctx: RouteContext) => T,
+    targets: readonly T[],
+  ): WorkflowBuilder<S, N, Items>;
   /** After `from`, runs `branch` once per item concurrently, then `join` once (a barrier). */
-  fanOut(from: N | Start, spec: FanOutSpec<S, N>): WorkflowBuilder<S, N>;
+  fanOut<I, B extends N>(
+    from: N | Start,
+    spec: FanOutSpec<S, N, I, B>,
+  ): [B] extends [ItemNodes<N, Items, I>] ? WorkflowBuilder<S, N, Items> : FanOutItemMismatch<Exclude<B, ItemNodes<N, Items, I>>>;
   /** Declares a loop with a turn counter and a turn limit. */
-  loop(options: LoopOptions<N>): WorkflowBuilder<S, N>;
+  loop(options: LoopOptions<N>): WorkflowBuilder<S, N, Items>;
   /** Validates the graph and freezes it; throws a MasoError listing every problem. */
   compile(): Workflow<S, N>;
 }
@@ -135,7 +165,7 @@ function checkName(name: string, where: string): void {
  * @example
  * const wf = workflow<QaState>({ reducers: { evidence: append<string>() } })
  *   .role("decompose", decompose, { update: (queries) => ({ queries }) })
- *   .tool("retrieve", retriever, { input: (_s, ctx) => ({ query: ctx.item as string, k: 4 }) })
+ *   .tool("retrieve", retriever, { input: (_s, ctx: NodeContext<string>) => ({ query: ctx.item, k: 4 }) })
  *   .fn("compose", (_s, ctx) => ({ evidence: ctx.branchOutputs as string[] }))
  *   .role("answer", answer, { update: (answer) => ({ answer }) })
  *   .edge(START, "decompose")

@@ -2,7 +2,8 @@
 // Test doubles (scripted-caller) and test helpers are exported separately, by name.
 
 export { END, START } from "./graph-types.js";
-export type { End, NodeContext, NodeSpec, NodeUpdate, Outgoing, LoopSpec, RouteContext, Start, Workflow } from "./graph-types.js";
+export type { NodeContext, RouteContext } from "./context.js";
+export type { End, NodeSpec, NodeUpdate, Outgoing, LoopSpec, Start, Workflow } from "./graph-types.js";
 export { workflow } from "./graph.js";
 export type {
   FanOutSpec,
@@ -26,7 +27,9 @@ export { callTool, DEFAULT_TOOL_TIMEOUT_MS, defineTool } from "./tool.js";
 export { DEFAULT_EPISODE_TIMEOUT_MS, DEFAULT_NODE_TIMEOUT_MS } from "./deadline.js";
 export type { Tool, ToolResult } from "./tool.js";
 export { runEpisodes } from "./runner.js";
-export type { EpisodeInput, RoleCaller, RoleCallRequest, RoleCallResult, RunOptions } from "./runner.js";
+export type { RunOptions } from "./runner.js";
+export type { EpisodeInput } from "./episode.js";
+export type { RoleCaller, RoleCallRequest, RoleCallResult } from "./role-call.js";
 export { isFormatFailure, isTrainable, trajectoryFromJson, trajectoryToJson } from "./trajectory.js";
 export type {
   EpisodeFailure,

@@ -3,12 +3,13 @@
 // deadlines come back as failures.
 
 import { DEFAULT_NODE_TIMEOUT_MS, MAX_TIMEOUT_MS, withDeadline } from "./deadline.js";
-import type { AgentIO, AgentNode, FunctionNode, NodeContext, NodeSpec, NodeUpdate, RoleNode, ToolNode } from "./graph-types.js";
+import type { NodeContext } from "./context.js";
+import type { AgentIO, AgentNode, FunctionNode, NodeSpec, NodeUpdate, RoleNode, ToolNode } from "./graph-types.js";
 import { type ChatMessage, DEFAULT_SAMPLING, parseRoleOutput, type Sampling } from "./role.js";
 import { callTool } from "./tool.js";
 import type { EpisodeFailure, StepRecord } from "./trajectory.js";
 import { type TokenCounter, truncateMessages } from "./truncate.js";
-import type { RoleCaller, RoleCallRequest } from "./runner.js";
+import type { RoleCaller, RoleCallRequest } from "./role-call.js";
 
 export interface ExecOptions {
   caller: RoleCaller;

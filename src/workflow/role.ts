@@ -5,7 +5,7 @@ import { templateVariablesProblem } from "../engine/tokenizer/template-variables
 import type { Sampling } from "../engine/generate/sampling.js";
 import type { ChatMessage } from "../engine/tokenizer/types.js";
 import { MasoError } from "../errors.js";
-import type { NodeContext } from "./graph-types.js";
+import type { NodeContext } from "./context.js";
 
 /** One chat message: the tokenizer's type, so role prompts go straight into chat templates. */
 export type { ChatMessage };

@@ -6,10 +6,11 @@ import { END, START } from "./graph-types.js";
 import { workflow } from "./graph.js";
 import { tagParser, textParser } from "./parsers.js";
 import { defineRole } from "./role.js";
-import { type RoleCaller, runEpisodes } from "./runner.js";
+import type { RoleCaller } from "./role-call.js";
+import { runEpisodes } from "./runner.js";
 import { scriptedCaller } from "./scripted-caller.js";
 import { append } from "./state.js";
-import { mulberry32 } from "./test-prng.js";
+import { createRng } from "../rng.js";
 
 interface S {
   ep: number;
@@ -70,7 +71,7 @@ function expectedOrder(e: number): string[] {
 
 describe("runEpisodes routing (scripted RoleCaller test double)", () => {
   it("visits nodes in the specified order for 8 concurrent episodes and versions outputs per visit", async () => {
-    const rand = mulberry32(7);
+    const { next: rand } = createRng(7);
     const caller = scriptedCaller(
       (req) => {
         if (req.role === "planner") return `plan ${req.episodeId} t${req.turn}`;

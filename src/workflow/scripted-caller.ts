@@ -1,7 +1,7 @@
 // A TEST DOUBLE for routing tests: a RoleCaller that answers from a script. It is not a model and
 // must never stand in for one; it exists so workflow walking can be tested without generation.
 
-import type { RoleCaller, RoleCallRequest, RoleCallResult } from "./runner.js";
+import type { RoleCaller, RoleCallRequest, RoleCallResult } from "./role-call.js";
 
 export interface ScriptedCaller extends RoleCaller {
   /** Every request received, in arrival order. */

@@ -3,7 +3,7 @@
 
 import { z } from "zod";
 import { MasoError } from "../errors.js";
-import type { ChatMessage } from "./role.js";
+import type { ChatMessage } from "../engine/tokenizer/types.js";
 
 /** Points into the owning worker group's sample cache; opaque to the controller. */
 export interface SampleHandle {

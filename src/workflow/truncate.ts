@@ -1,7 +1,7 @@
 // Prompt truncation: fit a prompt into a token budget by dropping the *oldest* history first.
 // Pinned items (system prompt) and the newest state are never dropped; this file never tokenizes.
 
-import type { ChatMessage } from "./role.js";
+import type { ChatMessage } from "../engine/tokenizer/types.js";
 
 /** Counts tokens in a string. */
 export type TokenCounter = (text: string) => number;

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { listCheckpoints } from "../../src/checkpoint/paths.js";
 import { verifyCheckpoint } from "../../src/checkpoint/read-checkpoint.js";
-import { createRng } from "../../src/engine/model/init.js";
+import { createRng } from "../../src/rng.js";
 import { readMetrics } from "../../src/progress/metrics-writer.js";
 import { assertCheckpointsIntact, runCli, startCli } from "./cli-harness.js";
 

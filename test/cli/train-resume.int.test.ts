@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { config as demoConfig } from "../../examples/two-role-demo/workflow.js";
 import { listCheckpoints } from "../../src/checkpoint/paths.js";
-import { createRng } from "../../src/engine/model/init.js";
+import { createRng } from "../../src/rng.js";
 import { readMetrics } from "../../src/progress/metrics-writer.js";
 import { assertCheckpointsIntact, runCli, startCli } from "./cli-harness.js";
 import { exactMetrics, runTrajectories } from "./run-files.js";

@@ -2,7 +2,8 @@
 // addon's argument checks (bad input must throw a JavaScript error, never crash the process).
 import { describe, expect, it } from "vitest";
 import { native } from "../../src/native/binding.js";
-import { createRng, fillNormal } from "../../src/engine/model/init.js";
+import { fillNormal } from "../../src/engine/model/init.js";
+import { createRng } from "../../src/rng.js";
 import { maxDiff } from "../reference/reference.js";
 
 const kernels = native();

@@ -2,7 +2,8 @@
 // the same keys, the cache write lands in the right pool rows, and the addon rejects bad block
 // tables, slots and buffers with errors instead of reading out of bounds.
 import { describe, expect, it } from "vitest";
-import { createRng, fillNormal } from "../../src/engine/model/init.js";
+import { fillNormal } from "../../src/engine/model/init.js";
+import { createRng } from "../../src/rng.js";
 import { native } from "../../src/native/binding.js";
 import { decodeKernels } from "../../src/native/decode-binding.js";
 import { maxDiff } from "../reference/reference.js";

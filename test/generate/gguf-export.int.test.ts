@@ -12,7 +12,8 @@ import { byteLevelAlphabet, tokenizerMetadata } from "../../src/engine/io/gguf-t
 import { loadHfTokenizer, qwen3TokenizerDir } from "../../src/engine/tokenizer/hf-tokenizer.js";
 import { permuteRope, planGguf, writeGguf } from "../../src/engine/io/gguf.js";
 import { Decoder } from "../../src/engine/model/decoder.js";
-import { createRng, fillNormal } from "../../src/engine/model/init.js";
+import { fillNormal } from "../../src/engine/model/init.js";
+import { createRng } from "../../src/rng.js";
 import { createByteTokenizer } from "../../src/engine/tokenizer/byte-tokenizer.js";
 import { native } from "../../src/native/binding.js";
 import { worst } from "./check-forward.js";

@@ -1,7 +1,8 @@
 // Sampling maths on hand-made logits: greedy ties, top-k and top-p cuts as HF defines them (also
 // the bisection path used on large vocabularies), draw frequencies, and both reported log-probs.
 import { describe, expect, it } from "vitest";
-import { createRng, fillNormal } from "../../src/engine/model/init.js";
+import { fillNormal } from "../../src/engine/model/init.js";
+import { createRng } from "../../src/rng.js";
 import { sampleToken, samplingSupport } from "../../src/engine/generate/sampling.js";
 
 const logits = (p: number[]) => Float32Array.from(p.map(Math.log));

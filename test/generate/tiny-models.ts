@@ -3,7 +3,8 @@
 // and LoRA adapters with non-zero B so an adapter really changes the output. Test helper only.
 import type { Architecture, LoraTarget, ModelConfig } from "../../src/engine/config.js";
 import { Decoder } from "../../src/engine/model/decoder.js";
-import { createRng, fillNormal } from "../../src/engine/model/init.js";
+import { fillNormal } from "../../src/engine/model/init.js";
+import { createRng } from "../../src/rng.js";
 
 /** A small config of the given architecture; vocab 300 exceeds the byte tokenizer's 264 ids. */
 export function tinyConfig(architecture: Architecture, over: Partial<ModelConfig> = {}): ModelConfig {

@@ -6,7 +6,7 @@ import { baseModelConfig } from "../../recipes/base-model/build-base-model.js";
 import { plantInductionCircuit } from "../../recipes/base-model/induction-init.js";
 import { type EncodedExample, trainExamples } from "../../recipes/base-model/train-loop.js";
 import { Decoder } from "../../src/engine/model/decoder.js";
-import { createRng } from "../../src/engine/model/init.js";
+import { createRng } from "../../src/rng.js";
 
 const V = 4096;
 const cfg = baseModelConfig(V, [V - 1], 192, 4, "induction");

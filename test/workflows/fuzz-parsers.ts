@@ -3,7 +3,7 @@
 // well-formed ParseResult (never throws) for each of them and for non-strings. Test helper only; it
 // knows nothing about any one workflow — callers pass their format's pieces.
 import { MAX_PARSE_CHARS, type Parser } from "../../src/workflow/index.js";
-import { mulberry32 } from "../../src/workflow/test-prng.js";
+import { createRng } from "../../src/rng.js";
 
 /** Pieces every fuzz run mixes in: brackets, quotes, escapes, odd Unicode, fences, tags. */
 const GENERIC_PIECES = ["{", "}", "[", "]", '"', "\\", ",", "```", "\n", " ", "<", ">", "/", "\u0000", "\ud800", "é", "🙂", "İ", "x", "42"];
@@ -69,7 +69,7 @@ const ADVERSARIAL = [
  * @example const inputs = fuzzStrings(7, ["```js\n", "function f() {}"]);
  */
 export function fuzzStrings(seed: number, pieces: readonly string[], count = 10_000): string[] {
-  const rand = mulberry32(seed);
+  const { next: rand } = createRng(seed);
   const all = [...pieces, ...GENERIC_PIECES];
   const randomString = (): string => {
     const n = Math.floor(rand() * 60);

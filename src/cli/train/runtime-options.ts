@@ -24,9 +24,7 @@ export function modelSpec(name: string, m: ModelCfg, config: RunConfig): ModelSp
   const keepRef = m.reference && config.algorithm.klCoef > 0;
   return {
     name,
-    source: m.preset
-      ? { config: presetConfig(m.preset as ModelPreset, tok.eosTokenIds), seed: config.seed }
-      : { weights: m.weights! },
+    source: m.preset ? { config: presetConfig(m.preset as ModelPreset, tok.eosTokenIds), seed: config.seed } : { weights: m.weights! },
     train,
     lora,
     valueHead: m.valueHead ? { hidden: m.valueHead.hidden, detach: m.valueHead.detach } : undefined,

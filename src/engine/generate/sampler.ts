@@ -5,7 +5,7 @@
 import { MasoError } from "../../errors.js";
 import type { AdapterSegment } from "../model/batch.js";
 import type { Decoder } from "../model/decoder.js";
-import { type Rng, createRng } from "../model/init.js";
+import { createRng, type Rng } from "../../rng.js";
 import type { Tokenizer } from "../tokenizer/types.js";
 import { KvCache } from "./kv-cache.js";
 import { runStep } from "./model-step.js";

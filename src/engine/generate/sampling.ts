@@ -1,7 +1,7 @@
 // Turns one row of raw logits into a sampled token and its log-probs: temperature, vocabulary mask,
 // top-k, top-p, then an inverse-CDF draw from a seeded generator (one draw per token, so a request
 // samples the same tokens alone or in any batch). Pure functions; no model, no Math.random.
-import type { Rng } from "../model/init.js";
+import type { Rng } from "../../rng.js";
 
 /** Sampling settings: of one generation request, of a role's calls. */
 export interface Sampling {

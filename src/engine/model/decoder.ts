@@ -13,7 +13,7 @@ import type { LoraConfig, ModelConfig } from "../config.js";
 import type { ParamTable } from "../params.js";
 import { type PackedBatch, type SequenceInput, packBatch } from "./batch.js";
 import { type Attend, type LayerActs, blockBackward, blockForward } from "./block.js";
-import { type Rng, createRng } from "./init.js";
+import { createRng, type SeededRng } from "../../rng.js";
 import { type Adapter, createAdapter } from "./lora.js";
 import { type ValueHead, createValueHead, valueHeadBackward, valueHeadForward } from "./value-head.js";
 import { type LayerGrads, type LayerWeights, initParams, layerViews, validateConfig } from "./weights.js";
@@ -91,7 +91,7 @@ export class Decoder {
   grads: ParamTable | null;
   readonly adapters = new Map<string, Adapter>();
   valueHead: ValueHead | null = null;
-  readonly rng: Rng;
+  readonly rng: SeededRng;
   /** Per-layer views into `params`; the sampler reads the same memory, so updates are seen at once. */
   readonly lw: readonly LayerWeights[];
   private lg: LayerGrads[] | null;

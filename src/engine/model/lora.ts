@@ -4,7 +4,8 @@
 import { MasoError } from "../../errors.js";
 import { LORA_TARGETS, type LoraConfig, type LoraTarget, type ModelConfig } from "../config.js";
 import { ParamTable, loraParamSpecs, loraTensorName } from "../params.js";
-import { type Rng, fillNormal } from "./init.js";
+import type { Rng } from "../../rng.js";
+import { fillNormal } from "./init.js";
 
 export interface Adapter {
   name: string;

@@ -2,7 +2,8 @@
 // Tensor names follow torch's nn.Sequential(Linear, Tanh, Linear) under "value_head.".
 import { native } from "../../native/binding.js";
 import { ParamTable } from "../params.js";
-import { type Rng, fillNormal } from "./init.js";
+import type { Rng } from "../../rng.js";
+import { fillNormal } from "./init.js";
 
 export interface ValueHead {
   hidden: number;

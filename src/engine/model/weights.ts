@@ -3,7 +3,8 @@
 import { MasoError } from "../../errors.js";
 import { LORA_TARGETS, type LoraTarget as Proj, type ModelConfig } from "../config.js";
 import { ParamTable, modelParamSpecs, moduleOf } from "../params.js";
-import { type Rng, fillNormal } from "./init.js";
+import type { Rng } from "../../rng.js";
+import { fillNormal } from "./init.js";
 
 /** Views of one layer's base tensors (used by the sampler, which shares these weights). */
 export interface LayerWeights {

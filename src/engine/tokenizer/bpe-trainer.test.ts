@@ -4,7 +4,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createRng } from "../../envs/tasks/rng.js";
+import { createKeyedRng } from "../../rng.js";
 import { makeWorldTasks } from "../../envs/tasks/world/world-tasks.js";
 import { byteToUnicode, preTokenize, trainBpe } from "./bpe-trainer.js";
 import { bpeTokenizerFiles, saveBpeTokenizer } from "./bpe-trainer-files.js";
@@ -16,7 +16,7 @@ const bpe = trainBpe(corpus, { vocabSize: 800 });
 const tok = hfTokenizerFromFiles(bpeTokenizerFiles(bpe));
 
 function randomText(seed: number): string {
-  const rng = createRng(`bpe-text:${seed}`);
+  const rng = createKeyedRng(`bpe-text:${seed}`);
   const pieces = [
     "the ",
     "Tharvel",

@@ -2,6 +2,7 @@
 // Implementation details (exact ids, template text) belong in each implementation's own test file.
 
 import { describe, expect, it } from "vitest";
+import { createRng } from "../../rng.js";
 import { createByteTokenizer } from "./byte-tokenizer.js";
 import { encodeChat } from "./encode-chat.js";
 import { loadHfTokenizer, qwen3TokenizerDir } from "./hf-tokenizer.js";
@@ -20,18 +21,6 @@ const cases: Case[] = [
   { name: "byte", load: async () => createByteTokenizer(), endOfTurn: "<|end|>", nfc: false },
   { name: "qwen3", load: () => loadHfTokenizer(qwen3TokenizerDir()), endOfTurn: "<|im_end|>", nfc: true },
 ];
-
-/** mulberry32: a small seeded generator, so failures reproduce. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const RANGES: [number, number][] = [
   [0x20, 0x7e], // ASCII
@@ -83,7 +72,7 @@ for (const c of cases) {
 
     it("round-trips random Unicode strings, ids in [0, vocabSize)", async () => {
       const tok = await tokP;
-      const next = rng(1234);
+      const { next } = createRng(1234); // seeded, so failures reproduce
       for (let i = 0; i < 200; i++) {
         const raw = randomUnicode(next, 40);
         const s = c.nfc ? raw.normalize("NFC") : raw;

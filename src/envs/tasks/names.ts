@@ -2,7 +2,7 @@
 // Must never return the same word twice from one source or a word from the reserved list.
 
 import { MasoError } from "../../errors.js";
-import type { Rng } from "./rng.js";
+import type { Rng } from "../../rng.js";
 
 const ONSETS = ["b", "d", "f", "g", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z", "br", "dr", "kr", "tr", "st", "th", "sh"];
 const VOWELS = ["a", "e", "i", "o", "u", "ai", "ou"];
@@ -16,7 +16,7 @@ export interface NameSource {
 
 /**
  * A name source over `rng`; `reserved` words (any case) are never produced.
- * @example createNameSource(createRng(1), ["born"]).word() // e.g. "Velamor"
+ * @example createNameSource(createKeyedRng("1"), ["born"]).word() // e.g. "Velamor"
  */
 export function createNameSource(rng: Rng, reserved: Iterable<string> = []): NameSource {
   const used = new Set<string>();

@@ -2,7 +2,7 @@
 // minibatch is split into per-role chunks, guarded by approximate KL, back-propagated, clipped and
 // stepped with the optimisers of exactly the units it trained. No sample data leaves this function.
 import type { Decoder } from "../../engine/model/decoder.js";
-import type { Rng } from "../../engine/model/init.js";
+import type { Rng } from "../../rng.js";
 import { type ChunkResult, chunkLoss } from "./chunk-loss.js";
 import { roleStats } from "./role-stats.js";
 import { forwardTemperature } from "./score.js";
@@ -13,15 +13,6 @@ import { clipAndStep, deltaSq, policyUnitName, snapshotGrads, type TrainUnit } f
 export interface UpdateWhat {
   policy: boolean;
   critic: boolean;
-}
-
-function shuffled<T>(xs: readonly T[], rng: Rng): T[] {
-  const a = [...xs];
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = Math.floor(rng.next() * (i + 1));
-    [a[i], a[j]] = [a[j], a[i]];
-  }
-  return a;
 }
 
 function chunksOf(mb: readonly TrainSample[]): TrainSample[][] {
@@ -64,7 +55,7 @@ export function ppoUpdate(
   let normSum = 0;
   let mbIndex = 0;
   for (let epoch = 0; epoch < cfg.epochs; epoch++) {
-    const order = shuffled(samples, rng);
+    const order = rng.shuffle(samples);
     const size = cfg.minibatchSize > 0 ? cfg.minibatchSize : order.length;
     for (let i = 0; i < order.length; i += size, mbIndex++) {
       const mb = order.slice(i, i + size);

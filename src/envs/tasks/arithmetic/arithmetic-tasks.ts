@@ -2,7 +2,7 @@
 // problems come from per-split pools of invented names, so test names never appear in training.
 
 import { createNameSource } from "../names.js";
-import { createRng, type Rng } from "../rng.js";
+import { createKeyedRng, type Rng } from "../../../rng.js";
 import { cutSplits, DEFAULT_FRACTIONS, type MathTask, type Split, type SplitFractions, type Splits } from "../types.js";
 
 /** Options for {@link makeArithmeticTasks}. */
@@ -160,7 +160,7 @@ const TEMPLATES: readonly Template[] = [
  * makeArithmeticTasks(1).test[0]; // { problem: "Tharo has 12 marbles. …", answer: "31", ops: 1, ... }
  */
 export function makeArithmeticTasks(seed: number | string, options: ArithmeticTaskOptions = {}): Splits<SyntheticMathTask> {
-  const rng = createRng(`arith:${seed}`);
+  const rng = createKeyedRng(`arith:${seed}`);
   const count = options.count ?? 1000;
   const fractions = options.fractions ?? DEFAULT_FRACTIONS;
   const sizes = cutSplits(

@@ -1,7 +1,7 @@
 // Runs every template's reference through the real verifier (spawns processes: marked slow).
 import { describe, expect, it } from "vitest";
 import { verifyMany } from "../../code-verifier/verify-many.js";
-import { createRng } from "../rng.js";
+import { createKeyedRng } from "../../../rng.js";
 import { makeCodeTasks } from "./code-tasks.js";
 import { CODE_TEMPLATES } from "./templates.js";
 
@@ -20,7 +20,7 @@ describe("synthetic code tasks (verifier)", () => {
   });
 
   it("a wrong solution is caught by the generated tests", async () => {
-    const inst = CODE_TEMPLATES[1](createRng("wrong"));
+    const inst = CODE_TEMPLATES[1](createKeyedRng("wrong"));
     const { train } = makeCodeTasks(5, { count: 30 });
     const task = train.find((t) => t.entry === inst.entry) ?? train[0];
     const [r] = await verifyMany([{ code: `function ${task.entry}() { return 0; }`, tests: task.tests }]);

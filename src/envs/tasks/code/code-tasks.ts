@@ -2,7 +2,7 @@
 // split so that no template+parameter combination appears in more than one split.
 
 import type { CodeTest, JsonValue } from "../../code-verifier/types.js";
-import { createRng } from "../rng.js";
+import { createKeyedRng } from "../../../rng.js";
 import { type CodeTask, cutSplits, DEFAULT_FRACTIONS, type SplitFractions, type Splits } from "../types.js";
 import { CODE_TEMPLATES, type CodeInstance } from "./templates.js";
 
@@ -35,7 +35,7 @@ function toTask(inst: CodeInstance, id: string): SyntheticCodeTask {
  * train[0].problem; // "Write a JavaScript function `countAbove(xs)` that returns how many …"
  */
 export function makeCodeTasks(seed: number | string, options: CodeTaskOptions = {}): Splits<SyntheticCodeTask> {
-  const rng = createRng(`code:${seed}`);
+  const rng = createKeyedRng(`code:${seed}`);
   const count = options.count ?? 300;
   const byKey = new Map<string, SyntheticCodeTask>();
   for (let attempt = 0; byKey.size < count && attempt < count * 50; attempt++) {

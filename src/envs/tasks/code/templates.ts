@@ -3,7 +3,7 @@
 // the expected test values. The two must agree; code-tasks.int.test.ts runs every reference.
 
 import type { JsonValue } from "../../code-verifier/types.js";
-import type { Rng } from "../rng.js";
+import type { Rng } from "../../../rng.js";
 
 /** One instantiated template: everything but the test inputs' expected values. */
 export interface CodeInstance {

@@ -3,7 +3,7 @@
 
 import { MasoError } from "../../../errors.js";
 import { createNameSource } from "../names.js";
-import type { Rng } from "../rng.js";
+import type { KeyedRng } from "../../../rng.js";
 import { ORG_SUFFIXES, type Relation, templateWords } from "./phrasings.js";
 
 export type EntityKind = "person" | "city" | "country" | "org";
@@ -44,7 +44,7 @@ export interface WorldShape {
 }
 
 /** Builds a world from `rng`; deterministic for a given stream. */
-export function generateWorld(rng: Rng, shape: WorldShape = {}): World {
+export function generateWorld(rng: KeyedRng, shape: WorldShape = {}): World {
   const clusters = shape.clusters ?? 20;
   const nCountries = shape.countries ?? 2;
   const nCities = shape.cities ?? 4;

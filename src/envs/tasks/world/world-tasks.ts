@@ -2,7 +2,7 @@
 // pretraining corpus. Splits are whole clusters, so dev/test entities never reach train or pretraining.
 
 import type { RetrieverDoc } from "../../retriever/types.js";
-import { createRng, type Rng } from "../rng.js";
+import { createKeyedRng, type KeyedRng } from "../../../rng.js";
 import { cutSplits, DEFAULT_FRACTIONS, type QaTask, type Split, type SplitFractions, type Splits } from "../types.js";
 import { type Entity, type Fact, generateWorld, type World, type WorldShape } from "./generate-world.js";
 import { FACT_PHRASINGS, QUESTION_TEMPLATES, type Relation } from "./phrasings.js";
@@ -51,7 +51,7 @@ function render(template: string, s: string, o: string): string {
 type SubjectFacts = Map<string, { fact: Fact; other: string; offset: number }[]>;
 
 /** Each entity's facts (spouse from both ends), with the phrasing offset its documents start from. */
-function factsBySubject(world: World, drng: Rng): SubjectFacts {
+function factsBySubject(world: World, drng: KeyedRng): SubjectFacts {
   const factsOf: SubjectFacts = new Map();
   for (const f of world.facts) {
     const entries =
@@ -65,7 +65,7 @@ function factsBySubject(world: World, drng: Rng): SubjectFacts {
 }
 
 /** Documents: per subject entity and phrasing round, its facts in chunks of at most two sentences, shuffled. */
-function worldDocs(world: World, factsOf: SubjectFacts, drng: Rng, docsPerFact: number): RetrieverDoc[] {
+function worldDocs(world: World, factsOf: SubjectFacts, drng: KeyedRng, docsPerFact: number): RetrieverDoc[] {
   const docs: RetrieverDoc[] = [];
   for (const [subject, list] of factsOf) {
     const s = world.entities.get(subject)!;
@@ -87,7 +87,7 @@ function worldDocs(world: World, factsOf: SubjectFacts, drng: Rng, docsPerFact: 
  * The retriever collection of any world (the same document builder {@link makeWorldTasks} uses):
  * for worlds made outside it, e.g. the base model's freshly named worlds.
  */
-export const documentsOf = (world: World, rng: Rng, docsPerFact = 2): RetrieverDoc[] => {
+export const documentsOf = (world: World, rng: KeyedRng, docsPerFact = 2): RetrieverDoc[] => {
   const drng = rng.fork("docs");
   return worldDocs(world, factsBySubject(world, drng), drng, docsPerFact);
 };
@@ -99,7 +99,7 @@ export const documentsOf = (world: World, rng: Rng, docsPerFact = 2): RetrieverD
  * splits.test[0]; // { question: "In which country was the founder of Kelvo Guild born?", answers: ["Tharnia"], hops: 3, ... }
  */
 export function makeWorldTasks(seed: number | string, options: WorldTaskOptions = {}): WorldTasks {
-  const rng = createRng(`world:${seed}`);
+  const rng = createKeyedRng(`world:${seed}`);
   const world = generateWorld(rng.fork("world"), options);
   const docsPerFact = Math.min(3, Math.max(1, options.docsPerFact ?? 2));
   const ent = (id: string) => world.entities.get(id)!;

@@ -1,0 +1,51 @@
+// The contract between the walk and whatever generates text: one role call's request and result,
+// and the RoleCaller that answers it. Types only, so every workflow file can use them.
+
+import type { ChatMessage } from "../engine/tokenizer/types.js";
+import type { Sampling } from "./role.js";
+import type { SampleHandle } from "./trajectory.js";
+
+/** One role call, as the controller routes it to the owning worker group. Exactly one of messages / prompt is set. */
+export type RoleCallRequest = {
+  episodeId: string;
+  role: string;
+  node: string;
+  visit: number;
+  turn: number;
+  sampling: Sampling;
+  stop: readonly string[];
+  maxNewTokens: number;
+} & (
+  | {
+      messages: ChatMessage[];
+      prompt?: undefined;
+      /** Tool schemas the chat template renders (agent calls through the gateway). */
+      tools?: readonly unknown[];
+      /** `messages[replayed]` is the reply of sample `sample` of this episode: its worker group reuses the ids. */
+      extend?: { sample: SampleHandle; replayed: number };
+    }
+  | { prompt: string; messages?: undefined; tools?: undefined; extend?: undefined }
+);
+
+/** What comes back: text and a handle into the model's sample cache (heavy tensors stay there). */
+export interface RoleCallResult {
+  text: string;
+  sampleHandle: SampleHandle;
+  promptTokens: number;
+  outputTokens: number;
+  /** "length" when generation hit maxNewTokens before a stop token or string (absent: treated as "stop"). */
+  finishReason?: "stop" | "length";
+  /** For a request with `extend`: whether the prompt reused that sample's ids. */
+  chained?: boolean;
+}
+
+/**
+ * Generates a role's output. Implemented by the controller (routing through the cast to worker
+ * groups); tests use scripted doubles. A rejection ends that episode with status "error".
+ *
+ * @example
+ * const caller: RoleCaller = { call: async (req) => workerGroups[cast[req.role]].generate(req) };
+ */
+export interface RoleCaller {
+  call(req: RoleCallRequest): Promise<RoleCallResult>;
+}
