@@ -14,8 +14,8 @@ import {
   saveHfModel,
   saveTokenizer,
   tokenStream,
+  presetConfig,
 } from "maso";
-import { presetConfig } from "maso";
 
 const STEPS = Number(process.env.MASO_DEMO_STEPS ?? 150);
 const seed = 7;

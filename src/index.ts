@@ -28,6 +28,7 @@ export {
   type StepReport as OptimizerStepReport,
 } from "./engine/optim/adamw.js";
 export { lrAt, type LrSchedule } from "./engine/optim/schedule.js";
+export { lmStep, meanNll, type LmStepOptions, type LmStepResult } from "./engine/lm-step.js";
 
 // engine: checkpoints
 export { loadHfModel, saveHfModel, type SaveHfOptions } from "./engine/io/hf-model.js";

@@ -1,9 +1,7 @@
 // A tiny two-role workflow for `maso train` (and its tests): a planner writes a short hint, a solver
 // answers a one-digit sum after reading it; the reward looks only at the solver's answer and is
 // shared by both roles. Byte tokenizer + the engine's tiny preset: a step takes well under a second.
-import { sharedOutcome } from "maso";
-import type { Trajectory } from "maso";
-import { END, START, defineRole, textParser, workflow as build } from "maso";
+import { sharedOutcome, type Trajectory, END, START, defineRole, textParser, workflow as build } from "maso";
 
 /** A task: add two digits, answer the last digit of the sum. */
 export interface Task {

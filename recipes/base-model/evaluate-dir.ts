@@ -1,10 +1,7 @@
 // Loads a saved base model directory (HF safetensors + tokenizer files) and runs the held-out
 // evaluation of evaluate.ts on it: the whole test split, a fixed small subset, and role formats.
 // Used by eval.ts, build.ts and the checkpoint test; it never trains or writes.
-import { loadHfModel } from "maso";
-import { Decoder } from "maso";
-import { loadHfTokenizer } from "maso";
-import { makeWorldTasks } from "maso";
+import { loadHfModel, Decoder, loadHfTokenizer, makeWorldTasks } from "maso";
 import { type AnswerEval, evaluateAnswerRole, evaluateFormats, type FormatEval } from "./evaluate.js";
 
 /** Size of the fixed subset (the first test questions) the checkpoint test re-scores. */

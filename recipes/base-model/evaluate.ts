@@ -1,16 +1,23 @@
 // Greedy evaluation of a base model on held-out material: the answer role (oracle passages for the
 // question's supporting facts → <final_answer>, EM/F1 vs gold) and format validity per role format.
 // Reads a model and tasks, returns figures; printing and files belong to eval.ts.
-import type { Decoder } from "maso";
-import { Sampler } from "maso";
-import type { Tokenizer } from "maso";
-import type { ChatMessage } from "maso";
-import { makeArithmeticTasks } from "maso";
-import { exactMatch, f1Score } from "maso";
-import type { QaTask } from "maso";
-import type { WorldTasks } from "maso";
-import { boxedParser, jsonStringListParser, searchOrEndParser, tagParser, textParser } from "maso";
-import type { Parser } from "maso";
+import {
+  type Decoder,
+  Sampler,
+  type Tokenizer,
+  type ChatMessage,
+  makeArithmeticTasks,
+  exactMatch,
+  f1Score,
+  type QaTask,
+  type WorldTasks,
+  boxedParser,
+  jsonStringListParser,
+  searchOrEndParser,
+  tagParser,
+  textParser,
+  type Parser,
+} from "maso";
 import {
   answerPrompt,
   decomposePrompt,

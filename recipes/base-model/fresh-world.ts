@@ -1,13 +1,18 @@
 // Freshly invented worlds for the copying curriculum: the world generator's structure with every name
 // word replaced by a new word from a shared name source, so a model must copy names from its prompt.
 // The name source must reserve every dev/test word (see mixture.ts); this file never checks that.
-import type { RetrieverDoc } from "maso";
-import type { NameSource } from "maso";
+import {
+  type RetrieverDoc,
+  type NameSource,
+  type Entity,
+  generateWorld,
+  type World,
+  type WorldShape,
+  documentsOf,
+  type KeyedRng,
+} from "maso";
 
-import { type Entity, generateWorld, type World, type WorldShape } from "maso";
-import { documentsOf } from "maso";
 import { type WorldIndex, indexWorld } from "./world-qa.js";
-import type { KeyedRng } from "maso";
 
 /** `shape`'s world with every entity renamed from `names` (same ids, clusters and facts). */
 function renamedWorld(rng: KeyedRng, names: NameSource, shape: WorldShape): World {

@@ -4,9 +4,15 @@
 // steps, the reasoner's plan names the operations, and drill text teaches the arithmetic itself.
 // Train material only: the reference train split plus freshly drawn problems whose names and
 // numbers match no dev/test problem (test/recipes/math-mixture.test.ts checks both).
-import type { ChatMessage } from "maso";
-import { makeArithmeticTasks, type SyntheticMathTask as MathTask, type MathStep } from "maso";
-import { wordSet } from "maso";
+import {
+  type ChatMessage,
+  makeArithmeticTasks,
+  type SyntheticMathTask as MathTask,
+  type MathStep,
+  wordSet,
+  createKeyedRng,
+  type KeyedRng,
+} from "maso";
 
 import {
   actorPrompt,
@@ -20,7 +26,6 @@ import {
   workedTarget,
 } from "../../examples/workflows/shared/prompts.js";
 import { referenceMathTasks } from "../../examples/workflows/shared/reference-tasks.js";
-import { createKeyedRng, type KeyedRng } from "maso";
 
 /** Kinds of examples in the math mixture. */
 export const MATH_MIXTURE_KINDS = ["arithmetic", "worked", "math-plan"] as const;

@@ -1,14 +1,20 @@
 // The base model's pretraining mixture, generated from a seed with train-split material only: the
 // world's pretraining text, role-format instruction examples and a copying curriculum over freshly
 // invented names. Every fresh name avoids all dev/test entity words; the leak test checks the result.
-import type { ChatMessage } from "maso";
-import type { SyntheticMathTask as MathTask } from "maso";
-import { formatFeedback } from "maso";
-import type { SyntheticCodeTask } from "maso";
-import { createNameSource, wordSet } from "maso";
+import {
+  type ChatMessage,
+  type SyntheticMathTask as MathTask,
+  formatFeedback,
+  type SyntheticCodeTask,
+  createNameSource,
+  wordSet,
+  templateWords,
+  type WorldTasks,
+  makeWorldTasks,
+  createKeyedRng,
+  type KeyedRng,
+} from "maso";
 
-import { templateWords } from "maso";
-import { type WorldTasks, makeWorldTasks } from "maso";
 import { freshWorld } from "./fresh-world.js";
 import {
   actorPrompt,
@@ -36,7 +42,6 @@ import {
 import { referenceCodeTasks, referenceMathTasks } from "../../examples/workflows/shared/reference-tasks.js";
 import { supportingPassages } from "./world-passages.js";
 import { type ChainQuestion, type WorldIndex, chainQuestions, factPassage, factSentence } from "./world-qa.js";
-import { createKeyedRng, type KeyedRng } from "maso";
 
 /** Kinds of examples in the mixture. */
 export const MIXTURE_KINDS = [

@@ -1,13 +1,8 @@
 // Builds models/base-qa: models/base trained further on the QA mixture (qa-mixture.ts), so the
 // evidence roles of the QA workflows copy the retrieved document that states a fact instead of a
 // corrupted version of it. Evaluated on the reference world's dev questions with its own retriever.
-import { loadHfModel } from "maso";
-import { Decoder } from "maso";
-import { loadHfTokenizer } from "maso";
-import { f1Score } from "maso";
+import { loadHfModel, Decoder, loadHfTokenizer, f1Score, makeWorldTasks, tagParser, createKeyedRng } from "maso";
 
-import { makeWorldTasks } from "maso";
-import { tagParser } from "maso";
 import { type AdaptOptions, adaptModel } from "./adapt.js";
 import { greedy } from "./evaluate.js";
 import { stepQuery } from "./mixture.js";
@@ -20,7 +15,6 @@ import {
 } from "../../examples/workflows/shared/prompts.js";
 import { buildQaMixture, DEFAULT_QA_COUNTS, knowledgeOf, type QaMixtureCounts, searchable, walk } from "./qa-mixture.js";
 import { chainQuestions, indexWorld } from "./world-qa.js";
-import { createKeyedRng } from "maso";
 
 /** Options of {@link adaptQaModel}; defaults are the committed model's. */
 export interface QaAdaptOptions extends Omit<AdaptOptions, "steps" | "lr"> {

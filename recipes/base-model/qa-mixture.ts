@@ -11,15 +11,20 @@
 import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ChatMessage } from "maso";
-import { contentHash } from "maso";
-import { openRetriever } from "maso";
-import { createNameSource } from "maso";
+import {
+  type ChatMessage,
+  contentHash,
+  openRetriever,
+  createNameSource,
+  templateWords,
+  makeWorldTasks,
+  type WorldTasks,
+  type Entity,
+  type RetrieverDoc,
+  createKeyedRng,
+  type KeyedRng,
+} from "maso";
 
-import { templateWords } from "maso";
-import { makeWorldTasks, type WorldTasks } from "maso";
-import type { Entity } from "maso";
-import type { RetrieverDoc } from "maso";
 import { freshRetrievalWorld } from "./fresh-world.js";
 import { buildMixture, type MixtureKind, stepQuery, subQueries } from "./mixture.js";
 import {
@@ -36,7 +41,6 @@ import {
 } from "../../examples/workflows/shared/prompts.js";
 import { hasName } from "./world-passages.js";
 import { type ChainQuestion, chainQuestions, indexWorld } from "./world-qa.js";
-import { createKeyedRng, type KeyedRng } from "maso";
 
 /** Kinds of examples in the QA mixture (`replay` holds the base mixture's QA kinds). */
 export const QA_MIXTURE_KINDS = ["summarize", "extract", "update", "search", "answer-knowledge", "answer-evidence", "replay"] as const;

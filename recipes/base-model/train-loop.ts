@@ -1,13 +1,18 @@
 // Masked next-token training over mixture examples: a chat example trains only its response (and the
 // closing <|im_end|>), plain text trains every token; each example weighs the same in a batch.
 // One variable-length sequence per example (the engine packs without padding). No I/O here.
-import { MasoError } from "maso";
-import type { Decoder } from "maso";
-import { createRng } from "maso";
-import { createAdamW } from "maso";
-import { type LrSchedule, lrAt } from "maso";
-import { encodeChat } from "maso";
-import type { ChatMessage, Tokenizer } from "maso";
+import {
+  MasoError,
+  type Decoder,
+  createRng,
+  createAdamW,
+  lmStep,
+  type LrSchedule,
+  lrAt,
+  encodeChat,
+  type ChatMessage,
+  type Tokenizer,
+} from "maso";
 
 /**
  * A training example of any mixture: plain text (every token trained), a chat prompt plus its
@@ -167,20 +172,13 @@ export function trainExamples(
   for (let step = 0; step < opts.steps; step++) {
     const t0 = performance.now();
     const batch = Array.from({ length: opts.batchSize }, () => pool(Math.floor(rng.next() * poolSize)));
-    model.zeroGrad();
-    const out = model.forward(batch, { grad: true });
-    const dlogp = new Float32Array(out.logp.length);
-    let at = 0;
-    for (const ex of batch) {
-      const n = countScored(ex);
-      dlogp.fill(-1 / (n * batch.length), at, at + n);
-      at += n;
-    }
-    const loss = perExampleMean(out.logp, batch);
-    model.backward(out.tape!, { dlogp });
-    for (const p of pins) for (let i = 0; i < p.mask.length; i++) if (p.mask[i]) p.grad[i] = 0;
     const lr = lrAt(opts.schedule, step);
-    const report = opt.step(lr);
+    const { loss, gradNorm } = lmStep(model, opt, batch, lr, {
+      mean: "example",
+      beforeUpdate: () => {
+        for (const p of pins) for (let i = 0; i < p.mask.length; i++) if (p.mask[i]) p.grad[i] = 0;
+      },
+    });
     // weight decay still shrinks zero-gradient entries: put the pinned ones back exactly
     for (const p of pins) for (let i = 0; i < p.mask.length; i++) if (p.mask[i]) p.value[i] = p.initial[i];
     const tokens = batch.reduce((a, ex) => a + ex.tokens.length, 0);
@@ -188,7 +186,7 @@ export function trainExamples(
       step: step + 1,
       loss,
       lr,
-      gradNorm: report.gradNorm,
+      gradNorm,
       tokensPerSecond: tokens / ((performance.now() - t0) / 1000),
     };
     const every = opts.evalEvery ?? 0;

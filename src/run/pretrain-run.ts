@@ -9,6 +9,8 @@ import { type LrSchedule, lrAt } from "../engine/optim/schedule.js";
 import { MasoError } from "../errors.js";
 import { openMetricsWriter } from "../progress/metrics-writer.js";
 import { type DataCursor, windowSampler } from "./data-cursor.js";
+import { evalLoss } from "./pretrain.js";
+import { lmStep } from "../engine/lm-step.js";
 import { adamwPart, decoderPart, jsonPart, readDecoderRngState } from "../checkpoint/parts.js";
 import { listCheckpoints } from "../checkpoint/paths.js";
 import { findCheckpoint, restoreCheckpoint } from "../checkpoint/read-checkpoint.js";
@@ -84,19 +86,6 @@ function checkTrainerState(v: unknown): TrainerState {
   return s;
 }
 
-/** Mean next-token loss over fixed windows that tile the stream (same as src/train evalLoss). */
-function heldOutLoss(model: Decoder, stream: Int32Array, seqLen: number, maxWindows = 32): number {
-  const seqs: { tokens: number[] }[] = [];
-  for (let s = 0; s + seqLen <= stream.length && seqs.length < maxWindows; s += seqLen)
-    seqs.push({ tokens: Array.from(stream.subarray(s, s + seqLen)) });
-  if (seqs.length === 0)
-    throw new MasoError("PRETRAIN_DATA", "held-out stream is shorter than one sequence", "use more held-out text or a shorter --seq-len");
-  const { logp } = model.forward(seqs);
-  let sum = 0;
-  for (const x of logp) sum -= x;
-  return sum / logp.length;
-}
-
 /**
  * Runs (or resumes) pretraining into `runDir`. A fresh run refuses a directory that already has
  * checkpoints (RUN_EXISTS); a resume whose checkpoints are all corrupt throws CHECKPOINT_CORRUPT.
@@ -157,28 +146,22 @@ export async function runResumablePretrain(run: ResumablePretrainRun): Promise<R
   while (state.step < cfg.steps) {
     const tStep = performance.now();
     const seqs = sampler.next(state.cursor, cfg.batchSize).map((tokens) => ({ tokens }));
-    model.zeroGrad();
-    const out = model.forward(seqs, { grad: true });
-    const M = out.logp.length;
-    let loss = 0;
-    for (const x of out.logp) loss -= x / M;
-    model.backward(out.tape!, { dlogp: new Float32Array(M).fill(-1 / M) });
     const lr = lrAt(cfg.schedule, state.step);
-    const report = opt.step(lr);
+    const { loss, gradNorm } = lmStep(model, opt, seqs, lr);
     state.step++;
     const tokens = cfg.batchSize * cfg.seqLen;
     const row: PretrainRow = {
       step: state.step,
       loss,
       lr,
-      gradNorm: report.gradNorm,
+      gradNorm,
       tokens,
       tokensPerSecond: tokens / ((performance.now() - tStep) / 1000),
       epoch: state.cursor.epoch,
     };
     const last = state.step === cfg.steps;
     if (run.heldOut && ((cfg.evalEvery > 0 && state.step % cfg.evalEvery === 0) || last))
-      row.evalLoss = heldOutLoss(model, run.heldOut, cfg.seqLen);
+      row.evalLoss = evalLoss(model, run.heldOut, cfg.seqLen);
     metrics.write({ ...row });
     rows.push(row);
     run.onStep?.(row);

@@ -4,6 +4,7 @@
 import { MasoError } from "../errors.js";
 import type { Decoder } from "../engine/model/decoder.js";
 import { createRng, type Rng } from "../rng.js";
+import { lmStep, meanNll } from "../engine/lm-step.js";
 import { createAdamW } from "../engine/optim/adamw.js";
 import { type LrSchedule, lrAt } from "../engine/optim/schedule.js";
 import type { Tokenizer } from "../engine/tokenizer/types.js";
@@ -60,11 +61,9 @@ export function evalLoss(model: Decoder, stream: Int32Array, seqLen: number, max
   const seqs: { tokens: number[] }[] = [];
   for (let s = 0; s + seqLen <= stream.length && seqs.length < maxWindows; s += seqLen)
     seqs.push({ tokens: Array.from(stream.subarray(s, s + seqLen)) });
-  if (seqs.length === 0) throw new MasoError("PRETRAIN_DATA", "held-out stream is shorter than one sequence");
-  const { logp } = model.forward(seqs);
-  let sum = 0;
-  for (const x of logp) sum -= x;
-  return sum / logp.length;
+  if (seqs.length === 0)
+    throw new MasoError("PRETRAIN_DATA", "held-out stream is shorter than one sequence", "use more held-out text or a shorter --seq-len");
+  return meanNll(model, seqs);
 }
 
 /** Trains `model` (all base weights) on the stream; returns the per-step history. */
@@ -80,19 +79,13 @@ export function pretrain(model: Decoder, train: Int32Array, heldOut: Int32Array 
   for (let step = 0; step < opts.steps; step++) {
     const t0 = performance.now();
     const seqs = sampleWindows(train, rng, opts.batchSize, opts.seqLen).map((tokens) => ({ tokens }));
-    model.zeroGrad();
-    const out = model.forward(seqs, { grad: true });
-    const M = out.logp.length;
-    let loss = 0;
-    for (const x of out.logp) loss -= x / M;
-    model.backward(out.tape!, { dlogp: new Float32Array(M).fill(-1 / M) });
     const lr = lrAt(opts.schedule, step);
-    const report = opt.step(lr);
+    const { loss, gradNorm } = lmStep(model, opt, seqs, lr);
     const rec: PretrainStep = {
       step: step + 1,
       loss,
       lr,
-      gradNorm: report.gradNorm,
+      gradNorm,
       tokensPerSecond: (opts.batchSize * opts.seqLen) / ((performance.now() - t0) / 1000),
     };
     const every = opts.evalEvery ?? 0;

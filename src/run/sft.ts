@@ -4,6 +4,7 @@
 import { MasoError } from "../errors.js";
 import type { Decoder } from "../engine/model/decoder.js";
 import type { SequenceInput } from "../engine/model/batch.js";
+import { lmStep, meanNll } from "../engine/lm-step.js";
 import { createRng } from "../rng.js";
 import { createAdamW, type ParamGroup } from "../engine/optim/adamw.js";
 import { type LrSchedule, lrAt } from "../engine/optim/schedule.js";
@@ -70,10 +71,7 @@ export function sftSequences(
 
 /** Mean completion loss (nats/token) over the given sequences. */
 export function sftLoss(model: Decoder, seqs: readonly SequenceInput[]): number {
-  const { logp } = model.forward(seqs);
-  let s = 0;
-  for (const x of logp) s -= x;
-  return s / Math.max(1, logp.length);
+  return meanNll(model, seqs);
 }
 
 export function sft(model: Decoder, train: readonly SequenceInput[], opts: SftOptions): SftStep[] {
@@ -92,15 +90,9 @@ export function sft(model: Decoder, train: readonly SequenceInput[], opts: SftOp
   const history: SftStep[] = [];
   for (let step = 0; step < opts.steps; step++) {
     const batch = Array.from({ length: opts.batchSize }, () => train[Math.floor(rng.next() * train.length)]);
-    model.zeroGrad();
-    const out = model.forward(batch, { grad: true });
-    const M = out.logp.length;
-    let loss = 0;
-    for (const x of out.logp) loss -= x / M;
-    model.backward(out.tape!, { dlogp: new Float32Array(M).fill(-1 / M) });
     const lr = lrAt(opts.schedule, step);
-    const r = opt.step(lr);
-    const rec = { step: step + 1, loss, lr, gradNorm: r.gradNorm, completionTokens: M };
+    const { loss, gradNorm, scoredTokens } = lmStep(model, opt, batch, lr);
+    const rec = { step: step + 1, loss, lr, gradNorm, completionTokens: scoredTokens };
     history.push(rec);
     opts.onStep?.(rec);
   }

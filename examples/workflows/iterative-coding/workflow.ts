@@ -14,10 +14,18 @@
 // and `configs.perRole` are the parameter-sharing comparison's other casts); RLOO with
 // groups keyed by (task, role, turn); rollouts at temperature 0.3 (see `config`).
 import { fileURLToPath } from "node:url";
-import type { SyntheticCodeTask } from "maso";
+import {
+  type SyntheticCodeTask,
+  formatReward,
+  marginalGain,
+  END,
+  type RouteContext,
+  START,
+  type ToolResult,
+  type Trajectory,
+  workflow as build,
+} from "maso";
 import { referenceCodeTasks } from "../shared/reference-tasks.js";
-import { formatReward, marginalGain } from "maso";
-import { END, type RouteContext, START, type ToolResult, type Trajectory, workflow as build } from "maso";
 import { codeRole, planRole, reflectRole } from "./roles.js";
 import { type CodingState, episodeMetrics, finalPassRate, lastResult, MAX_TURNS, passRates, reducers, type TurnResult } from "./state.js";
 import { type VerifyOutput, verifyTool } from "./verifier.js";

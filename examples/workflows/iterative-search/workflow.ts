@@ -19,9 +19,12 @@
 // `configs.shared` (one fully fine-tuned model for all five roles) and `configs.perRole` (one model
 // per role) for the parameter-sharing comparison; shared.config.ts and per-role.config.ts next to
 // this file pass the other two to `maso train … --config`.
-import { formatReward, marginalGain, perTurnScore, type TurnMetric } from "maso";
-import type { QaTask } from "maso";
 import {
+  formatReward,
+  marginalGain,
+  perTurnScore,
+  type TurnMetric,
+  type QaTask,
   END,
   START,
   defineRole,

@@ -1,10 +1,8 @@
 // What both MARFT math modules share: the tasks, the reward rule, the held-out metric and the run
 // configs (action-level and token-level critic). Data and pure functions; no graph here.
 import { fileURLToPath } from "node:url";
-import type { SyntheticMathTask } from "maso";
+import { type SyntheticMathTask, finalOutcome, formatReward, type Trajectory } from "maso";
 import { referenceMathTasks } from "../shared/reference-tasks.js";
-import { finalOutcome, formatReward } from "maso";
-import type { Trajectory } from "maso";
 import type { MathState } from "./state.js";
 
 export type Task = SyntheticMathTask;

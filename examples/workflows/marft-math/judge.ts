@@ -2,8 +2,7 @@
 // the reference and, when wrong, appends the round to the history that later prompts show followed by
 // the judge line. Also the retry route and the history's prompt budget. Never calls a model.
 import { clip, failedRound, newestThatFit } from "../shared/prompts.js";
-import { isEquivalentAnswer } from "maso";
-import { END, type StateUpdate } from "maso";
+import { isEquivalentAnswer, END, type StateUpdate } from "maso";
 import { type FailedRound, MAX_ROUNDS, type MathState } from "./state.js";
 
 /**

@@ -2,8 +2,7 @@
 // \boxed{} (after the plan in the dual-agent variant, alone in the single-agent one). Prompts come
 // only from the base model's builders (examples/workflows/shared/prompts.ts); this file picks their inputs.
 import { actorPrompt, JUDGE_INCORRECT, mathPrompt, reasonerPrompt } from "../shared/prompts.js";
-import type { ChatMessage } from "maso";
-import { boxedParser, defineRole, type Parser, textParser } from "maso";
+import { type ChatMessage, boxedParser, defineRole, type Parser, textParser } from "maso";
 import { clip, HISTORY_BUDGET, historyText, newestRounds } from "./judge.js";
 import type { ActorOutput, FailedRound, MathState } from "./state.js";
 

@@ -10,9 +10,18 @@
 // Cast (default `config`): the committed base checkpoint with one rank-8 LoRA adapter per role;
 // `configs.shared` / `configs.perRole` are the alternatives (see ../iterative-search/*.config.ts for
 // how to pass one with --config).
-import { formatReward, sharedOutcome } from "maso";
-import type { QaTask } from "maso";
-import { END, START, defineRole, jsonStringListParser, tagParser, textParser, workflow as build } from "maso";
+import {
+  formatReward,
+  sharedOutcome,
+  type QaTask,
+  END,
+  START,
+  defineRole,
+  jsonStringListParser,
+  tagParser,
+  textParser,
+  workflow as build,
+} from "maso";
 import { answerPrompt, decomposePrompt, extractPrompt, NO_USEFUL_INFORMATION } from "../shared/prompts.js";
 import {
   type QaState,

@@ -1,8 +1,7 @@
 // The role prompts the base model was pretrained on, one builder per reference role. The reference
 // workflows should build their prompts with these so the untrained model sees what it learned.
 // Text only: no tokenizer, no randomness.
-import type { ChatMessage } from "maso";
-import type { MathStep } from "maso";
+import type { ChatMessage, MathStep } from "maso";
 
 /** Numbered passages, one per line ("[1] …"). */
 export function formatPassages(passages: readonly string[]): string {

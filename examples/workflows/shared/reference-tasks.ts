@@ -1,9 +1,7 @@
 // The math and coding task sets of the reference workflows (examples/workflows/marft-math and
 // iterative-coding). One definition, so the base model's mixture trains on exactly their train splits
 // and the leak test checks exactly their held-out splits.
-import { makeArithmeticTasks } from "maso";
-import { makeCodeTasks } from "maso";
-import type { Splits } from "maso";
+import { makeArithmeticTasks, makeCodeTasks, type Splits } from "maso";
 
 /** Held-out test tasks a reference workflow reports on: enough that a 5-point change is visible above noise. */
 export const REFERENCE_TEST_SIZE = 300;
