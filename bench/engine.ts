@@ -41,16 +41,16 @@ function trainFlops(s: Shape): number {
 }
 
 function gemmPeakGflops(): number {
-  const k = native();
+  const kernels = native();
   const n = 1024;
   const a = new Float32Array(n * n).fill(0.5);
   const b = new Float32Array(n * n).fill(0.25);
   const c = new Float32Array(n * n);
-  k.matmulForward(c, a, b, null, n, n, n, false);
+  kernels.matmulForward(c, a, b, null, n, n, n, false);
   let best = 0;
   for (let i = 0; i < 5; i++) {
     const t0 = performance.now();
-    k.matmulForward(c, a, b, null, n, n, n, false);
+    kernels.matmulForward(c, a, b, null, n, n, n, false);
     const s = (performance.now() - t0) / 1000;
     best = Math.max(best, (2 * n * n * n) / s / 1e9);
   }

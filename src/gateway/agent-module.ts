@@ -2,7 +2,7 @@
 // (any SDK that speaks OpenAI chat completions), the role names it requests as `model`, and tasks.
 // Checks the shape and says what is missing; runs nothing.
 
-import { isTaskSplits } from "../cli/train/workflow-module.js";
+import { isTaskSplits } from "../envs/tasks/types.js";
 import { MasoError } from "../errors.js";
 
 /** What an agent receives for one episode: point the SDK's base URL and API key here. */

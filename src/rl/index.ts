@@ -1,11 +1,13 @@
 // The RL algorithm layer's public surface: advantage estimators and per-token losses, listed explicitly.
-// src/index.ts re-exports from here; nothing in rl/ imports the engine, runtime or workflow.
+// src/index.ts re-exports from here. Estimators and losses are plain arithmetic on arrays; only rl/update
+// (the PPO update of one model) imports the engine. Nothing in rl/ imports the runtime or the workflow layer.
 
 export type {
   AdvantageInput,
   AdvantageOutput,
   Estimator,
   EstimatorOptions,
+  GaeContinuation,
   GroupField,
   NormalizeScope,
   SampleMeta,
@@ -13,7 +15,7 @@ export type {
 export { createEstimatorRegistry, type EstimatorName, estimators, getEstimator, registerEstimator } from "./advantages/registry.js";
 export { gaeAction } from "./advantages/gae-action.js";
 export { gaeToken } from "./advantages/gae-token.js";
-export { type GaeContinuation, gaeChain } from "./advantages/gae-chain.js";
+export { gaeChain } from "./advantages/gae-chain.js";
 export { drGrpo, groupKey, grpo, rloo } from "./advantages/group-baseline.js";
 export { reinforcePP } from "./advantages/reinforce-pp.js";
 export { scopeKey, type Whitening, whitenByScope } from "./advantages/whiten.js";

@@ -2,7 +2,7 @@
 // controller walks each episode's agent chain backwards across worker groups, carrying two scalars
 // (next value, next advantage) between the pieces each group owns; then every group finishes
 // (whitening, or its non-chained estimator) locally.
-import type { GaeContinuation } from "../rl/advantages/gae-chain.js";
+import type { GaeContinuation } from "../rl/advantages/types.js";
 import { getEstimator } from "../rl/advantages/registry.js";
 import type { AssignedRewards } from "../rewards/combine.js";
 import type { AdvantageStats, AgentChainPiece } from "./messages.js";

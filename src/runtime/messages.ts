@@ -2,7 +2,7 @@
 // and response messages. Messages hold ids, text, rewards, per-episode scalars and metrics only —
 // never token tensors — so any transport (in-process, worker_threads, NATS) can carry them as JSON.
 import type { EstimatorOptions } from "../rl/advantages/types.js";
-import type { GaeContinuation } from "../rl/advantages/gae-chain.js";
+import type { GaeContinuation } from "../rl/advantages/types.js";
 import type { HappoKey } from "../rl/advantages/happo.js";
 import type { UpdateReport } from "../rl/update/types.js";
 import type { ChatMessage, Sampling } from "../workflow/role.js";

@@ -2,6 +2,7 @@
 // workflow, reward functions, train/dev tasks and the initial state of an episode, as named exports
 // or one default-exported object. Checks the shape and says what is missing; runs nothing.
 import { MasoError } from "../../errors.js";
+import { isTaskSplits } from "../../envs/tasks/types.js";
 import type { NamedReward } from "../../rewards/types.js";
 import type { Workflow } from "../../workflow/graph-types.js";
 import type { Trajectory } from "../../workflow/trajectory.js";
@@ -30,18 +31,6 @@ export interface WorkflowModule<S extends object = object, T = unknown> {
 }
 
 const bad = (file: string, what: string, hint: string) => new MasoError("WORKFLOW_MODULE", `${file}: ${what}`, hint);
-
-/** True for `{ train: [at least one], dev?: [...], test?: [...] }`, the tasks a module exports. */
-export function isTaskSplits(v: unknown): boolean {
-  const t = v as WorkflowModule["tasks"] | undefined;
-  return (
-    !!t &&
-    Array.isArray(t.train) &&
-    t.train.length > 0 &&
-    (t.dev === undefined || Array.isArray(t.dev)) &&
-    (t.test === undefined || Array.isArray(t.test))
-  );
-}
 
 /** True for a compiled workflow. */
 export function isWorkflow(v: unknown): v is Workflow<object, string> {

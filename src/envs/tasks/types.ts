@@ -13,6 +13,18 @@ export interface Splits<T> {
   test: T[];
 }
 
+/** True for `{ train: [at least one], dev?: [...], test?: [...] }`: the task splits a workflow or agent module exports. */
+export function isTaskSplits(v: unknown): boolean {
+  const t = v as { train?: unknown; dev?: unknown; test?: unknown } | undefined;
+  return (
+    !!t &&
+    Array.isArray(t.train) &&
+    t.train.length > 0 &&
+    (t.dev === undefined || Array.isArray(t.dev)) &&
+    (t.test === undefined || Array.isArray(t.test))
+  );
+}
+
 /** A question with one or more acceptable short answers (scored by EM/F1). */
 export interface QaTask {
   id: string;

@@ -4,16 +4,8 @@
 
 import { MasoError } from "../../errors.js";
 import { checkOption } from "../validate.js";
-import type { AgentChain, ChainPiece, ChainSample, EstimatorOptions, SampleMeta } from "./types.js";
+import type { AgentChain, ChainPiece, ChainSample, EstimatorOptions, GaeContinuation, SampleMeta } from "./types.js";
 import { whitenByScope } from "./whiten.js";
-
-/** Where a chain continues after its last element; both 0 for a terminal end. */
-export interface GaeContinuation {
-  /** V of the element after the chain (next agent's observation, or next agent's first token). */
-  nextValue: number;
-  /** GAE advantage already computed for that next element. */
-  nextAdvantage: number;
-}
 
 /**
  * GAE over a chain: δ_i = r_i + γ·V_{i+1} − V_i and A_i = δ_i + γλ·A_{i+1}, where element i+1 after the

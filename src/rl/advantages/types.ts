@@ -3,7 +3,14 @@
 
 import type { KlEstimator } from "../kl-estimators.js";
 import type { Numbers, TokenLayout } from "../types.js";
-import type { GaeContinuation } from "./gae-chain.js";
+
+/** Where a chain continues after its last element; both 0 for a terminal end. */
+export interface GaeContinuation {
+  /** V of the element after the chain (next agent's observation, or next agent's first token). */
+  nextValue: number;
+  /** GAE advantage already computed for that next element. */
+  nextAdvantage: number;
+}
 
 /** What an estimator needs to know about one record (one role call) besides its tokens. */
 export interface SampleMeta {

@@ -1,0 +1,60 @@
+// The house rules of src/ (docs/architecture.md): no import circles; the runtime knows nothing of
+// run persistence; examples and recipes use the library as users do, through "maso".
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, normalize, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const root = join(import.meta.dirname, "..", "..");
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*"([^"]+)"/g;
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(join(root, dir), { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith(".ts"))
+    .map((e) => relative(root, join(e.parentPath, e.name)));
+}
+
+/** Repository-relative .ts files a file imports through relative specifiers. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(root, file), "utf8");
+  const out: string[] = [];
+  for (const m of text.matchAll(IMPORT)) if (m[1].startsWith(".")) out.push(normalize(join(dirname(file), m[1])).replace(/\.js$/, ".ts"));
+  return out;
+}
+
+const library = tsFiles("src").filter((f) => !f.endsWith(".test.ts"));
+const graph = new Map(library.map((f) => [f, importsOf(f)]));
+
+describe("the layout of src/", () => {
+  it("has no import circles", () => {
+    const state = new Map<string, "open" | "done">();
+    const circles: string[] = [];
+    const visit = (f: string, path: string[]) => {
+      if (state.get(f) === "done") return;
+      if (state.get(f) === "open") {
+        circles.push([...path.slice(path.indexOf(f)), f].join(" -> "));
+        return;
+      }
+      state.set(f, "open");
+      for (const g of graph.get(f) ?? []) if (graph.has(g)) visit(g, [...path, f]);
+      state.set(f, "done");
+    };
+    for (const f of library) visit(f, []);
+    expect(circles).toEqual([]);
+  });
+
+  it("keeps run persistence out of the runtime", () => {
+    const upward = library
+      .filter((f) => f.startsWith("src/runtime/"))
+      .flatMap((f) => (graph.get(f) ?? []).filter((g) => /^src\/(checkpoint|progress|run|cli)\//.test(g)).map((g) => `${f} -> ${g}`));
+    expect(upward).toEqual([]);
+  });
+
+  it('lets examples and recipes reach the library only through "maso"', () => {
+    const deep = [...tsFiles("examples"), ...tsFiles("recipes")].flatMap((f) =>
+      importsOf(f)
+        .filter((g) => g.startsWith("src/"))
+        .map((g) => `${f} -> ${g}`),
+    );
+    expect(deep).toEqual([]);
+  });
+});
