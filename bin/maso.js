@@ -1,26 +1,7 @@
 #!/usr/bin/env node
-// CLI launcher: the compiled CLI lives in dist/ (built by `npm run build`, run by `npm ci`). It
-// never exits 0 with work unfinished: if the event loop empties while main() is still pending
-// (something awaited a promise that can never settle), that is an error, exit code 1.
-let settled = false;
-process.on("beforeExit", () => {
-  if (settled) return;
-  settled = true;
-  console.error(
-    "maso stopped with work unfinished: the command was still waiting on a promise that can never settle (nothing left to run)",
-  );
+// CLI launcher: runs the compiled process entry (dist/cli/main-entry.js, built by `npm run build`,
+// which `npm ci` runs). The entry sets the exit code and never exits 0 with work unfinished.
+import("../dist/cli/main-entry.js").catch((err) => {
+  console.error(`maso cannot start: ${err instanceof Error ? err.message : String(err)} (is dist/ built? npm run build)`);
   process.exitCode = 1;
 });
-import("../dist/cli/main.js")
-  .then((m) => m.main(process.argv.slice(2)))
-  .then(
-    (code) => {
-      settled = true;
-      process.exitCode = code;
-    },
-    (err) => {
-      settled = true;
-      console.error(err instanceof Error ? err.message : String(err));
-      process.exitCode = 1;
-    },
-  );

@@ -1,6 +1,8 @@
-// Process entry for running the CLI from source (`npx tsx src/cli/main-entry.ts …`): calls main()
-// and sets the exit code. The published launcher bin/maso.js does the same with dist/cli/main.js,
-// and like it never exits 0 with work unfinished (the event loop emptied while main() was pending).
+// The CLI's process entry (bin/maso.js runs its compiled form; `npx tsx src/cli/main-entry.ts …` runs
+// it from source): calls main() and sets the exit code. It never exits 0 with work unfinished: if the
+// event loop empties while main() is still pending (something awaited a promise that can never
+// settle), that is an error, exit code 1.
+import { MasoError } from "../errors.js";
 import { main } from "./main.js";
 
 let settled = false;
@@ -19,7 +21,8 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     settled = true;
-    console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    // a MasoError is the user's to fix (its message says how); anything else is a bug, so show where
+    console.error(err instanceof MasoError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err));
     process.exitCode = 1;
   },
 );
