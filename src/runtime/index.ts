@@ -15,7 +15,6 @@ export {
 export type { Generator, GeneratorRequest, GeneratorResult, GeneratorStats } from "./generator.js";
 export { createNaiveGenerator, type NaiveGeneratorOptions } from "./naive-generator.js";
 export { createSamplerGenerator } from "./sampler-generator.js";
-export { pickToken, type Picked } from "./sampling.js";
 export type {
   AdvantageStats,
   AgentChainPiece,
