@@ -223,6 +223,8 @@ export {
   type TrainMode,
   type Cast,
   type CastSpec,
+  type CastTarget,
+  type CastEntry,
   type Generator,
   type GeneratorStats,
   type WorkerGroup,

@@ -1,15 +1,11 @@
 // Checks a cast (role -> model[/adapter]) against the workflow's roles and the declared models:
 // every role mapped, no unknown role, every model and adapter declared. Returns the resolved
-// mapping; never loads a model.
+// mapping; never loads a model. The walk itself is cast-check.ts, shared with the runtime.
+import { type CastEntry, type CastProblem, castProblems } from "./cast-check.js";
 import { type ConfigIssue, configError } from "./issues.js";
 import type { RunConfig } from "./run-config.js";
 
-/** Where one role's calls go. */
-export interface CastEntry {
-  model: string;
-  /** LoRA adapter on that model, or null for the base weights */
-  adapter: string | null;
-}
+export type { CastEntry } from "./cast-check.js";
 
 type CastIssue = ConfigIssue & { code: string };
 
@@ -29,67 +25,56 @@ export function castIssues(
   castSpec: Readonly<Record<string, string | null>>,
   roles?: readonly string[],
 ): { cast: Record<string, CastEntry>; issues: CastIssue[] } {
-  const config = { models: declared, cast: castSpec };
-  const issues: CastIssue[] = [];
-  const out: Record<string, CastEntry> = {};
-  const models = Object.keys(config.models);
-  const roleList = roles ? roles.join(", ") : "";
-  for (const [role, target] of Object.entries(config.cast)) {
-    if (roles && !roles.includes(role)) {
-      issues.push({
-        code: "CONFIG_CAST_UNKNOWN_ROLE",
-        path: `cast.${role}`,
-        value: target,
-        expected: `no such role in the workflow; its roles are: ${roleList}`,
-      });
-      continue;
-    }
-    if (target === null) continue; // present but malformed: the schema reported it
-    const [model, adapter = null] = target.split("/");
-    const spec = config.models[model];
-    if (spec === null) continue;
-    if (!spec) {
-      issues.push({
-        code: "CONFIG_CAST_UNKNOWN_MODEL",
-        path: `cast.${role}`,
-        value: target,
-        expected: `a declared model (${models.join(", ")}), optionally /adapter`,
-      });
-      continue;
-    }
-    const adapters = spec.lora?.adapters ?? [];
-    if (adapter !== null && !adapters.includes(adapter)) {
-      issues.push({
+  const targets = Object.fromEntries(
+    Object.entries(castSpec).map(([role, t]) => {
+      if (t === null) return [role, null];
+      const [model, adapter = null] = t.split("/");
+      return [role, { model, adapter }];
+    }),
+  );
+  const lookup = (name: string) => {
+    const spec = declared[name];
+    return spec === null ? null : spec ? { adapters: spec.lora?.adapters ?? [] } : undefined;
+  };
+  const { cast, problems } = castProblems(targets, lookup, roles);
+  const models = Object.keys(declared);
+  const issue = (p: CastProblem) => castIssue(p, castSpec[p.role], models, roles ?? []);
+  return { cast, issues: problems.map(issue) };
+}
+
+/** One cast problem as a config issue; `value` is the role's cast string. */
+function castIssue(p: CastProblem, value: string | null | undefined, models: readonly string[], roles: readonly string[]): CastIssue {
+  const at = { path: `cast.${p.role}`, value };
+  const listed = (model: string, adapters: readonly string[]) => adapters.map((a) => `${model}/${a}`).join(", ");
+  switch (p.kind) {
+    case "unknown-role":
+      return { code: "CONFIG_CAST_UNKNOWN_ROLE", ...at, expected: `no such role in the workflow; its roles are: ${roles.join(", ")}` };
+    case "unknown-model":
+      return { code: "CONFIG_CAST_UNKNOWN_MODEL", ...at, expected: `a declared model (${models.join(", ")}), optionally /adapter` };
+    case "no-adapters":
+      return {
         code: "CONFIG_CAST_UNKNOWN_ADAPTER",
-        path: `cast.${role}`,
-        value: target,
-        expected: adapters.length
-          ? `an adapter of model ${model}: ${adapters.map((a) => `${model}/${a}`).join(", ")}`
-          : `model ${model} has no LoRA adapters; use "${model}" or add models.${model}.lora`,
-      });
-      continue;
-    }
-    if (adapter === null && adapters.length > 1) {
-      issues.push({
+        ...at,
+        expected: `model ${p.model} has no LoRA adapters; use "${p.model}" or add models.${p.model}.lora`,
+      };
+    case "bad-adapter-name": // only open adapter lists check names; config lists are fixed
+      return { code: "CONFIG_CAST_UNKNOWN_ADAPTER", ...at, expected: "an adapter name of letters, digits, _ . -" };
+    case "unknown-adapter":
+      return { code: "CONFIG_CAST_UNKNOWN_ADAPTER", ...at, expected: `an adapter of model ${p.model}: ${listed(p.model, p.adapters)}` };
+    case "needs-adapter":
+      return {
         code: "CONFIG_CAST_NEEDS_ADAPTER",
-        path: `cast.${role}`,
-        value: target,
-        expected: `model ${model} has several adapters; name one: ${adapters.map((a) => `${model}/${a}`).join(", ")}`,
-      });
-      continue;
-    }
-    out[role] = { model, adapter: adapter ?? (adapters.length === 1 ? adapters[0] : null) };
-  }
-  for (const role of roles ?? []) {
-    if (!(role in config.cast))
-      issues.push({
+        ...at,
+        expected: `model ${p.model} has several adapters; name one: ${listed(p.model, p.adapters)}`,
+      };
+    case "unmapped-role":
+      return {
         code: "CONFIG_CAST_UNMAPPED_ROLE",
-        path: `cast.${role}`,
+        path: at.path,
         value: undefined,
-        expected: `a model for role ${role} (declared models: ${models.join(", ")})`,
-      });
+        expected: `a model for role ${p.role} (declared models: ${models.join(", ")})`,
+      };
   }
-  return { cast: out, issues };
 }
 
 /** The hint of cast errors. */

@@ -1,24 +1,27 @@
 // The cast: which physical model (and which LoRA adapter on it) serves each logical role. Supports
 // every sharing shape — one model for all roles, groups, one model per role, one base with an
 // adapter per role or group. Pure validation and lookup; it never loads weights.
+import { type CastEntry, type CastProblem, castProblems } from "../config/cast-check.js";
 import { MasoError } from "../errors.js";
 import { type Workflow, workflowRoles } from "../workflow/graph-types.js";
 import { type ModelSpec, type ResolvedModelSpec, resolveModelSpec } from "./models.js";
 
-/** Where one role is served: a model, and optionally an adapter on it. */
-export interface CastEntry {
+export type { CastEntry } from "../config/cast-check.js";
+
+/** How a role names where it is served: a model, and optionally an adapter on it. */
+export interface CastTarget {
   model: string;
   adapter?: string;
 }
 
 /** role → model name, or role → { model, adapter }. */
-export type CastSpec = Readonly<Record<string, string | CastEntry>>;
+export type CastSpec = Readonly<Record<string, string | CastTarget>>;
 
 /** A validated cast. */
 export interface Cast {
   readonly models: ReadonlyMap<string, ResolvedModelSpec>;
   /** role → model and adapter (null = the model's base weights). */
-  readonly roles: ReadonlyMap<string, { model: string; adapter: string | null }>;
+  readonly roles: ReadonlyMap<string, CastEntry>;
   /** Roles served by a model, in cast order. */
   rolesOf(model: string): string[];
   /** Distinct adapters a model must hold. */
@@ -39,45 +42,54 @@ export function defineCast(opts: { models: readonly ModelSpec[]; roles: readonly
     if (models.has(r.name)) throw new MasoError("CAST_INVALID", `model "${r.name}" is declared twice`, "give each model a unique name");
     models.set(r.name, r);
   }
-  const known = new Set(opts.roles);
-  const modelNames = [...models.keys()].join(", ") || "(none declared)";
-  const roles = new Map<string, { model: string; adapter: string | null }>();
-  for (const [role, raw] of Object.entries(opts.cast)) {
-    if (!known.has(role))
-      throw new MasoError(
-        "CAST_INVALID",
-        `cast maps role "${role}", which the workflow does not have`,
-        `roles are: ${opts.roles.join(", ")}`,
-      );
-    const entry: CastEntry = typeof raw === "string" ? { model: raw } : raw;
-    const model = models.get(entry?.model);
-    if (!model)
-      throw new MasoError(
-        "CAST_INVALID",
-        `cast.${role}.model is "${String(entry?.model)}", which is not declared`,
-        `declared models: ${modelNames}`,
-      );
-    const adapter = entry.adapter ?? null;
-    if (adapter !== null) {
-      if (!model.lora)
-        throw new MasoError(
-          "CAST_INVALID",
-          `cast.${role}.adapter is "${adapter}" but model "${model.name}" has no LoRA settings`,
-          `add lora: { rank, alpha, targets } to model "${model.name}", or drop the adapter`,
-        );
-      if (typeof adapter !== "string" || !/^[A-Za-z0-9_.-]+$/.test(adapter))
-        throw new MasoError("CAST_INVALID", `cast.${role}.adapter "${String(adapter)}" is not a valid name`, "use letters, digits, _ . -");
-    }
-    roles.set(role, { model: model.name, adapter });
-  }
-  const missing = opts.roles.filter((r) => !roles.has(r));
-  if (missing.length > 0)
-    throw new MasoError("CAST_INVALID", `roles left unmapped: ${missing.join(", ")}`, `map each to one of: ${modelNames}`);
+  // untyped callers may pass anything; a target without a string model is an undeclared model
+  const targets = Object.fromEntries(
+    Object.entries(opts.cast).map(([role, raw]) => {
+      const t = typeof raw === "string" ? { model: raw } : (raw as Partial<CastTarget> | null | undefined);
+      return [role, { model: t?.model, adapter: t?.adapter }];
+    }),
+  );
+  // a LoRA model takes any well-formed adapter name (created on use); a model without LoRA none
+  const lookup = (name: string) => {
+    const m = models.get(name);
+    return m && { adapters: m.lora ? ("open" as const) : [] };
+  };
+  const { cast, problems } = castProblems(targets, lookup, opts.roles);
+  if (problems.length > 0) throw castError(problems, opts.roles, [...models.keys()]);
+  const roles: ReadonlyMap<string, CastEntry> = new Map(Object.entries(cast));
   const rolesOf = (model: string) => [...roles].filter(([, e]) => e.model === model).map(([r]) => r);
   const adaptersOf = (model: string) => [
     ...new Set([...roles.values()].filter((e) => e.model === model && e.adapter !== null).map((e) => e.adapter as string)),
   ];
   return { models, roles, rolesOf, adaptersOf };
+}
+
+/** The first cast problem as a CAST_INVALID error (an unmapped role lists every unmapped one). */
+function castError(problems: readonly CastProblem[], roles: readonly string[], models: readonly string[]): MasoError {
+  const p = problems[0];
+  const modelNames = models.join(", ") || "(none declared)";
+  const fail = (message: string, hint: string) => new MasoError("CAST_INVALID", message, hint);
+  switch (p.kind) {
+    case "unknown-role":
+      return fail(`cast maps role "${p.role}", which the workflow does not have`, `roles are: ${roles.join(", ")}`);
+    case "unknown-model":
+      return fail(`cast.${p.role}.model is "${String(p.model)}", which is not declared`, `declared models: ${modelNames}`);
+    case "no-adapters":
+      return fail(
+        `cast.${p.role}.adapter is "${String(p.adapter)}" but model "${p.model}" has no LoRA settings`,
+        `add lora: { rank, alpha, targets } to model "${p.model}", or drop the adapter`,
+      );
+    case "unknown-adapter": // runtime adapter lists are open or empty; kept for completeness
+      return fail(`cast.${p.role}.adapter is not an adapter of model "${p.model}"`, `adapters: ${p.adapters.join(", ")}`);
+    case "needs-adapter":
+      return fail(`cast.${p.role} names no adapter but model "${p.model}" has several`, `adapters: ${p.adapters.join(", ")}`);
+    case "bad-adapter-name":
+      return fail(`cast.${p.role}.adapter "${String(p.adapter)}" is not a valid name`, "use letters, digits, _ . -");
+    case "unmapped-role": {
+      const missing = problems.filter((q) => q.kind === "unmapped-role").map((q) => q.role);
+      return fail(`roles left unmapped: ${missing.join(", ")}`, `map each to one of: ${modelNames}`);
+    }
+  }
 }
 
 /**

@@ -1,11 +1,20 @@
 // The runtime's public surface: models and casts, worker groups, transport, controller and the
 // naive generator, listed explicitly for src/index.ts to re-export.
 export { resolveModelSpec, loadModel, type ModelSource, type ModelSpec, type ResolvedModelSpec, type TrainMode } from "./models.js";
-export { adapterPerRole, byGroup, defineCast, rolesOf, shareAll, type Cast, type CastEntry, type CastSpec } from "./cast.js";
+export {
+  adapterPerRole,
+  byGroup,
+  defineCast,
+  rolesOf,
+  shareAll,
+  type Cast,
+  type CastEntry,
+  type CastSpec,
+  type CastTarget,
+} from "./cast.js";
 export type { Generator, GeneratorRequest, GeneratorResult, GeneratorStats } from "./generator.js";
 export { createNaiveGenerator, type NaiveGeneratorOptions } from "./naive-generator.js";
 export { createSamplerGenerator } from "./sampler-generator.js";
-export { pickToken, type Picked } from "./sampling.js";
 export type {
   AdvantageStats,
   AgentChainPiece,

@@ -1,13 +1,15 @@
 // The reference sampler: continuous batching over Decoder.forward with a full recompute of every
 // sequence at every decode step (no KV cache). Slow but simple and exact; it stays as the oracle the
-// KV-cache sampler is tested against. It must not keep state between requests beyond its counters.
+// KV-cache sampler is tested against; it draws each token with the same sampleToken, so the two
+// agree token for token wherever their logits do. It must not keep state between requests beyond
+// its counters.
+import { sampleToken } from "../engine/generate/sampling.js";
 import type { Decoder } from "../engine/model/decoder.js";
 import { createRng, type Rng } from "../rng.js";
 import type { Tokenizer } from "../engine/tokenizer/types.js";
 import { MasoError } from "../errors.js";
 import { native } from "../native/binding.js";
 import type { Generator, GeneratorRequest, GeneratorResult, GeneratorStats } from "./generator.js";
-import { pickToken } from "./sampling.js";
 
 export interface NaiveGeneratorOptions {
   /** Most sequences per decode step (default 64); later requests wait for a free slot. */
@@ -50,6 +52,8 @@ function checkRequest(model: Decoder, r: GeneratorRequest): void {
  */
 export function createNaiveGenerator(model: Decoder, tokenizer: Tokenizer, options: NaiveGeneratorOptions = {}): Generator {
   const maxBatch = options.maxBatch ?? 64;
+  // ids the tokenizer cannot decode are never drawn (the KV-cache Sampler's rule too)
+  const allowed = Math.min(model.config.vocabSize, tokenizer.vocabSize);
   const queue: Active[] = [];
   let active: Active[] = [];
   let running = false;
@@ -76,7 +80,7 @@ export function createNaiveGenerator(model: Decoder, tokenizer: Tokenizer, optio
     const still: Active[] = [];
     active.forEach((a, b) => {
       const row = logits.subarray(b * cfg.vocabSize, (b + 1) * cfg.vocabSize);
-      const { id, logprob } = pickToken(row, a.req, a.rng);
+      const { token: id, logprob } = sampleToken(row, allowed, a.req, a.rng);
       a.tokens.push(id);
       a.logprobs.push(logprob);
       const text = tokenizer.decode(a.tokens, { skipSpecialTokens: true });

@@ -62,6 +62,13 @@ describe("defineCast validation", () => {
     expect(e.message).toMatch(/cast\.planner\.adapter is "planner" but model "m" has no LoRA/);
     expect(e.hint).toMatch(/lora/);
   });
+  it("rejects a malformed adapter name on a LoRA model", () => {
+    const e = err(() =>
+      defineCast({ models: [model("m", true)], roles, cast: { ...shareAll("m", roles), writer: { model: "m", adapter: "a b" } } }),
+    );
+    expect(e.code).toBe("CAST_INVALID");
+    expect(e.message).toBe('cast.writer.adapter "a b" is not a valid name (hint: use letters, digits, _ . -)');
+  });
   it("rejects a model declared twice and bad model settings", () => {
     expect(err(() => defineCast({ models: [model("m"), model("m")], roles, cast: shareAll("m", roles) })).message).toMatch(/twice/);
     expect(err(() => defineCast({ models: [{ ...model("m"), train: "lora" }], roles, cast: shareAll("m", roles) })).code).toBe(

@@ -1,7 +1,7 @@
 // Maps a validated run config (src/config) and a workflow module onto the runtime's options:
 // model declarations, cast, per-model trainer settings, advantage estimator and update order.
 // Pure translation; building the runtime is createRuntime's job.
-import type { CastEntry as ConfigCastEntry } from "../../config/cast.js";
+import type { CastEntry } from "../../config/cast-check.js";
 import { type ModelPreset, presetConfig } from "../../config/model-presets.js";
 import { CRITIC_ESTIMATORS, type RunConfig } from "../../config/run-config.js";
 import { createByteTokenizer } from "../../engine/tokenizer/byte-tokenizer.js";
@@ -60,7 +60,7 @@ export function trainerOptions(m: ModelCfg, config: RunConfig): TrainerOptions {
 }
 
 /** The cast in the runtime's form. */
-export function castSpec(cast: Readonly<Record<string, ConfigCastEntry>>): CastSpec {
+export function castSpec(cast: Readonly<Record<string, CastEntry>>): CastSpec {
   return Object.fromEntries(
     Object.entries(cast).map(([role, e]) => [role, e.adapter === null ? { model: e.model } : { model: e.model, adapter: e.adapter }]),
   );
@@ -104,7 +104,7 @@ export function weightedRewards<T, S>(
  */
 export function runtimeOptions<S extends object, T>(
   config: RunConfig,
-  cast: Readonly<Record<string, ConfigCastEntry>>,
+  cast: Readonly<Record<string, CastEntry>>,
   mod: WorkflowModule<S, T>,
 ): RuntimeOptions<S, T> {
   const a = config.algorithm;
