@@ -217,6 +217,7 @@ export {
   createNaiveGenerator,
   createSamplerGenerator,
   routingCaller,
+  roleMetrics,
   type ModelSpec,
   type ModelSource,
   type TrainMode,
@@ -276,7 +277,7 @@ export {
   openMetricsWriter,
   readMetrics,
   appendRewards,
-  roleMetrics,
+  roleRows,
   type MetricsRow,
   type Progress,
 } from "./progress/index.js";
