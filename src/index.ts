@@ -218,6 +218,7 @@ export {
   createNaiveGenerator,
   createSamplerGenerator,
   routingCaller,
+  roleMetrics,
   type ModelSpec,
   type ModelSource,
   type TrainMode,
@@ -279,7 +280,7 @@ export {
   openMetricsWriter,
   readMetrics,
   appendRewards,
-  roleMetrics,
+  roleRows,
   type MetricsRow,
   type Progress,
 } from "./progress/index.js";

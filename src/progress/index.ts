@@ -3,7 +3,7 @@ export { createProgress, type Progress, type ProgressOptions, type ProgressStrea
 export { formatDuration, formatRate, formatStepLine, type ProgressStats, type ProgressUpdate } from "./format.js";
 export { appendRewards, readExcluded, readRewards, rewardFile } from "./reward-writer.js";
 export type { ExcludedEpisode } from "./reward-writer.js";
-export { roleMetrics } from "./role-metrics.js";
+export { roleRow, roleRows } from "./role-rows.js";
 export {
   METRICS_FILE,
   SUMMARY_FILE,

@@ -1,5 +1,5 @@
 // Per-token estimators of KL(π ‖ π_ref) from samples of π, with their derivative w.r.t. log π.
-// Pure scalar math shared by the KL loss and REINFORCE++'s KL-shaped reward; no arrays, no aggregation.
+// Pure scalar math shared by the KL loss and the KL folded into the reward; no arrays, no aggregation.
 
 /** k1 = logp − ref (unbiased, high variance); k2 = ½(logp − ref)²; k3 = exp(ref − logp) − (ref − logp) − 1 (unbiased, ≥ 0). */
 export type KlEstimator = "k1" | "k2" | "k3";

@@ -137,7 +137,7 @@ export function createController<S extends object, T>(options: ControllerOptions
       const traffic = o.transport.traffic();
       const stepMs = performance.now() - t0;
       const { roles, episodes } = timer.sync("bookkeeping", () => ({
-        roles: roleMetrics(assigned, adv, upd),
+        roles: roleMetrics(trajectories, assigned, adv, upd),
         episodes: {
           count: trajectories.length,
           rewarded: assigned.counts.rewarded,

@@ -45,7 +45,7 @@ export { inProcessTransport, type TrafficStats, type Transport } from "./transpo
 export { createWorkerGroup, type WorkerGroup, type WorkerGroupOptions } from "./worker-group.js";
 export { routingCaller, seedOf } from "./role-router.js";
 export type { AdvantageChoice, ControllerOptions, StepItem, UpdateOrder } from "./step-context.js";
-export type { RoleStepMetrics } from "./step-metrics.js";
+export { roleMetrics, type RoleStepMetrics } from "./step-metrics.js";
 export { createController, failedStepTrajectories, type Controller, type StepReport, type WorkerStepStats } from "./controller.js";
 export { ownedRecords, sampleLedger, type OwnedSample, type SampleLedger } from "./sample-ledger.js";
 export { createRuntime, type Runtime, type RuntimeOptions } from "./runtime.js";

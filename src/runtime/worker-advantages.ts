@@ -126,13 +126,8 @@ export function computeAdvantages(
     ret = concat(mine.map((s) => s.rawReturns!));
   } else {
     const tokenRewards = concat(mine.map((s) => Float32Array.from(tokenRewardsOf(s, kl))));
-    const input: AdvantageInput = {
-      ...layout,
-      samples: metas,
-      tokenRewards,
-      logp: concat(mine.map((s) => s.oldLogp!)),
-      refLogp: mine.every((s) => s.refLogp) ? concat(mine.map((s) => s.refLogp!)) : undefined,
-    };
+    // the scalar reward (and −β·KL with kl.placement "reward") is already in the token rewards, so metas carry reward 0
+    const input: AdvantageInput = { ...layout, samples: metas, tokenRewards };
     const out = estimator.estimate(input, req.options);
     adv = out.advantages;
     ret = out.returns;

@@ -53,6 +53,32 @@ describe("run config -> runtime", () => {
     expect(await evalOut(hot)).toEqual(await evalOut({}));
   });
 
+  it("KL placement: in the reward for reinforce-pp, a loss term for every other estimator", () => {
+    const kl = (over: object) => (build(over).trainer as Record<string, { kl?: object }>).base.kl;
+    expect(kl({})).toEqual({ coef: 0, estimator: "k3", placement: "loss" });
+    expect(kl({ algorithm: { estimator: "rloo", klCoef: 0.05 } })).toEqual({ coef: 0.05, estimator: "k3", placement: "loss" });
+    expect(kl({ algorithm: { estimator: "reinforce-pp", klCoef: 0.02, klEstimator: "k1" } })).toEqual({
+      coef: 0.02,
+      estimator: "k1",
+      placement: "reward",
+    });
+  });
+
+  it("reinforce-pp with the default config (klCoef 0, no reference) trains a step", async () => {
+    const opts = build({ algorithm: { estimator: "reinforce-pp" } });
+    expect(opts.models[0].reference).toBe("none");
+    const rt = await createRuntime({ ...opts, startStep: 0 });
+    const items = [0, 1, 2, 3].map((i) => ({
+      episode: { id: `e${i}`, state: demo.initialState(demo.tasks.train[i % 2]), taskId: `t${i % 2}` },
+      task: demo.tasks.train[i % 2],
+    }));
+    const report = await rt.controller.step(items);
+    for (const role of ["planner", "solver"]) {
+      expect(report.roles[role].updated).toBe(true);
+      expect(Number.isFinite(report.roles[role].advantageStd)).toBe(true);
+    }
+  });
+
   it("optimizer schedule, warmup and eps reach the trainer", () => {
     const opts = build({
       models: { base: { ...demo.config.models.base, optimizer: { lr: 1e-3, schedule: "cosine", warmupSteps: 3, eps: 1e-6 } } },

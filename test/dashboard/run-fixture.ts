@@ -6,10 +6,11 @@ import { writeEffectiveConfig } from "../../src/config/load-config.js";
 import { f1Score } from "../../src/envs/index.js";
 import { openMetricsWriter } from "../../src/progress/metrics-writer.js";
 import { appendRewards } from "../../src/progress/reward-writer.js";
-import { roleMetrics } from "../../src/progress/role-metrics.js";
+import { roleRows } from "../../src/progress/role-rows.js";
 import { assignRewards } from "../../src/rewards/combine.js";
 import { formatReward } from "../../src/rewards/format.js";
 import { sharedOutcome } from "../../src/rewards/outcome.js";
+import { roleMetrics } from "../../src/runtime/step-metrics.js";
 import {
   END,
   START,
@@ -101,7 +102,7 @@ export async function buildRunDir(runDir: string, steps = 3): Promise<void> {
     );
     await appendTrajectories(runDir, step, trajectories);
     await appendRewards(runDir, step, assigned.episodes);
-    metrics.write({ step, episodes: trajectories.length, roles: roleMetrics(trajectories, assigned.episodes) });
+    metrics.write({ step, episodes: trajectories.length, roles: roleRows(roleMetrics(trajectories, assigned, {}, {})) });
   }
   await metrics.summary({ steps });
 }

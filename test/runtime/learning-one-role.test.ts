@@ -3,19 +3,26 @@
 // and REINFORCE++ the measured probability of "c" (by a forward pass) must rise steadily.
 import { describe, expect, it } from "vitest";
 import { sharedOutcome } from "../../src/rewards/outcome.js";
+import type { TrainerOptions } from "../../src/rl/update/config.js";
 import { type AdvantageChoice, createRuntime, type ModelSpec } from "../../src/runtime/index.js";
 import type { Trajectory } from "../../src/workflow/trajectory.js";
 import { items, type OneState, oneRoleWorkflow, probFirst, warmModel } from "./helpers.js";
 
 const prompts = ["q1", "q2"];
-const cases: [string, AdvantageChoice, Partial<ModelSpec>][] = [
-  ["PPO (critic, GAE)", { estimator: "gae-action", options: { gamma: 1, lambda: 1 } }, { valueHead: { hidden: 16 } }],
-  ["GRPO", { estimator: "grpo" }, {}],
-  ["RLOO", { estimator: "rloo" }, {}],
-  ["REINFORCE++", { estimator: "reinforce-pp", options: { klCoef: 0.001 } }, { reference: "frozen-copy" }],
+const cases: [string, AdvantageChoice, Partial<ModelSpec>, TrainerOptions][] = [
+  ["PPO (critic, GAE)", { estimator: "gae-action", options: { gamma: 1, lambda: 1 } }, { valueHead: { hidden: 16 } }, {}],
+  ["GRPO", { estimator: "grpo" }, {}, {}],
+  ["RLOO", { estimator: "rloo" }, {}, {}],
+  // REINFORCE++'s KL-shaped reward: the trainer's KL, placed in the reward
+  [
+    "REINFORCE++",
+    { estimator: "reinforce-pp" },
+    { reference: "frozen-copy" },
+    { kl: { coef: 0.001, estimator: "k1", placement: "reward" } },
+  ],
 ];
 
-describe.each(cases)("one-role learning under %s", (_name, advantage, extra) => {
+describe.each(cases)("one-role learning under %s", (_name, advantage, extra, trainer) => {
   it('raises p("c") steadily', async () => {
     const model = warmModel(11, prompts, ["abcd", "bcda", "cdab", "dabc"]);
     const rt = await createRuntime<OneState, string>({
@@ -24,7 +31,7 @@ describe.each(cases)("one-role learning under %s", (_name, advantage, extra) => 
       cast: { say: "policy" },
       rewards: [sharedOutcome((t: Trajectory<OneState>) => (t.finalState.answer.startsWith("c") ? 1 : 0))],
       advantage,
-      trainer: { lr: 1e-3, epochs: 2, criticLr: 1e-2 },
+      trainer: { lr: 1e-3, epochs: 2, criticLr: 1e-2, ...trainer },
       seed: 3,
     });
     const p = () => (probFirst(model, "q1", "c") + probFirst(model, "q2", "c")) / 2;

@@ -165,7 +165,8 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
         episodes: row.episodes.count,
         tokens: row.tokens,
         values: { eval: row.eval?.metric },
-        roleRewards: Object.fromEntries(Object.entries(report.roles).map(([r, m]) => [r, m.reward])),
+        // roles whose records were all unrewarded this step have no reward to show
+        roleRewards: Object.fromEntries(Object.entries(report.roles).flatMap(([r, m]) => (m.samples > 0 ? [[r, m.reward]] : []))),
       });
       const first = report.rewards.failures[0];
       if (first)

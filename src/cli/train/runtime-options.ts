@@ -45,7 +45,8 @@ export function trainerOptions(m: ModelCfg, config: RunConfig): TrainerOptions {
     clipLow: a.clipLow,
     clipHigh: a.clipHigh,
     aggregation: a.lossAggregation,
-    kl: { coef: a.klCoef, estimator: a.klEstimator },
+    // REINFORCE++ shapes the reward with the KL penalty (its paper); every other estimator adds it to the loss
+    kl: { coef: a.klCoef, estimator: a.klEstimator, placement: a.estimator === "reinforce-pp" ? "reward" : "loss" },
     entropyCoef: a.entropyCoef,
     value: { coef: a.valueCoef, clip: a.valueClip },
     ...(a.maxApproxKl !== null && { approxKlSkip: a.maxApproxKl }),

@@ -15,8 +15,6 @@ export function checkAdvantageInput(input: AdvantageInput, where: string): numbe
   for (let s = 0; s < S; s++) checkSample(input.samples[s], s, where);
   if (input.values !== undefined) checkNumbers("values", input.values, n, where);
   if (input.tokenRewards !== undefined) checkNumbers("tokenRewards", input.tokenRewards, n, where);
-  if (input.logp !== undefined) checkNumbers("logp", input.logp, n, where);
-  if (input.refLogp !== undefined) checkNumbers("refLogp", input.refLogp, n, where);
   return S;
 }
 

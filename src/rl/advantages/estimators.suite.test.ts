@@ -24,10 +24,8 @@ function fixture(): AdvantageInput {
   const mask = [0, 1, 1, 0, 0, 0, 1, 1, 0, 1, 1, 0, 1, 1, 1, 0, 1, 1];
   const n = offsets[offsets.length - 1];
   const values = Array.from({ length: n }, (_, t) => 0.1 * ((t * 7) % 5));
-  const logp = Array.from({ length: n }, (_, t) => -0.5 - 0.1 * (t % 4));
-  const refLogp = Array.from({ length: n }, (_, t) => -0.6 - 0.05 * (t % 3));
   const tokenRewards = Array.from({ length: n }, (_, t) => (t % 6 === 2 ? 0.1 : 0));
-  return { samples, offsets, mask, values, logp, refLogp, tokenRewards };
+  return { samples, offsets, mask, values, tokenRewards };
 }
 
 const cases: [string, Estimator][] = Object.entries(estimators);
@@ -78,7 +76,7 @@ describe.each(cases)("estimator %s (shared suite)", (name, est) => {
   });
 
   it("handles an empty batch", () => {
-    const out = est.estimate({ samples: [], offsets: [0], mask: [], values: [], logp: [], refLogp: [] });
+    const out = est.estimate({ samples: [], offsets: [0], mask: [], values: [] });
     expect(out.advantages.length).toBe(0);
   });
 

@@ -1,7 +1,6 @@
 // The one interface every advantage estimator implements, and the sample metadata it reads.
 // Types only; estimators live in their own files and are collected in registry.ts.
 
-import type { KlEstimator } from "../kl-estimators.js";
 import type { Numbers, TokenLayout } from "../types.js";
 
 /** Where a chain continues after its last element; both 0 for a terminal end. */
@@ -38,11 +37,8 @@ export interface AdvantageInput extends TokenLayout {
   samples: readonly SampleMeta[];
   /** Per-token critic values; required by `gae-token`. */
   values?: Numbers;
-  /** Per-token rewards added to the scalar rewards (e.g. per-token reward kinds). */
+  /** Per-token rewards added to the scalar rewards (per-token reward kinds, and −β·KL when the trainer puts KL in the reward). */
   tokenRewards?: Numbers;
-  /** Per-token log-probs of the sampling policy and of the frozen reference; REINFORCE++'s KL penalty. */
-  logp?: Numbers;
-  refLogp?: Numbers;
 }
 
 /**
@@ -66,10 +62,6 @@ export interface EstimatorOptions {
   groupBy?: readonly GroupField[];
   /** Added to the std in GRPO (default 1e-6) and to the variance in whitening (default 1e-8). */
   eps?: number;
-  /** REINFORCE++: coefficient of the per-token KL penalty folded into the reward (default 0.01; 0 = off). */
-  klCoef?: number;
-  /** REINFORCE++: KL estimator for the penalty, default k1. */
-  klEstimator?: KlEstimator;
 }
 
 /** Per-token advantages and returns (0 on masked-out tokens), plus metrics. */
@@ -114,8 +106,8 @@ export interface AgentChain {
 export interface Estimator {
   readonly name: string;
   readonly description: string;
-  /** Inputs beyond layout, samples and rewards: per-token `values`, per-sample `value`, or `logp`+`refLogp`. */
-  readonly requires: readonly ("values" | "sampleValue" | "logp")[];
+  /** Inputs beyond layout, samples and rewards: per-token `values` or per-sample `value`. */
+  readonly requires: readonly ("values" | "sampleValue")[];
   /** Needs a critic: the model must have a value head. */
   readonly critic: boolean;
   /** Set when advantages chain across the agents of an episode (GAE); the runtime then runs it piecewise. */
