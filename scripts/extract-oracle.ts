@@ -5,7 +5,7 @@
 // sub-query, all of them: what QD-Retrieve-Answer's answer role reads). Prints one JSON line per
 // evidence source: mean answer F1 and the share of evidence lists that contain a gold answer.
 // Trains nothing; needs no run directory.
-//   npx tsx scripts/extract-oracle.ts [--checkpoint models/base] [--split test]
+//   npx tsx scripts/extract-oracle.ts [--model models/base] [--split test]
 import { loadHfModel } from "../src/engine/io/hf-model.js";
 import type { ChatMessage } from "../src/engine/tokenizer/types.js";
 import { loadHfTokenizer } from "../src/engine/tokenizer/hf-tokenizer.js";
@@ -14,11 +14,11 @@ import { Sampler } from "../src/engine/generate/sampler.js";
 import { answerPrompt, decomposePrompt, extractPrompt } from "../examples/workflows/shared/prompts.js";
 import { parseRoleOutput, type Role } from "../src/workflow/index.js";
 import { answer, composeEvidence, decompose, extract } from "../examples/workflows/retrieve-extract-answer/workflow.js";
-import { BASE_CHECKPOINT, answerF1, tasks, topPassages } from "../examples/workflows/shared/world-qa.js";
+import { BASE_MODEL_DIR, answerF1, tasks, topPassages } from "../examples/workflows/shared/world-qa.js";
 import { parseScriptArgs, runIfMain, usage } from "./lib/script-main.js";
 
-const HELP = "usage: npx tsx scripts/extract-oracle.ts [--checkpoint <dir>] [--split train|dev|test]";
-const OPTIONS = { checkpoint: { type: "string" }, split: { type: "string" } } as const;
+const HELP = "usage: npx tsx scripts/extract-oracle.ts [--model <dir>] [--split train|dev|test]";
+const OPTIONS = { model: { type: "string" }, split: { type: "string" } } as const;
 
 export interface OracleRow {
   evidence: string;
@@ -40,7 +40,7 @@ async function main(argv: string[]): Promise<number> {
   const a = parseScriptArgs(argv, OPTIONS, HELP);
   const split = a.values.split ?? "test";
   if (split !== "train" && split !== "dev" && split !== "test") throw usage(`--split must be train, dev or test, got '${split}'`, HELP);
-  const dir = a.values.checkpoint ?? BASE_CHECKPOINT;
+  const dir = a.values.model ?? BASE_MODEL_DIR;
   const { config, params } = await loadHfModel(dir);
   const sampler = new Sampler(new Decoder(config, params, { trainBase: false }), { tokenizer: await loadHfTokenizer(dir), maxBatch: 48 });
   try {

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { BUDGET, clip, codeRole, planRole, reflectRole } from "../../examples/workflows/iterative-coding/roles.js";
 import type { CodingState } from "../../examples/workflows/iterative-coding/state.js";
 import { FEEDBACK_LINES } from "../../examples/workflows/iterative-coding/verifier.js";
-import { BASE_CHECKPOINT, initialState, tasks } from "../../examples/workflows/iterative-coding/workflow.js";
+import { BASE_MODEL_DIR, initialState, tasks } from "../../examples/workflows/iterative-coding/workflow.js";
 import { readHfConfig } from "../../src/engine/io/hf-config.js";
 import { encodeChat } from "../../src/engine/tokenizer/encode-chat.js";
 import type { ChatMessage } from "../../src/engine/tokenizer/types.js";
@@ -37,8 +37,8 @@ function allWrong(task: (typeof tasks.train)[number]): string {
 
 describe("iterative-coding prompts fit models/base", () => {
   it("prompt + maxNewTokens <= maxPositionEmbeddings for plan, code and reflect on every task", async () => {
-    const tok = await loadTokenizer(BASE_CHECKPOINT);
-    const config = await readHfConfig(BASE_CHECKPOINT);
+    const tok = await loadTokenizer(BASE_MODEL_DIR);
+    const config = await readHfConfig(BASE_MODEL_DIR);
     const ctx = {} as NodeContext;
     let worst = 0;
     for (const task of [...tasks.train, ...tasks.dev, ...tasks.test]) {

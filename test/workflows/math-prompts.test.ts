@@ -3,7 +3,7 @@
 // worst case), prompt + maxNewTokens stays within
 // models/base's 512 positions for the reasoner, the actor and the single-agent actor on every task.
 import { describe, expect, it } from "vitest";
-import { BASE_CHECKPOINT, tasks } from "../../examples/workflows/marft-math/config.js";
+import { BASE_MODEL_DIR, tasks } from "../../examples/workflows/marft-math/config.js";
 import { HISTORY_BUDGET } from "../../examples/workflows/marft-math/judge.js";
 import { actorRole, PLAN_CHARS, reasonerRole, soloActorRole } from "../../examples/workflows/marft-math/roles.js";
 import { initialState, type MathState, MAX_ROUNDS } from "../../examples/workflows/marft-math/state.js";
@@ -17,8 +17,8 @@ const fill = (n: number) => "17 * 23 = 391, 391 - 48 = 343; then 343 / 7 = 49. "
 
 describe("marft-math prompts fit models/base", () => {
   it("prompt + maxNewTokens <= maxPositionEmbeddings in the last round, on every task", async () => {
-    const tok = await loadTokenizer(BASE_CHECKPOINT);
-    const config = await readHfConfig(BASE_CHECKPOINT);
+    const tok = await loadTokenizer(BASE_MODEL_DIR);
+    const config = await readHfConfig(BASE_MODEL_DIR);
     const ctx = {} as NodeContext;
     let worst = 0;
     for (const task of [...tasks.train, ...tasks.dev, ...tasks.test]) {

@@ -7,7 +7,7 @@ import type { CastShape } from "../../examples/workflows/shared/cast-shapes.js";
 import * as iterative from "../../examples/workflows/iterative-search/workflow.js";
 import * as qd from "../../examples/workflows/qd-retrieve-answer/workflow.js";
 import * as rea from "../../examples/workflows/retrieve-extract-answer/workflow.js";
-import { BASE_CHECKPOINT, tasks } from "../../examples/workflows/shared/world-qa.js";
+import { BASE_MODEL_DIR, tasks } from "../../examples/workflows/shared/world-qa.js";
 import { workflowRoles } from "../../src/cli/commands/train.js";
 import { trainingModule } from "../../src/cli/train/workflow-module.js";
 import { readConfigFile, resolveRunConfig } from "../../src/config/load-config.js";
@@ -21,7 +21,7 @@ describe("world-QA workflow modules", () => {
     expect(tasks.dev.length).toBeGreaterThan(0);
     const ids = [...tasks.train, ...tasks.dev, ...tasks.test].map((t) => t.id);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(existsSync(join(BASE_CHECKPOINT, "model.safetensors"))).toBe(true);
+    expect(existsSync(join(BASE_MODEL_DIR, "model.safetensors"))).toBe(true);
   });
 
   for (const [name, mod] of Object.entries(MODULES)) {

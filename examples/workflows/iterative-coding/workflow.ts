@@ -102,7 +102,7 @@ export const allPassMetric = (t: Trajectory<CodingState>): number => (finalPassR
 export const verifierTurns = (t: Trajectory<CodingState>): number => t.finalState.results.length;
 
 /** models/base, resolved from this file so `maso train` works from any directory. */
-export const BASE_CHECKPOINT = fileURLToPath(new URL("../../../models/base", import.meta.url));
+export const BASE_MODEL_DIR = fileURLToPath(new URL("../../../models/base", import.meta.url));
 
 const ROLES = ["plan", "code", "reflect"];
 
@@ -115,7 +115,7 @@ function codingConfig(shape: CastShape) {
   return {
     name: shape === "lora" ? "iterative-coding" : `iterative-coding-${shape}`,
     seed: 0,
-    ...castModels(ROLES, shape, BASE_CHECKPOINT, LEARNING_RATES),
+    ...castModels(ROLES, shape, BASE_MODEL_DIR, LEARNING_RATES),
     // At temperature 1 not one sampled episode of the base model passes a test (scripts/signal.ts: 0 of
     // 24 task groups), so RL has nothing to learn from; at 0.3 a third of the groups carry a pass-rate
     // difference. Greedy evaluation is unaffected.

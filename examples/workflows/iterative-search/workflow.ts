@@ -50,7 +50,7 @@ import {
   answerF1,
   bigBatchConfig,
   metric,
-  QA_CHECKPOINT,
+  QA_MODEL_DIR,
   qaConfig,
   qaMetrics,
   retrieveTool,
@@ -196,7 +196,7 @@ export const initialState = (task: QaTask): State => ({
 const ROLES = ["plan", "search", "summarize", "update", "answer"];
 
 /** The per-role cast on models/base-qa at 8 tasks × 8 episodes per step, every model at lr 5e-5. */
-const perRoleBig = bigBatchConfig(qaConfig("iterative-search", ROLES, "perRole", QA_CHECKPOINT), 5e-5);
+const perRoleBig = bigBatchConfig(qaConfig("iterative-search", ROLES, "perRole", QA_MODEL_DIR), 5e-5);
 
 /**
  * The three cast shapes of the parameter-sharing comparison (see ../cast-shapes.ts), and `baseQa`:
@@ -207,10 +207,10 @@ export const configs = {
   shared: qaConfig("iterative-search", ROLES, "shared"),
   perRole: qaConfig("iterative-search", ROLES, "perRole"),
   lora: qaConfig("iterative-search", ROLES, "lora"),
-  baseQa: qaConfig("iterative-search", ROLES, "lora", QA_CHECKPOINT),
+  baseQa: qaConfig("iterative-search", ROLES, "lora", QA_MODEL_DIR),
   /** the parameter-sharing comparison again, on models/base-qa (where RL gains something) */
-  baseQaShared: qaConfig("iterative-search", ROLES, "shared", QA_CHECKPOINT),
-  baseQaPerRole: qaConfig("iterative-search", ROLES, "perRole", QA_CHECKPOINT),
+  baseQaShared: qaConfig("iterative-search", ROLES, "shared", QA_MODEL_DIR),
+  baseQaPerRole: qaConfig("iterative-search", ROLES, "perRole", QA_MODEL_DIR),
   /**
    * baseQaPerRole with twice the tasks per step (8 × 8 episodes) and half its step (lr 5e-5): at 4 tasks
    * per step the greedy policy gained in 5 steps and then drifted; this one climbs slowly (docs/notes/qa-workflows.md).

@@ -29,7 +29,7 @@ export const rewards = [formatReward({ name: "format" }), finalOutcome<Task, Mat
  * models/base-math (models/base trained further on worked arithmetic: docs/base-model.md), resolved
  * from this file so `maso train` works from any directory.
  */
-export const BASE_CHECKPOINT = fileURLToPath(new URL("../../../models/base-math", import.meta.url));
+export const BASE_MODEL_DIR = fileURLToPath(new URL("../../../models/base-math", import.meta.url));
 
 /**
  * The run configs of a variant whose roles are `roles`: one rank-8 LoRA adapter per role on the
@@ -43,7 +43,7 @@ export function marftConfigs(name: string, roles: readonly string[]) {
     seed: 0,
     models: {
       base: {
-        weights: BASE_CHECKPOINT,
+        weights: BASE_MODEL_DIR,
         lora: { rank: 8, alpha: 16, adapters: [...roles] },
         valueHead: { hidden: 64 },
         optimizer: { lr: 2e-4 },

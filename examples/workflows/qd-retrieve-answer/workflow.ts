@@ -16,7 +16,7 @@ import {
   answerF1,
   mergePassages,
   metric,
-  QA_CHECKPOINT,
+  QA_MODEL_DIR,
   qaConfig,
   qaMetrics,
   retrieveTool,
@@ -78,7 +78,7 @@ export const initialState = (task: QaTask): State => ({
 const ROLES = ["decompose", "answer"];
 
 /** The LoRA cast on models/base-qa (trained further on retrieved documents in the roles' prompt shapes). */
-const baseQa = qaConfig("qd-retrieve-answer", ROLES, "lora", QA_CHECKPOINT);
+const baseQa = qaConfig("qd-retrieve-answer", ROLES, "lora", QA_MODEL_DIR);
 
 /** The three cast shapes (see ../cast-shapes.ts); `config` is the LoRA one. */
 export const configs = {

@@ -28,7 +28,7 @@ import {
   answerF1,
   bigBatchConfig,
   metric,
-  QA_CHECKPOINT,
+  QA_MODEL_DIR,
   qaConfig,
   qaMetrics,
   retrieveTool,
@@ -130,9 +130,9 @@ export const configs = {
   shared: qaConfig("retrieve-extract-answer", ROLES, "shared"),
   perRole: qaConfig("retrieve-extract-answer", ROLES, "perRole"),
   explore,
-  baseQa: qaConfig("retrieve-extract-answer", ROLES, "lora", QA_CHECKPOINT),
+  baseQa: qaConfig("retrieve-extract-answer", ROLES, "lora", QA_MODEL_DIR),
   /** baseQa with 8 tasks × 8 episodes per step (same lr): baseQa gained in every seed, with a noisy dev curve */
-  baseQaBig: bigBatchConfig(qaConfig("retrieve-extract-answer", ROLES, "lora", QA_CHECKPOINT), 1e-3),
+  baseQaBig: bigBatchConfig(qaConfig("retrieve-extract-answer", ROLES, "lora", QA_MODEL_DIR), 1e-3),
 };
 
 export const config = lora;

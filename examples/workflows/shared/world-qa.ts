@@ -117,13 +117,13 @@ export const metric = (t: Trajectory<QaState>, task: QaTask): number => answerF1
 export const qaMetrics = (s: QaState): Record<string, number> => ({ f1: f1Score(s.answer, s.gold) });
 
 /** The committed pretrained base checkpoint (models/base), absolute so runs work from any directory. */
-export const BASE_CHECKPOINT = fileURLToPath(new URL("../../../models/base", import.meta.url));
+export const BASE_MODEL_DIR = fileURLToPath(new URL("../../../models/base", import.meta.url));
 
 /**
  * models/base trained further to copy retrieved documents in the workflows' own prompt shapes
  * (docs/base-model.md, "models/base-qa"); the `baseQa` configs start from it.
  */
-export const QA_CHECKPOINT = fileURLToPath(new URL("../../../models/base-qa", import.meta.url));
+export const QA_MODEL_DIR = fileURLToPath(new URL("../../../models/base-qa", import.meta.url));
 
 // Full fine-tuning moves every weight, so it takes a 10x smaller step than a LoRA adapter. Starting
 // points for the 2.4M-parameter base, not tuned values.
@@ -139,8 +139,8 @@ const LEARNING_RATES = { lora: 1e-3, full: 1e-4 };
  * `checkpoint` is the model every role starts from (models/base by default).
  * @example qaConfig("qd-retrieve-answer", ["decompose", "answer"], "shared")
  */
-export function qaConfig(name: string, roles: readonly string[], shape: CastShape = "lora", checkpoint = BASE_CHECKPOINT) {
-  const suffix = [shape === "lora" ? "" : `-${shape}`, checkpoint === QA_CHECKPOINT ? "-base-qa" : ""].join("");
+export function qaConfig(name: string, roles: readonly string[], shape: CastShape = "lora", checkpoint = BASE_MODEL_DIR) {
+  const suffix = [shape === "lora" ? "" : `-${shape}`, checkpoint === QA_MODEL_DIR ? "-base-qa" : ""].join("");
   return {
     name: `${name}${suffix}`,
     seed: 0,
@@ -156,7 +156,7 @@ export function qaConfig(name: string, roles: readonly string[], shape: CastShap
 /**
  * `cfg` with 8 tasks (64 episodes) per step, every model's optimiser at `lr`, dev read every 5 steps:
  * at 4 tasks per step the sampled F1 swings with the questions drawn and the greedy policy with it.
- * @example bigBatchConfig(qaConfig("iterative-search", roles, "perRole", QA_CHECKPOINT), 5e-5)
+ * @example bigBatchConfig(qaConfig("iterative-search", roles, "perRole", QA_MODEL_DIR), 5e-5)
  */
 export function bigBatchConfig(cfg: ReturnType<typeof qaConfig>, lr: number) {
   const models = Object.fromEntries(Object.entries(cfg.models).map(([k, m]) => [k, { ...m, optimizer: { ...m.optimizer, lr } }]));
