@@ -21,6 +21,25 @@ function importsOf(file: string): string[] {
   return out;
 }
 
+/** The floor of each folder of src/; src/errors.ts, src/rng.ts and src/index.ts are not in a folder. */
+const FLOORS: Record<string, number> = {
+  native: 0,
+  fs: 0,
+  engine: 1,
+  workflow: 2,
+  envs: 2,
+  rl: 2,
+  config: 3,
+  rewards: 3,
+  runtime: 4,
+  progress: 5,
+  checkpoint: 5,
+  run: 6,
+  gateway: 6,
+  dashboard: 6,
+  cli: 7,
+};
+
 const library = tsFiles("src").filter((f) => !f.endsWith(".test.ts"));
 const graph = new Map(library.map((f) => [f, importsOf(f)]));
 
@@ -40,6 +59,17 @@ describe("the layout of src/", () => {
     };
     for (const f of library) visit(f, []);
     expect(circles).toEqual([]);
+  });
+
+  it("imports only from lower floors (the table in docs/architecture.md)", () => {
+    const floorOf = (f: string) => FLOORS[f.split("/")[1]];
+    const wrong = library.flatMap((f) =>
+      (graph.get(f) ?? [])
+        .filter((g) => graph.has(g) && floorOf(g) !== undefined && floorOf(f) !== undefined)
+        .filter((g) => g.split("/")[1] !== f.split("/")[1] && floorOf(g) >= floorOf(f))
+        .map((g) => `${f} (floor ${floorOf(f)}) -> ${g} (floor ${floorOf(g)})`),
+    );
+    expect(wrong).toEqual([]);
   });
 
   it("keeps run persistence out of the runtime", () => {
