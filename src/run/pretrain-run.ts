@@ -1,5 +1,5 @@
-// Causal-LM pretraining that can be killed at any moment and resumed exactly: the same maths as
-// src/train/pretrain.ts, but every batch comes from an explicit data cursor and the whole state
+// Causal-LM pretraining that can be killed at any moment and resumed exactly: the same training step as
+// pretrain.ts (engine/lm-step.ts), but every batch comes from an explicit data cursor and the whole state
 // (weights, AdamW moments and step, generator state, cursor) goes into run checkpoints every K
 // steps. Per-step metrics go to metrics.jsonl. Knows nothing of roles, RL or the terminal.
 import type { ModelConfig } from "../engine/config.js";
