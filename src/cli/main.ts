@@ -1,6 +1,7 @@
 // The `maso` command line: picks the subcommand, runs it and returns an exit code (0 ok,
 // 1 failure, 2 usage error). Errors are printed with their code and hint. Never calls
 // process.exit, so it can be driven from tests; main-entry.ts sets the process exit code.
+import { readFileSync } from "node:fs";
 import { MasoError } from "../errors.js";
 import { dashboardCommand } from "./commands/dashboard.js";
 import { doctorCommand } from "./commands/doctor.js";
@@ -30,8 +31,14 @@ export const USAGE = `usage: maso <command> [options]
 commands:
 ${COMMANDS.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`).join("\n")}
   help       show this message ('maso <command> --help' for one command)
+  --version  print maso's version
 
 ${EXIT_CODES_HELP}`;
+
+/** The package's version (package.json sits two folders up from src/cli/ and from dist/cli/ alike). */
+export function masoVersion(): string {
+  return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+}
 
 const defaultIo = (): CliIo => ({ out: process.stdout, err: process.stderr, env: process.env });
 
@@ -45,6 +52,10 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
   if (name === undefined || name === "help" || name === "--help" || name === "-h") {
     const cmd = COMMANDS.find((c) => c.name === rest[0]);
     io.out.write(`${cmd ? `${cmd.help}\n\n${EXIT_CODES_HELP}` : USAGE}\n`);
+    return EXIT_OK;
+  }
+  if (name === "--version" || name === "-v" || name === "version") {
+    io.out.write(`maso ${masoVersion()}\n`);
     return EXIT_OK;
   }
   const cmd = COMMANDS.find((c) => c.name === name);

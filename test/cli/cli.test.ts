@@ -28,6 +28,11 @@ describe("maso CLI", () => {
     expect((await cli("help", "export")).out).toContain("--format <f>");
   });
 
+  it("prints the package's version", async () => {
+    const { version } = JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "package.json"), "utf8")) as { version: string };
+    for (const flag of ["--version", "-v", "version"]) expect(await cli(flag)).toMatchObject({ code: 0, out: `maso ${version}\n` });
+  });
+
   it("returns 2 for usage errors and 1 for failures, printing the error code and hint", async () => {
     expect(await cli("frobnicate")).toMatchObject({ code: 2 });
     const flag = await cli("pretrain", "--stpes", "3");
