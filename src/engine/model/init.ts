@@ -2,8 +2,6 @@
 // a seeded stream (src/rng.ts), never Math.random.
 import type { Rng } from "../../rng.js";
 
-// Re-exported for modules that still import the generator from here.
-
 /** Fills with N(0, std^2) by Box-Muller. */
 export function fillNormal(x: Float32Array, rng: Rng, std: number): void {
   for (let i = 0; i < x.length; i += 2) {
