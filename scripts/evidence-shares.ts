@@ -5,7 +5,7 @@
 //   npx tsx scripts/evidence-shares.ts <run dir> [--role extract] [--every 5]
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { NO_USEFUL_INFORMATION } from "../examples/workflows/shared/prompts.js";
+import { NO_USEFUL_INFORMATION } from "../examples/workflows/common/prompts.js";
 import type { StepRecord } from "../src/workflow/index.js";
 import { parseScriptArgs, positiveIntArg, runIfMain, usage } from "./lib/script-main.js";
 

@@ -11,10 +11,10 @@ import type { ChatMessage } from "../src/engine/tokenizer/types.js";
 import { loadHfTokenizer } from "../src/engine/tokenizer/hf-tokenizer.js";
 import { Decoder } from "../src/engine/model/decoder.js";
 import { Sampler } from "../src/engine/generate/sampler.js";
-import { answerPrompt, decomposePrompt, extractPrompt } from "../examples/workflows/shared/prompts.js";
+import { answerPrompt, decomposePrompt, extractPrompt } from "../examples/workflows/common/prompts.js";
 import { parseRoleOutput, type Role } from "../src/workflow/index.js";
 import { answer, composeEvidence, decompose, extract } from "../examples/workflows/retrieve-extract-answer/workflow.js";
-import { BASE_MODEL_DIR, answerF1, tasks, topPassages } from "../examples/workflows/shared/world-qa.js";
+import { BASE_MODEL_DIR, answerF1, tasks, topPassages } from "../examples/workflows/common/world-qa.js";
 import { parseScriptArgs, runIfMain, usage } from "./lib/script-main.js";
 
 const HELP = "usage: npx tsx scripts/extract-oracle.ts [--model <dir>] [--split train|dev|test]";

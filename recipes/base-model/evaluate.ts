@@ -25,7 +25,7 @@ import {
   planPrompt,
   searchPrompt,
   summarizePrompt,
-} from "../../examples/workflows/shared/prompts.js";
+} from "../../examples/workflows/common/prompts.js";
 import { supportingPassages } from "./world-passages.js";
 
 /** EM/F1 over a set of questions; a malformed answer scores 0. */

@@ -5,8 +5,8 @@
 import { loadHfModel, Decoder, type ChatMessage, loadHfTokenizer, isEquivalentAnswer, boxedParser } from "maso";
 import { greedy } from "./evaluate.js";
 import { buildMathMixture, DEFAULT_MATH_COUNTS, type MathMixtureCounts } from "./math-mixture.js";
-import { actorPrompt, mathPlanTarget, mathPrompt, reasonerPrompt } from "../../examples/workflows/shared/prompts.js";
-import { referenceMathTasks } from "../../examples/workflows/shared/reference-tasks.js";
+import { actorPrompt, mathPlanTarget, mathPrompt, reasonerPrompt } from "../../examples/workflows/common/prompts.js";
+import { referenceMathTasks } from "../../examples/workflows/common/reference-tasks.js";
 import { type AdaptOptions, adaptModel } from "./adapt.js";
 
 /** Options of {@link adaptMathModel}; defaults are the committed model's. */

@@ -24,8 +24,8 @@ import {
   newestThatFit,
   reasonerPrompt,
   workedTarget,
-} from "../../examples/workflows/shared/prompts.js";
-import { referenceMathTasks } from "../../examples/workflows/shared/reference-tasks.js";
+} from "../../examples/workflows/common/prompts.js";
+import { referenceMathTasks } from "../../examples/workflows/common/reference-tasks.js";
 
 /** Kinds of examples in the math mixture. */
 export const MATH_MIXTURE_KINDS = ["arithmetic", "worked", "math-plan"] as const;

@@ -38,8 +38,8 @@ import {
   updatePrompt,
   searchPrompt,
   summarizePrompt,
-} from "../../examples/workflows/shared/prompts.js";
-import { referenceCodeTasks, referenceMathTasks } from "../../examples/workflows/shared/reference-tasks.js";
+} from "../../examples/workflows/common/prompts.js";
+import { referenceCodeTasks, referenceMathTasks } from "../../examples/workflows/common/reference-tasks.js";
 import { supportingPassages } from "./world-passages.js";
 import { type ChainQuestion, type WorldIndex, chainQuestions, factPassage, factSentence } from "./world-qa.js";
 

@@ -12,7 +12,7 @@ import {
   searchTarget,
   summarizePrompt,
   updatePrompt,
-} from "../../examples/workflows/shared/prompts.js";
+} from "../../examples/workflows/common/prompts.js";
 import { buildQaMixture, DEFAULT_QA_COUNTS, knowledgeOf, type QaMixtureCounts, searchable, walk } from "./qa-mixture.js";
 import { chainQuestions, indexWorld } from "./world-qa.js";
 

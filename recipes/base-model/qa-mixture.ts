@@ -38,7 +38,7 @@ import {
   searchTarget,
   summarizePrompt,
   updatePrompt,
-} from "../../examples/workflows/shared/prompts.js";
+} from "../../examples/workflows/common/prompts.js";
 import { hasName } from "./world-passages.js";
 import { type ChainQuestion, chainQuestions, indexWorld } from "./world-qa.js";
 
@@ -61,7 +61,7 @@ export const DEFAULT_QA_COUNTS: QaMixtureCounts = {
 /** Base-mixture kinds replayed (the QA roles the evidence examples do not cover, and answering). */
 export const REPLAY_KINDS: readonly MixtureKind[] = ["copy", "answer-fresh", "answer-train", "decompose", "plan"];
 
-/** Passages per search: the reference workflows' top-k (examples/workflows/shared/world-qa.ts TOP_K). */
+/** Passages per search: the reference workflows' top-k (examples/workflows/common/world-qa.ts TOP_K). */
 export const QA_TOP_K = 4;
 
 /** Share of evidence examples whose passages answer another query (a missed search). */

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { type BaseModelEvaluation, evaluateBaseModelDir, SUBSET_SIZE } from "../../recipes/base-model/evaluate-dir.js";
-import { answerTarget, formatPassages, queriesTarget, searchTarget } from "../../examples/workflows/shared/prompts.js";
+import { answerTarget, formatPassages, queriesTarget, searchTarget } from "../../examples/workflows/common/prompts.js";
 import { loadHfModel } from "../../src/engine/io/hf-model.js";
 import { loadHfTokenizer } from "../../src/engine/tokenizer/hf-tokenizer.js";
 import { makeWorldTasks } from "../../src/envs/tasks/world/world-tasks.js";

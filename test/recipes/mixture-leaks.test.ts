@@ -2,7 +2,7 @@
 // any prompt, response or text, checked word by word (findEntityLeaks) and as whole names.
 import { describe, expect, it } from "vitest";
 import { buildMixture, exampleTexts, MIXTURE_KINDS } from "../../recipes/base-model/mixture.js";
-import { referenceCodeTasks, referenceMathTasks } from "../../examples/workflows/shared/reference-tasks.js";
+import { referenceCodeTasks, referenceMathTasks } from "../../examples/workflows/common/reference-tasks.js";
 import { findEntityLeaks } from "../../src/envs/tasks/world/world-tasks.js";
 
 const SEED = 42; // the committed model's seed (models/base/provenance.json)

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import * as search from "../../examples/workflows/iterative-search/workflow.js";
 import * as rea from "../../examples/workflows/retrieve-extract-answer/workflow.js";
 import { exampleTexts } from "../../recipes/base-model/mixture.js";
-import { NO_USEFUL_INFORMATION } from "../../examples/workflows/shared/prompts.js";
+import { NO_USEFUL_INFORMATION } from "../../examples/workflows/common/prompts.js";
 import { buildQaMixture, evidenceTarget, QA_MIXTURE_KINDS } from "../../recipes/base-model/qa-mixture.js";
 import { encodeExample } from "../../recipes/base-model/train-loop.js";
 import { chainQuestions, indexWorld } from "../../recipes/base-model/world-qa.js";

@@ -5,7 +5,7 @@ import {
   referenceCodeTasks,
   referenceMathTasks,
   withTestSize,
-} from "../../examples/workflows/shared/reference-tasks.js";
+} from "../../examples/workflows/common/reference-tasks.js";
 import { makeCodeTasks } from "../../src/envs/tasks/code/code-tasks.js";
 
 describe("reference task sets", () => {

@@ -2,7 +2,7 @@
 // a script runner for iterative coding. Test fixtures only: the outputs are written, not sampled.
 import type { Task } from "../../examples/workflows/iterative-coding/workflow.js";
 import { initialState, workflow } from "../../examples/workflows/iterative-coding/workflow.js";
-import { codeTarget } from "../../examples/workflows/shared/prompts.js";
+import { codeTarget } from "../../examples/workflows/common/prompts.js";
 import { type RoleCallRequest, runEpisodes, scriptedCaller, type Trajectory } from "../../src/workflow/index.js";
 import type { CodingState } from "../../examples/workflows/iterative-coding/state.js";
 

@@ -1,7 +1,7 @@
 // Iterative coding's parsers: known outputs are classified right, and each of plan, code and reflect
 // survives 10,000 seeded random and adversarial strings — every one a format failure or a valid output.
 import { describe, expect, it } from "vitest";
-import { codeTarget } from "../../examples/workflows/shared/prompts.js";
+import { codeTarget } from "../../examples/workflows/common/prompts.js";
 import { jsBlockParser, planParser, reflectParser } from "../../examples/workflows/iterative-coding/roles.js";
 import { fuzzParser, fuzzStrings } from "./fuzz-parsers.js";
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { BUDGET, clip } from "../../examples/workflows/iterative-coding/roles.js";
 import { limiter, sandboxPeak, VERIFIER_CONCURRENCY, verifyCode } from "../../examples/workflows/iterative-coding/verifier.js";
 import { initialState, workflow } from "../../examples/workflows/iterative-coding/workflow.js";
-import { codePlanPrompt, codePrompt, codeTarget, reflectPrompt } from "../../examples/workflows/shared/prompts.js";
+import { codePlanPrompt, codePrompt, codeTarget, reflectPrompt } from "../../examples/workflows/common/prompts.js";
 import { runEpisodes, scriptedCaller } from "../../src/workflow/index.js";
 import { addTask, CODE_BY_PASS_RATE, codingScript, visited, walkCoding } from "./code-fixtures.js";
 

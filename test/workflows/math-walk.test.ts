@@ -3,7 +3,7 @@
 // does the same with one actor. Prompts come from the base model's builders.
 import { describe, expect, it } from "vitest";
 import { historyText } from "../../examples/workflows/marft-math/judge.js";
-import { actorPrompt, JUDGE_INCORRECT, mathPrompt, reasonerPrompt } from "../../examples/workflows/shared/prompts.js";
+import { actorPrompt, JUDGE_INCORRECT, mathPrompt, reasonerPrompt } from "../../examples/workflows/common/prompts.js";
 import { boxTask, mathScript, visited, walkMath } from "./math-fixtures.js";
 
 const judgeLines = (messages: { content: string }[] | undefined) =>

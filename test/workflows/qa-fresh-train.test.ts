@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import * as fresh from "../../examples/workflows/iterative-search/fresh-train.js";
 import * as iterative from "../../examples/workflows/iterative-search/workflow.js";
-import { FRESH_WORLD_SEED, retriever, tasks, WORLD_SEED } from "../../examples/workflows/shared/world-qa.js";
+import { FRESH_WORLD_SEED, retriever, tasks, WORLD_SEED } from "../../examples/workflows/common/world-qa.js";
 import { runEpisodes, scriptedCaller, type Workflow } from "../../src/workflow/index.js";
 
 const script = (q: string) => (req: { role: string }) =>

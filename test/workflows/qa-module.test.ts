@@ -3,11 +3,11 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { CastShape } from "../../examples/workflows/shared/cast-shapes.js";
+import type { CastShape } from "../../examples/workflows/common/cast-shapes.js";
 import * as iterative from "../../examples/workflows/iterative-search/workflow.js";
 import * as qd from "../../examples/workflows/qd-retrieve-answer/workflow.js";
 import * as rea from "../../examples/workflows/retrieve-extract-answer/workflow.js";
-import { BASE_MODEL_DIR, tasks } from "../../examples/workflows/shared/world-qa.js";
+import { BASE_MODEL_DIR, tasks } from "../../examples/workflows/common/world-qa.js";
 import { workflowRoles } from "../../src/cli/commands/train.js";
 import { trainingModule } from "../../src/cli/train/workflow-module.js";
 import { readConfigFile, resolveRunConfig } from "../../src/config/load-config.js";

@@ -6,7 +6,7 @@ import * as copyOracle from "../../examples/workflows/iterative-search/copy-orac
 import * as iterative from "../../examples/workflows/iterative-search/workflow.js";
 import * as qd from "../../examples/workflows/qd-retrieve-answer/workflow.js";
 import * as rea from "../../examples/workflows/retrieve-extract-answer/workflow.js";
-import { tasks } from "../../examples/workflows/shared/world-qa.js";
+import { tasks } from "../../examples/workflows/common/world-qa.js";
 import { type RoleCallRequest, runEpisodes, scriptedCaller, type Trajectory, type Workflow } from "../../src/workflow/index.js";
 
 const task = tasks.train[0];

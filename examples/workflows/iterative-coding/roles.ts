@@ -1,7 +1,7 @@
 // The three roles of iterative coding — plan (pseudocode), code (a JS function in a ```js block) and
 // reflect (what to change after failing tests) — with their parsers. Prompts come only from the base
-// model's builders (examples/workflows/shared/prompts.ts); this file only chooses and clips their inputs.
-import { codePlanPrompt, codePrompt, reflectPrompt } from "../shared/prompts.js";
+// model's builders (examples/workflows/common/prompts.ts); this file only chooses and clips their inputs.
+import { codePlanPrompt, codePrompt, reflectPrompt } from "../common/prompts.js";
 import { defineRole, MAX_PARSE_CHARS, type Parser, textParser } from "maso";
 import type { CodingState } from "./state.js";
 

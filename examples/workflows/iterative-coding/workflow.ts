@@ -25,11 +25,11 @@ import {
   type Trajectory,
   workflow as build,
 } from "maso";
-import { referenceCodeTasks } from "../shared/reference-tasks.js";
+import { referenceCodeTasks } from "../common/reference-tasks.js";
 import { codeRole, planRole, reflectRole } from "./roles.js";
 import { type CodingState, episodeMetrics, finalPassRate, lastResult, MAX_TURNS, passRates, reducers, type TurnResult } from "./state.js";
 import { type VerifyOutput, verifyTool } from "./verifier.js";
-import { type CastShape, castModels } from "../shared/cast-shapes.js";
+import { type CastShape, castModels } from "../common/cast-shapes.js";
 
 export type { CodingState } from "./state.js";
 export type Task = SyntheticCodeTask;

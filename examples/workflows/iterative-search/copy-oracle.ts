@@ -4,7 +4,7 @@
 //   npx maso eval examples/workflows/iterative-search/copy-oracle.ts --split test
 // (COPY_ORACLE_PASSAGES=2 copies two passages per turn.) A reference point, not something to train:
 // the copies earn the marginal gain but have no weights.
-import { qaConfig } from "../shared/world-qa.js";
+import { qaConfig } from "../common/world-qa.js";
 import { type EvidenceNodes, searchWorkflow } from "./workflow.js";
 
 export { initialState, metric, rewards, taskId, tasks } from "./workflow.js";

@@ -6,7 +6,7 @@
 // world and `retrieve` searches the episode's own world; graph, roles, rewards and metric are
 // workflow.ts's. Configs: workflow.ts's baseQa variants with the fresh training split.
 import type { QaTask } from "maso";
-import { FRESH_WORLD_SEED, freshWorldTasks, WORLD_SEED, worldRetrieveTool } from "../shared/world-qa.js";
+import { FRESH_WORLD_SEED, freshWorldTasks, WORLD_SEED, worldRetrieveTool } from "../common/world-qa.js";
 import {
   configs as referenceConfigs,
   initialState as referenceState,

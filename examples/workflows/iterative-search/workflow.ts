@@ -44,7 +44,7 @@ import {
   searchPrompt,
   summarizePrompt,
   updatePrompt,
-} from "../shared/prompts.js";
+} from "../common/prompts.js";
 import {
   type QaState,
   answerF1,
@@ -57,7 +57,7 @@ import {
   rolloutTemperature,
   taskId,
   tasks,
-} from "../shared/world-qa.js";
+} from "../common/world-qa.js";
 
 /** Most search turns per episode. */
 export const MAX_TURNS = 3;

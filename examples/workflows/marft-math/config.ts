@@ -2,7 +2,7 @@
 // configs (action-level and token-level critic). Data and pure functions; no graph here.
 import { fileURLToPath } from "node:url";
 import { type SyntheticMathTask, finalOutcome, formatReward, type Trajectory } from "maso";
-import { referenceMathTasks } from "../shared/reference-tasks.js";
+import { referenceMathTasks } from "../common/reference-tasks.js";
 import type { MathState } from "./state.js";
 
 export type Task = SyntheticMathTask;

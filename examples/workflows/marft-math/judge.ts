@@ -1,7 +1,7 @@
 // The judge of MARFT math (a function node, not a role): grades the actor's \boxed{} answer against
 // the reference and, when wrong, appends the round to the history that later prompts show followed by
 // the judge line. Also the retry route and the history's prompt budget. Never calls a model.
-import { clip, failedRound, newestThatFit } from "../shared/prompts.js";
+import { clip, failedRound, newestThatFit } from "../common/prompts.js";
 import { isEquivalentAnswer, END, type StateUpdate } from "maso";
 import { type FailedRound, MAX_ROUNDS, type MathState } from "./state.js";
 

@@ -1,7 +1,7 @@
 // The roles of MARFT math: `reasoner` plans without computing, `actor` computes and answers in
 // \boxed{} (after the plan in the dual-agent variant, alone in the single-agent one). Prompts come
-// only from the base model's builders (examples/workflows/shared/prompts.ts); this file picks their inputs.
-import { actorPrompt, JUDGE_INCORRECT, mathPrompt, reasonerPrompt } from "../shared/prompts.js";
+// only from the base model's builders (examples/workflows/common/prompts.ts); this file picks their inputs.
+import { actorPrompt, JUDGE_INCORRECT, mathPrompt, reasonerPrompt } from "../common/prompts.js";
 import { type ChatMessage, boxedParser, defineRole, type Parser, textParser } from "maso";
 import { clip, HISTORY_BUDGET, historyText, newestRounds } from "./judge.js";
 import type { ActorOutput, FailedRound, MathState } from "./state.js";

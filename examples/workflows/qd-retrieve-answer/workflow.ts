@@ -10,7 +10,7 @@
 // `configs.shared` (one model for both roles) and `configs.perRole` (one model per role) are the
 // alternatives: `maso train … --config` a file that re-exports one of them.
 import { formatReward, sharedOutcome, type QaTask, END, START, defineRole, jsonStringListParser, tagParser, workflow as build } from "maso";
-import { answerPrompt, decomposePrompt } from "../shared/prompts.js";
+import { answerPrompt, decomposePrompt } from "../common/prompts.js";
 import {
   type QaState,
   answerF1,
@@ -23,7 +23,7 @@ import {
   rolloutTemperature,
   taskId,
   tasks,
-} from "../shared/world-qa.js";
+} from "../common/world-qa.js";
 
 export interface State extends QaState {
   subQueries: string[];

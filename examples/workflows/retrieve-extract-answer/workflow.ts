@@ -22,7 +22,7 @@ import {
   textParser,
   workflow as build,
 } from "maso";
-import { answerPrompt, decomposePrompt, extractPrompt, NO_USEFUL_INFORMATION } from "../shared/prompts.js";
+import { answerPrompt, decomposePrompt, extractPrompt, NO_USEFUL_INFORMATION } from "../common/prompts.js";
 import {
   type QaState,
   answerF1,
@@ -34,7 +34,7 @@ import {
   retrieveTool,
   taskId,
   tasks,
-} from "../shared/world-qa.js";
+} from "../common/world-qa.js";
 
 export interface State extends QaState {
   subQueries: string[];
