@@ -51,6 +51,26 @@ function partReader(dir: string, manifest: CheckpointManifest, part: string): Pa
 }
 
 /**
+ * A reader for one part of a checkpoint whose files someone else already verified (a worker process
+ * loading its part after the controller checked every hash); it still refuses files the manifest
+ * does not list.
+ */
+export async function openPartReader(dir: string, part: string): Promise<PartReader> {
+  const where = join(dir, MANIFEST_FILE);
+  const text = await readFile(where, "utf8").catch((e: Error) => {
+    throw new MasoError(
+      "CHECKPOINT_MISSING",
+      `cannot read ${where}: ${e.message}`,
+      "give workers the run directory at the same path (a shared file system)",
+    );
+  });
+  const manifest = parseManifest(text, dir);
+  if (!manifest.parts.includes(part))
+    throw new MasoError("CHECKPOINT_PARTS", `${dir} has no part '${part}'`, "was it written by the same kind of run?");
+  return partReader(dir, manifest, part);
+}
+
+/**
  * Checks a checkpoint directory: manifest present and valid, its step matching the directory name,
  * every listed file present with the recorded size and sha256, and no unlisted files.
  * Throws CHECKPOINT_CORRUPT (or CHECKPOINT_MISSING) naming the first problem.

@@ -34,7 +34,8 @@ export interface WrittenCheckpoint {
   manifest: CheckpointManifest;
 }
 
-function partWriter(dir: string): PartWriter {
+/** A writer into one part's directory (worker processes write their own part of a checkpoint). */
+export function partWriter(dir: string): PartWriter {
   const inside = (file: string) => {
     if (file.includes("..") || file.startsWith("/"))
       throw new MasoError("CHECKPOINT_PART_FILE", `checkpoint part file ${JSON.stringify(file)} must be a relative path inside the part`);

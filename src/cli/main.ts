@@ -11,6 +11,7 @@ import { pretrainCommand } from "./commands/pretrain.js";
 import { serveCommand } from "./commands/serve.js";
 import { sftCommand } from "./commands/sft.js";
 import { trainCommand } from "./commands/train.js";
+import { workerCommand } from "./commands/worker.js";
 import type { CliIo, Command } from "./commands/types.js";
 import { EXIT_CODES_HELP, EXIT_OK, EXIT_USAGE, exitCodeFor } from "./exit-codes.js";
 
@@ -23,6 +24,7 @@ export const COMMANDS: readonly Command[] = [
   exportCommand,
   dashboardCommand,
   serveCommand,
+  workerCommand,
   doctorCommand,
 ];
 

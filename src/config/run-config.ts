@@ -173,6 +173,39 @@ const evalSchema = z
   })
   .strict();
 
+const natsSchema = z
+  .object({
+    /** "embedded": a nats-server on 127.0.0.1 for this run; else the server's URL, e.g. nats://10.0.0.5:4222 */
+    url: z.string().min(1).default("embedded"),
+    /** the run id that scopes subjects (default: one generated per controller start; attached workers need it given) */
+    run: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/)
+      .optional(),
+    /** "spawn": start one local worker process per model and replica; "attach": use workers started elsewhere */
+    workers: z.enum(["spawn", "attach"]).default("spawn"),
+    /** generation replicas per model name (default 1) */
+    replicas: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/), posInt(256)).default({}),
+    /** threads per spawned worker (default: the cores split between them, at least 1) */
+    threads: posInt(1024).optional(),
+    heartbeatMs: z.number().int().min(50).max(60_000).default(1000),
+    /** a worker silent this long is lost: its pending calls fail (WORKER_LOST) */
+    heartbeatTimeoutMs: z.number().int().min(200).max(600_000).default(5000),
+    /** the longest any one worker operation may take before it fails (WORKER_TIMEOUT) */
+    callTimeoutMs: z.number().int().min(100).max(86_400_000).default(600_000),
+    /** how long to wait for every worker's first heartbeat */
+    startupTimeoutMs: z.number().int().min(100).max(3_600_000).default(180_000),
+  })
+  .strict();
+
+const runtimeSchema = z
+  .object({
+    /** "in-process" (default): worker groups in the controller's process; "nats": worker processes over NATS */
+    transport: z.enum(["in-process", "nats"]).default("in-process"),
+    nats: natsSchema.default(() => natsSchema.parse({})),
+  })
+  .strict();
+
 export const runConfigSchema = z
   .object({
     name: z
@@ -196,6 +229,8 @@ export const runConfigSchema = z
     checkpoint: checkpointSchema.default(() => checkpointSchema.parse({})),
     eval: evalSchema.default(() => evalSchema.parse({})),
     failures: failuresSchema.default(() => failuresSchema.parse({})),
+    /** where worker groups run: in this process, or in worker processes over NATS (docs/distributed.md) */
+    runtime: runtimeSchema.default(() => runtimeSchema.parse({})),
     /** reward scales, by reward function name (explicit, so a −1 format penalty cannot silently dominate) */
     rewardWeights: z.record(z.string(), z.number().min(-1_000_000).max(1_000_000)).default({}),
   })

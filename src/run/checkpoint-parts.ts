@@ -4,6 +4,8 @@
 import { decoderPart } from "../checkpoint/parts.js";
 import type { Checkpointable } from "../checkpoint/types.js";
 import { MasoError } from "../errors.js";
+import { dirname, relative } from "node:path";
+import type { RemoteParts, Runtime } from "../runtime/runtime.js";
 import type { WorkerGroup } from "../runtime/worker-group.js";
 
 interface WorkerMeta {
@@ -108,7 +110,28 @@ export function checkRunState(v: unknown): RunState {
   return s;
 }
 
-/** Every part of a runtime checkpoint: one per worker group (in `workers` order) and the run state. */
-export function runtimeParts(workers: Readonly<Record<string, WorkerGroup>>, run: Checkpointable): Checkpointable[] {
-  return [...Object.values(workers).map((wg, i) => workerGroupPart(workerPartName(wg.name, i), wg)), run];
+/**
+ * A worker group in another process as a checkpoint part: that process writes and reads its files
+ * in place, at the same path relative to the run directory (the files never cross the transport).
+ */
+function remoteGroupPart(name: string, model: string, remote: RemoteParts, runDir: string): Checkpointable {
+  const at = (partDir: string) => ({ checkpoint: relative(runDir, dirname(partDir)), part: name });
+  return {
+    name,
+    save: (w) => remote.saveCheckpointPart(model, at(w.dir)),
+    load: (r) => remote.loadCheckpointPart(model, at(r.dir)),
+  };
+}
+
+/** Every part of a runtime checkpoint: one per worker group (in cast model order) and the run state. */
+export function runtimeParts(
+  rt: Pick<Runtime<object, unknown>, "workers" | "remote" | "cast">,
+  run: Checkpointable,
+  runDir: string,
+): Checkpointable[] {
+  const { remote } = rt;
+  const groups = remote
+    ? [...rt.cast.models.keys()].map((m, i) => remoteGroupPart(workerPartName(m, i), m, remote, runDir))
+    : Object.values(rt.workers).map((wg, i) => workerGroupPart(workerPartName(wg.name, i), wg));
+  return [...groups, run];
 }

@@ -55,16 +55,20 @@ export async function openRun<S extends object, T>(o: {
     throw new MasoError("RUN_EXISTS", `${o.runDir} already has checkpoints`, "pass --resume to continue it, or choose a new run directory");
   const startStep = ckpt ? checkRunState(await ckpt.part("run").json("state.json")).step : 0;
   const rt = await o.build(startStep);
-  const parts = runtimeParts(rt.workers, runStatePart(state));
-  if (ckpt) {
-    await restoreCheckpoint(ckpt, parts);
-    if (state.step !== ckpt.step || state.seed !== o.seed)
-      throw new MasoError(
-        "CHECKPOINT_CORRUPT",
-        `${ckpt.dir}: run state (step ${state.step}, seed ${state.seed}) does not match the manifest step ${ckpt.step} / seed ${o.seed}`,
-        "resume from an earlier checkpoint, with the run's own config",
-      );
-  }
+  const parts = runtimeParts(rt as Runtime<object, unknown>, runStatePart(state), o.runDir);
+  if (ckpt)
+    try {
+      await restoreCheckpoint(ckpt, parts);
+      if (state.step !== ckpt.step || state.seed !== o.seed)
+        throw new MasoError(
+          "CHECKPOINT_CORRUPT",
+          `${ckpt.dir}: run state (step ${state.step}, seed ${state.seed}) does not match the manifest step ${ckpt.step} / seed ${o.seed}`,
+          "resume from an earlier checkpoint, with the run's own config",
+        );
+    } catch (e) {
+      await rt.close?.();
+      throw e;
+    }
   if (o.resume) o.onResume?.(state.step, skipped);
   await dropStepFilesAfter(o.runDir, state.step);
   return { rt, state, parts, startStep };
@@ -111,6 +115,6 @@ export async function restoreRun<S extends object, T>(o: {
   const ckpt = await findCheckpoint(o.runDir, step === undefined ? { fallback: true } : { step });
   const state: RunState = { step: 0, cursor: { epoch: 0, index: 0 }, seed: 0 };
   const rt = await o.build(checkRunState(await ckpt.part("run").json("state.json")).step);
-  await restoreCheckpoint(ckpt, runtimeParts(rt.workers, runStatePart(state)));
+  await restoreCheckpoint(ckpt, runtimeParts(rt as Runtime<object, unknown>, runStatePart(state), o.runDir));
   return { rt, step: state.step, checkpoint: best ? "best" : step === undefined ? "latest" : "step" };
 }

@@ -16,7 +16,7 @@ import { appendTrajectories } from "../workflow/trajectory-writer.js";
 import type { Trajectory } from "../workflow/trajectory.js";
 import { betterThan, promoteBest, recoverBest } from "./best-checkpoint.js";
 import { evaluate, type TrainRunEval } from "./evaluate.js";
-import { openRun } from "./resume.js";
+import { type OpenedRun, openRun } from "./resume.js";
 import { stepRow, type TrainRow } from "./step-row.js";
 import { nextTasks } from "./task-order.js";
 
@@ -63,9 +63,21 @@ export interface TrainRunResult {
  * await runTraining({ runDir, build: (s) => createRuntime({ ...opts, startStep: s }), tasks, initialState, rewards, steps: 20, tasksPerStep: 2, groupSize: 4, seed: 0, checkpointEvery: 5, keep: 2 });
  */
 export async function runTraining<S extends object, T>(o: TrainRunOptions<S, T>): Promise<TrainRunResult> {
-  const { runDir } = o;
   if (o.tasks.length === 0) throw new MasoError("TRAIN_NO_TASKS", "the training task list is empty", "give at least one training task");
-  const { rt, state, parts, startStep } = await openRun(o);
+  const opened = await openRun(o);
+  try {
+    return await trainSteps(o, opened);
+  } finally {
+    // worker processes and connections a runtime started end with the run, however it ends
+    await opened.rt.close?.();
+  }
+}
+
+async function trainSteps<S extends object, T>(
+  o: TrainRunOptions<S, T>,
+  { rt, state, parts, startStep }: OpenedRun<S, T>,
+): Promise<TrainRunResult> {
+  const { runDir } = o;
   const metrics = openMetricsWriter(runDir, { keepUpToStep: state.step });
   const selectBest = o.eval?.selectBest === true;
   let best = selectBest ? await recoverBest(runDir) : null;

@@ -7,10 +7,10 @@ import type { TrainerOptions } from "../rl/update/config.js";
 import { type Cast, type CastSpec, defineCast, rolesOf } from "./cast.js";
 import { type Controller, createController } from "./controller.js";
 import type { Generator } from "./generator.js";
-import type { ModelSpec } from "./models.js";
+import type { ModelSpec, ResolvedModelSpec } from "./models.js";
 import type { ControllerOptions } from "./step-context.js";
 import { inProcessTransport, type Transport } from "./transport.js";
-import { createWorkerGroup, type WorkerGroup } from "./worker-group.js";
+import { createWorkerGroup, type WorkerGroup, type WorkerGroupOptions } from "./worker-group.js";
 
 export interface RuntimeOptions<S extends object, T> extends Omit<ControllerOptions<S, T>, "cast" | "transport"> {
   models: readonly ModelSpec[];
@@ -20,12 +20,41 @@ export interface RuntimeOptions<S extends object, T> extends Omit<ControllerOpti
   generator?: (model: Decoder, tokenizer: Tokenizer) => Generator;
 }
 
+/** Saves and loads each worker group's checkpoint part where the group lives (worker processes). */
+export interface RemoteParts {
+  saveCheckpointPart(model: string, loc: { checkpoint: string; part: string }): Promise<void>;
+  loadCheckpointPart(model: string, loc: { checkpoint: string; part: string }): Promise<void>;
+}
+
 export interface Runtime<S extends object, T> {
   controller: Controller<S, T>;
   cast: Cast;
   transport: Transport;
-  /** In-process handles (tests, checkpoints); the controller itself only uses `transport`. */
+  /** In-process handles (tests, checkpoints); the controller itself only uses `transport`. Empty when the groups live in worker processes. */
   workers: Record<string, WorkerGroup>;
+  /** Worker groups in other processes: their checkpoint parts are written and read there. */
+  remote?: RemoteParts;
+  /** Stops what the runtime started (worker processes, connections); in-process runtimes have nothing to stop. */
+  close?(): Promise<void>;
+}
+
+/** What one model's worker group is built from: its declaration, the roles it serves and its trainer. */
+export interface GroupPlan {
+  name: string;
+  spec: ResolvedModelSpec;
+  options: WorkerGroupOptions;
+}
+
+/** Validates the cast and plans one worker group per model, as createRuntime and `maso worker` build them. */
+export function planGroups<S extends object, T>(opts: RuntimeOptions<S, T>): { cast: Cast; groups: GroupPlan[] } {
+  const cast = defineCast({ models: opts.models, roles: rolesOf(opts.workflow), cast: opts.cast });
+  const perModel = opts.trainer && Object.keys(opts.trainer).some((k) => cast.models.has(k));
+  const groups = [...cast.models].map(([name, spec]) => {
+    const roles = Object.fromEntries(cast.rolesOf(name).map((r) => [r, cast.roles.get(r)!.adapter]));
+    const trainer = perModel ? (opts.trainer as Record<string, TrainerOptions>)[name] : (opts.trainer as TrainerOptions | undefined);
+    return { name, spec, options: { roles, trainer, generator: opts.generator } };
+  });
+  return { cast, groups };
 }
 
 /**
@@ -36,14 +65,9 @@ export interface Runtime<S extends object, T> {
  * const report = await rt.controller.step(items);
  */
 export async function createRuntime<S extends object, T>(opts: RuntimeOptions<S, T>): Promise<Runtime<S, T>> {
-  const cast = defineCast({ models: opts.models, roles: rolesOf(opts.workflow), cast: opts.cast });
-  const perModel = opts.trainer && Object.keys(opts.trainer).some((k) => cast.models.has(k));
+  const { cast, groups } = planGroups(opts);
   const workers: Record<string, WorkerGroup> = {};
-  for (const [name, spec] of cast.models) {
-    const roles = Object.fromEntries(cast.rolesOf(name).map((r) => [r, cast.roles.get(r)!.adapter]));
-    const trainer = perModel ? (opts.trainer as Record<string, TrainerOptions>)[name] : (opts.trainer as TrainerOptions | undefined);
-    workers[name] = await createWorkerGroup(spec, { roles, trainer, generator: opts.generator });
-  }
+  for (const g of groups) workers[g.name] = await createWorkerGroup(g.spec, g.options);
   const transport = inProcessTransport(workers);
   const controller = createController({ ...opts, cast, transport });
   return { controller, cast, transport, workers };

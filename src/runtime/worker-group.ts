@@ -38,7 +38,18 @@ export interface WorkerGroup extends WorkerGroupApi {
   readonly units: ReadonlyMap<string, TrainUnit>;
   /** Updates run so far; it seeds minibatch shuffling, so a resumed run sets it back. */
   updates: number;
+  /** One cached sample's identity and token ids (a generation replica hands its samples to rank 0). */
+  sampleRecord(id: number): SampleRecord | undefined;
+  /** Caches a sample another replica of this model generated; returns its id here. */
+  adoptSample(record: SampleRecord): number;
+  /** Tells the generator the weights were replaced from outside (a replica after a weight sync). */
+  weightsChanged(): void;
 }
+
+/** What identifies a generated sample and its tokens: everything scoring and training read later. */
+export type SampleRecord = Pick<CachedSample, "role" | "episode" | "node" | "visit" | "turn" | "adapter" | "temperature" | "promptLen"> & {
+  tokens: number[];
+};
 
 /** The cached sample a reward item may go to: it exists, is the claimed episode's and role's, and has no reward yet. */
 function checkedTarget(item: RewardItem, s: CachedSample | undefined, group: string): CachedSample {
@@ -133,6 +144,21 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
   const rewarded = (roles?: readonly string[]) =>
     cache.all().filter((s) => s.reward !== null && s.advantages !== null && (!roles || roles.includes(s.role)));
 
+  const cacheSample = (r: Omit<SampleRecord, "tokens"> & { tokens: Int32Array }) =>
+    cache.add({
+      ...r,
+      oldLogp: null,
+      refLogp: null,
+      oldValues: null,
+      reward: null,
+      tokenRewards: null,
+      groupKey: null,
+      rawAdvantages: null,
+      rawReturns: null,
+      advantages: null,
+      returns: null,
+    });
+
   const generate = async (req: GenerateRequest) => {
     const expected = options.roles[req.role];
     if (expected === undefined)
@@ -161,7 +187,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
     });
     const byRole = (calls[req.role] ??= {});
     byRole[req.adapter ?? "-"] = (byRole[req.adapter ?? "-"] ?? 0) + 1;
-    const s = cache.add({
+    const s = cacheSample({
       role: req.role,
       episode: req.episodeId,
       node: req.node,
@@ -171,16 +197,6 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
       temperature: req.sampling.temperature,
       tokens: Int32Array.from([...prompt, ...out.tokens]),
       promptLen: prompt.length,
-      oldLogp: null,
-      refLogp: null,
-      oldValues: null,
-      reward: null,
-      tokenRewards: null,
-      groupKey: null,
-      rawAdvantages: null,
-      rawReturns: null,
-      advantages: null,
-      returns: null,
     });
     return {
       text: out.text,
@@ -262,6 +278,14 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
     set updates(n: number) {
       updates = n;
     },
+    sampleRecord(id) {
+      const s = cache.get(id);
+      if (!s) return undefined;
+      const { role, episode, node, visit, turn, adapter, temperature, promptLen } = s;
+      return { role, episode, node, visit, turn, adapter, temperature, promptLen, tokens: [...s.tokens] };
+    },
+    adoptSample: (r) => cacheSample({ ...r, tokens: Int32Array.from(r.tokens) }).id,
+    weightsChanged: () => generator.weightsChanged?.(),
     generate: (req) => generate(req),
     assignRewards: (req) =>
       timed("rewards", () => {

@@ -11,6 +11,7 @@ import { agentWorkflowExports } from "../../gateway/agent-workflow.js";
 import { workflowRoles } from "../../workflow/graph-types.js";
 import { MasoError } from "../../errors.js";
 import { createProgress } from "../../progress/progress-display.js";
+import { createNatsRuntime } from "../../distributed/nats-runtime.js";
 import { createRuntime } from "../../runtime/runtime.js";
 import { runTraining } from "../../run/rl-run.js";
 import type { Workflow } from "../../workflow/graph-types.js";
@@ -28,7 +29,35 @@ const FLAGS = {
   steps: { type: "string" },
   resume: { type: "string" },
   check: { type: "boolean" },
+  nats: { type: "string" },
+  workers: { type: "string" },
+  "run-id": { type: "string" },
 } as const;
+
+/** `--nats`, `--workers`, `--run-id` over the config's runtime section (allowed with --resume: where workers run is not a training setting). */
+function withRuntimeFlags(raw: Record<string, unknown>, p: ReturnType<typeof parseFlags>): Record<string, unknown> {
+  const url = str(p, "nats");
+  const workers = str(p, "workers");
+  const runId = str(p, "run-id");
+  if (url === undefined && workers === undefined && runId === undefined) return raw;
+  if (workers !== undefined && workers !== "spawn" && workers !== "attach")
+    throw usageError(`train: --workers must be spawn or attach, got '${workers}'`, "train");
+  const rt = (raw.runtime ?? {}) as Record<string, unknown>;
+  const nats = (rt.nats ?? {}) as Record<string, unknown>;
+  return {
+    ...raw,
+    runtime: {
+      ...rt,
+      transport: "nats",
+      nats: {
+        ...nats,
+        ...(url !== undefined && { url }),
+        ...(workers !== undefined && { workers }),
+        ...(runId !== undefined && { run: runId }),
+      },
+    },
+  };
+}
 
 /** Role names of a compiled workflow (role and agent nodes), in node order. */
 export { workflowRoles };
@@ -93,7 +122,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     file ||= typeof saved.workflow === "string" ? saved.workflow : "";
     if (!file) throw usageError(`train: ${join(resumeDir, CONFIG_FILE)} names no workflow; pass the workflow file`, "train");
     exp = await loadExports(file);
-    raw = { ...saved, runDir: resumeDir };
+    raw = withRuntimeFlags({ ...saved, runDir: resumeDir }, p);
   } else {
     if (!file) throw usageError("train: missing the workflow file", "train");
     exp = await loadExports(file);
@@ -107,11 +136,14 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
       );
     const steps = num(p, "steps", "train", { int: true, min: 1 });
     const r = raw as Record<string, unknown>;
-    raw = {
-      ...r,
-      ...(str(p, "run-dir") && { runDir: str(p, "run-dir") }),
-      ...(steps !== undefined && { schedule: { ...(r.schedule as object), steps } }),
-    };
+    raw = withRuntimeFlags(
+      {
+        ...r,
+        ...(str(p, "run-dir") && { runDir: str(p, "run-dir") }),
+        ...(steps !== undefined && { schedule: { ...(r.schedule as object), steps } }),
+      },
+      p,
+    );
   }
   const wf = exp.workflow as Workflow<object, string>;
   const roles = workflowRoles(wf);
@@ -124,6 +156,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const { config, cast } = resolveRunConfig(raw, { roles, source });
   println(io, `workflow ${wf.name}: roles ${roles.join(", ")}`);
   for (const [role, e] of Object.entries(cast)) println(io, `  ${role} -> ${e.model}${e.adapter ? `/${e.adapter}` : ""}`);
+  const effective: RunConfig = { ...config, workflow: resolve(file) };
   if (resumeDir === undefined) {
     // refuse before config.json is touched: it is what a later --resume of that run reads
     if ((await listCheckpoints(config.runDir)).length > 0)
@@ -132,7 +165,6 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
         `${config.runDir} already has checkpoints`,
         `continue it with 'maso train --resume ${config.runDir}', or choose a new --run-dir`,
       );
-    const effective: RunConfig = { ...config, workflow: resolve(file) };
     println(io, `effective config: ${await writeEffectiveConfig(config.runDir, effective)}`);
   }
   const mod = trainingModule(exp, file);
@@ -141,7 +173,13 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   let progress = createProgress(io.out, { total: schedule.steps });
   const result = await runTraining({
     runDir: config.runDir,
-    build: (startStep) => createRuntime({ ...opts, startStep }),
+    build: (startStep) =>
+      config.runtime.transport === "nats"
+        ? createNatsRuntime(
+            { ...opts, startStep },
+            { settings: config.runtime.nats, runDir: config.runDir, config: effective, startStep, log: (l) => progress.log(l) },
+          )
+        : createRuntime({ ...opts, startStep }),
     tasks: mod.tasks.train,
     initialState: mod.initialState,
     taskId: mod.taskId,
@@ -190,7 +228,8 @@ export const trainCommand: Command = {
   name: "train",
   summary: "train a workflow's roles with RL, with checkpoints and exact --resume",
   help: `usage: maso train <workflow file> [--config <file>] [--run-dir <dir>] [--steps <n>] [--check]
-       maso train --resume <runDir> [<workflow file>]
+                  [--nats <url|embedded> [--workers spawn|attach] [--run-id <id>]]
+       maso train --resume <runDir> [<workflow file>] [--nats …]
 
 Loads the workflow module (.ts/.js; see docs/training.md: 'workflow', 'rewards', 'tasks',
 'initialState', optionally 'config', 'taskId', 'metric'), validates the run config against the
@@ -204,6 +243,11 @@ options:
   --run-dir <dir>     overrides runDir
   --steps <n>         overrides schedule.steps
   --resume <runDir>   continue that run from its newest good checkpoint (settings from its config.json)
+  --nats <url>        run every worker group in its own process over NATS (runtime.transport "nats");
+                      'embedded' starts a nats-server on 127.0.0.1 for the run (docs/distributed.md)
+  --workers <mode>    spawn (default): start local worker processes; attach: use 'maso worker'
+                      processes started elsewhere for this run id
+  --run-id <id>       the run id that scopes NATS subjects (needed with --workers attach)
   --check             validate everything a run would — module, config (every problem at once),
                       model files and tokenizers, one dry episode through the workflow and the
                       reward functions with placeholder outputs — without training; exit 0 when

@@ -1,0 +1,88 @@
+// `maso worker`: one worker-group process of a run over NATS. It builds its model exactly as an
+// in-process run would (the same config → runtime options → cast plan), from the config the
+// controller publishes, and serves it until the controller shuts it down.
+import { availableParallelism } from "node:os";
+import { MasoError } from "../../errors.js";
+import { natsAuthFromEnv } from "../../distributed/connect.js";
+import { runWorkerProcess } from "../../distributed/worker-process.js";
+import { resolveRunConfig } from "../../config/load-config.js";
+import { planGroups } from "../../runtime/runtime.js";
+import { createWorkerGroup } from "../../runtime/worker-group.js";
+import { workflowRoles } from "../../workflow/graph-types.js";
+import type { Workflow } from "../../workflow/graph-types.js";
+import { num, parseFlags, str } from "../args.js";
+import { usageError } from "../exit-codes.js";
+import { runtimeOptions } from "../train/runtime-options.js";
+import { trainingModule } from "../train/workflow-module.js";
+import { loadExports } from "./train.js";
+import { type CliIo, type Command, println } from "./types.js";
+
+const FLAGS = {
+  nats: { type: "string" },
+  run: { type: "string" },
+  model: { type: "string" },
+  rank: { type: "string" },
+  threads: { type: "string" },
+  "run-dir": { type: "string" },
+} as const;
+
+/** This worker's group, built from the published run config as createRuntime would build it. */
+async function buildGroup(raw: unknown, model: string) {
+  const saved = raw as { workflow?: unknown };
+  if (typeof saved?.workflow !== "string")
+    throw new MasoError("WORKER_CONFIG", "the published run config names no workflow module", "start the controller with maso train");
+  const exp = await loadExports(saved.workflow);
+  const wf = exp.workflow as Workflow<object, string>;
+  const { config, cast } = resolveRunConfig(raw, { roles: workflowRoles(wf), source: "the controller's published config" });
+  const { groups } = planGroups(runtimeOptions(config, cast, trainingModule(exp, saved.workflow)));
+  const plan = groups.find((g) => g.name === model);
+  if (!plan)
+    throw new MasoError("WORKER_MODEL", `the run's cast has no model "${model}"`, `its models: ${groups.map((g) => g.name).join(", ")}`);
+  return { wg: await createWorkerGroup(plan.spec, plan.options), train: plan.spec.train };
+}
+
+async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  const p = parseFlags("worker", argv, FLAGS);
+  const url = str(p, "nats");
+  const runId = str(p, "run");
+  const model = str(p, "model");
+  if (!url || !runId || !model) throw usageError("worker: --nats, --run and --model are required", "worker");
+  const threads = num(p, "threads", "worker", { int: true, min: 1, max: 1024 });
+  // the kernels read MASO_THREADS when they first load, which is after this point
+  if (threads !== undefined) process.env.MASO_THREADS = String(threads);
+  await runWorkerProcess({
+    url,
+    auth: natsAuthFromEnv(io.env),
+    run: runId,
+    address: { model, rank: num(p, "rank", "worker", { int: true, min: 0, max: 255 }) ?? 0 },
+    threads: threads ?? Number(io.env.MASO_THREADS ?? availableParallelism()),
+    runDir: str(p, "run-dir"),
+    build: (config) => buildGroup(config, model),
+    log: (line) => println(io, line),
+  });
+  return 0;
+}
+
+export const workerCommand: Command = {
+  name: "worker",
+  summary: "serve one model's worker group to a training run over NATS",
+  help: `usage: maso worker --nats <url> --run <id> --model <name> [--rank <r>] [--threads <n>] [--run-dir <dir>]
+
+Connects to the NATS server, waits for the controller of run <id> ('maso train' with
+runtime.transport "nats") to publish its config, builds model <name> from it exactly as an
+in-process run would (weights, adapters, optimiser), announces itself with a heartbeat and serves
+every worker-group operation until the controller shuts it down. Rank 0 trains; ranks above 0 are
+generation replicas that take rank 0's weights after every update. See docs/distributed.md.
+
+Credentials come from MASO_NATS_TOKEN, or MASO_NATS_USER and MASO_NATS_PASSWORD.
+
+options:
+  --nats <url>        the NATS server, e.g. nats://10.0.0.5:4222
+  --run <id>          the run id the controller uses (runtime.nats.run)
+  --model <name>      the model of the run's cast this process serves
+  --rank <r>          0 (default) trains; 1, 2, … are generation replicas
+  --threads <n>       kernel and BLAS threads (default: MASO_THREADS, else every core)
+  --run-dir <dir>     where this machine sees the run directory (default: the controller's path);
+                      checkpoint parts are written and read there`,
+  run,
+};

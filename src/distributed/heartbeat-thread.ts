@@ -1,0 +1,34 @@
+// The heartbeat of a worker process, on its own thread and its own NATS connection: the worker's
+// main thread blocks inside long synchronous engine work (an update, a prefill), and a heartbeat
+// that stopped then would read as a dead worker. This thread only puts the membership entry.
+import { parentPort, workerData } from "node:worker_threads";
+import { Kvm } from "@nats-io/kv";
+import { connectNats, type NatsAuth } from "./connect.js";
+
+interface HeartbeatData {
+  url: string;
+  auth: NatsAuth;
+  bucket: string;
+  key: string;
+  intervalMs: number;
+  entry: Record<string, unknown>;
+}
+
+const d = workerData as HeartbeatData;
+const nc = await connectNats(d.url, d.auth, `maso-heartbeat ${d.key}`);
+const kv = await new Kvm(nc).open(d.bucket);
+let entry = d.entry;
+let beats = 0;
+const beat = () => kv.put(d.key, JSON.stringify({ ...entry, beats: beats++, at: Date.now() })).catch(() => {});
+await beat();
+const timer = setInterval(beat, d.intervalMs);
+parentPort?.on("message", async (m: { entry?: Record<string, unknown>; stop?: boolean }) => {
+  if (m.entry) entry = { ...entry, ...m.entry };
+  if (m.stop) {
+    clearInterval(timer);
+    await kv.delete(d.key).catch(() => {});
+    await nc.close();
+    parentPort?.postMessage({ stopped: true });
+  }
+});
+parentPort?.postMessage({ started: true });

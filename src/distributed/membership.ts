@@ -1,0 +1,151 @@
+// Who is serving a run: each worker keeps a KV entry `workers.<model>.<rank>` fresh (a heartbeat
+// from its own thread); the controller watches the bucket, waits until every worker it needs has
+// beaten, and calls a worker lost when its entry goes stale for the heartbeat timeout or is
+// deleted. Freshness is judged on the controller's clock, so machines' clocks need not agree.
+import { Worker } from "node:worker_threads";
+import { type KV, KvWatchInclude, Kvm } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { MasoError } from "../errors.js";
+import type { NatsAuth } from "./connect.js";
+import { memberKey, runBucket, type WorkerAddress, workerLabel } from "./subjects.js";
+
+/** What a worker announces about itself. */
+export interface MemberEntry {
+  model: string;
+  rank: number;
+  pid: number;
+  host: string;
+  threads: number;
+  /** Updates the worker's weights have seen (replicas: the synced version). */
+  version: number;
+}
+
+/** Opens (creating if needed) the run's KV bucket; both sides may be first. */
+export async function openRunBucket(nc: NatsConnection, run: string): Promise<KV> {
+  try {
+    return await new Kvm(nc).create(runBucket(run), { history: 1 });
+  } catch (e) {
+    throw new MasoError(
+      "NATS_JETSTREAM",
+      `cannot open the run's KV bucket ${runBucket(run)}: ${(e as Error).message}`,
+      "start nats-server with JetStream enabled (-js)",
+    );
+  }
+}
+
+export interface Heartbeat {
+  /** Changes what later beats announce (e.g. the weights version). */
+  update(entry: Partial<MemberEntry>): void;
+  /** Stops beating and deletes the entry, so the controller sees a clean exit. */
+  stop(): Promise<void>;
+}
+
+/** The heartbeat thread; run from TypeScript sources, the thread registers tsx itself (loaders are per thread). */
+function heartbeatThread(workerData: unknown): Worker {
+  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./heartbeat-thread.js", import.meta.url), { workerData });
+  const tsx = JSON.stringify(import.meta.resolve("tsx/esm/api"));
+  const entry = JSON.stringify(new URL("./heartbeat-thread.ts", import.meta.url).href);
+  return new Worker(`import(${tsx}).then((api) => api.register()).then(() => import(${entry}))`, { eval: true, workerData });
+}
+
+/** Starts the heartbeat thread of one worker; resolves once the first beat is written. */
+export async function startHeartbeat(o: {
+  url: string;
+  auth: NatsAuth;
+  run: string;
+  entry: MemberEntry;
+  intervalMs: number;
+}): Promise<Heartbeat> {
+  const t = heartbeatThread({
+    url: o.url,
+    auth: o.auth,
+    bucket: runBucket(o.run),
+    key: memberKey(o.entry),
+    intervalMs: o.intervalMs,
+    entry: o.entry,
+  });
+  t.unref();
+  await new Promise<void>((resolve, reject) => {
+    t.once("message", () => resolve());
+    t.once("error", (e) =>
+      reject(new MasoError("WORKER_HEARTBEAT", `the heartbeat thread failed: ${e.message}`, "check the NATS connection")),
+    );
+  });
+  return {
+    update: (entry) => t.postMessage({ entry }),
+    async stop() {
+      const done = new Promise<void>((resolve) => t.once("message", () => resolve()));
+      t.postMessage({ stop: true });
+      await Promise.race([done, new Promise((r) => setTimeout(r, 2000))]);
+      await t.terminate();
+    },
+  };
+}
+
+export interface MemberWatch {
+  /** Resolves once every address has beaten since the watch began; MASO errors name the missing ones. */
+  waitFor(addresses: readonly WorkerAddress[], timeoutMs: number, abort?: () => Error | null): Promise<Map<string, MemberEntry>>;
+  /** Called once per worker that goes stale or leaves, with its label and why. */
+  onLost(cb: (label: string, why: string) => void): void;
+  stop(): void;
+}
+
+/**
+ * Watches the membership entries. Only beats written after the watch began count, so an entry a
+ * dead worker left behind never passes for a live one.
+ */
+export async function watchMembers(kv: KV, heartbeatTimeoutMs: number): Promise<MemberWatch> {
+  const seen = new Map<string, { entry: MemberEntry; at: number }>();
+  const lost = new Set<string>();
+  const listeners: ((label: string, why: string) => void)[] = [];
+  const lose = (label: string, why: string) => {
+    if (lost.has(label) || !seen.has(label)) return;
+    lost.add(label);
+    for (const cb of listeners) cb(label, why);
+  };
+  const it = await kv.watch({ key: "workers.>", include: KvWatchInclude.UpdatesOnly });
+  void (async () => {
+    for await (const e of it) {
+      if (e.operation !== "PUT") {
+        const [, model, rank] = e.key.split(".");
+        lose(`${model}/${rank}`, "left the run");
+        continue;
+      }
+      const entry = JSON.parse(e.string()) as MemberEntry;
+      const label = workerLabel(entry);
+      seen.set(label, { entry, at: Date.now() });
+    }
+  })().catch(() => {});
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [label, s] of seen)
+        if (now - s.at > heartbeatTimeoutMs) lose(label, `sent no heartbeat for ${now - s.at} ms (timeout ${heartbeatTimeoutMs} ms)`);
+    },
+    Math.max(50, Math.min(500, heartbeatTimeoutMs / 4)),
+  );
+  sweep.unref();
+  return {
+    async waitFor(addresses, timeoutMs, abort) {
+      const t0 = Date.now();
+      for (;;) {
+        const missing = addresses.map(workerLabel).filter((l) => !seen.has(l) || lost.has(l));
+        if (missing.length === 0) return new Map(addresses.map((a) => [workerLabel(a), seen.get(workerLabel(a))!.entry]));
+        const stop = abort?.();
+        if (stop) throw stop;
+        if (Date.now() - t0 > timeoutMs)
+          throw new MasoError(
+            "WORKER_MISSING",
+            `no heartbeat from worker ${missing.join(", ")} within ${timeoutMs} ms`,
+            "start them with 'maso worker --nats <url> --run <id> --model <name> --rank <r>' (docs/distributed.md)",
+          );
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    onLost: (cb) => void listeners.push(cb),
+    stop() {
+      clearInterval(sweep);
+      it.stop();
+    },
+  };
+}

@@ -1,0 +1,188 @@
+// A runtime whose worker groups are worker processes on NATS: starts the server (`embedded`) and
+// the workers (`spawn`) or finds them (`attach`), publishes the run config they build from, waits
+// for every worker's heartbeat, checks each serves what the cast expects, and returns the same
+// Runtime as createRuntime — the controller cannot tell the difference.
+import { randomBytes } from "node:crypto";
+import { availableParallelism, hostname } from "node:os";
+import { resolve } from "node:path";
+import type { KV } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { MasoError } from "../errors.js";
+import { createController } from "../runtime/controller.js";
+import { planGroups, type Runtime, type RuntimeOptions } from "../runtime/runtime.js";
+import { connectNats, type NatsAuth, natsAuthFromEnv } from "./connect.js";
+import { openRunBucket, watchMembers } from "./membership.js";
+import { type NatsServer, startNatsServer } from "./nats-server.js";
+import { natsTransport } from "./nats-transport.js";
+import { logTail, type SpawnedWorker, spawnWorkers } from "./spawn-workers.js";
+import { CONFIG_KEY, checkToken, type WorkerAddress, workerLabel } from "./subjects.js";
+
+/** `runtime.nats` of the run config. */
+export interface NatsSettings {
+  url: string;
+  run?: string;
+  workers: "spawn" | "attach";
+  replicas: Readonly<Record<string, number>>;
+  threads?: number;
+  heartbeatMs: number;
+  heartbeatTimeoutMs: number;
+  callTimeoutMs: number;
+  startupTimeoutMs: number;
+}
+
+/** What workers read from the run's KV bucket to build their worker group. */
+export interface PublishedConfig {
+  /** The effective run config (the run directory's config.json). */
+  config: unknown;
+  /** Absolute run directory on the controller's machine (workers write checkpoint parts under it). */
+  runDir: string;
+  /** Changes with every controller start; workers report it, so none from an earlier start is used. */
+  session: string;
+  settings: { heartbeatMs: number; callTimeoutMs: number };
+}
+
+export interface NatsRuntimeOptions {
+  settings: NatsSettings;
+  runDir: string;
+  /** The effective config, published for the workers. */
+  config: unknown;
+  /** Steps already taken: 0 requires fresh workers (no updates yet). */
+  startStep: number;
+  auth?: NatsAuth;
+  log?: (line: string) => void;
+}
+
+/** Every worker address of the run: each cast model with its replicas. */
+function addressesOf(models: readonly string[], replicas: Readonly<Record<string, number>>): WorkerAddress[] {
+  for (const m of Object.keys(replicas))
+    if (!models.includes(m))
+      throw new MasoError(
+        "CONFIG_REPLICAS",
+        `runtime.nats.replicas.${m}: no model of the cast is named "${m}"`,
+        `models: ${models.join(", ")}`,
+      );
+  return models.flatMap((model) => Array.from({ length: replicas[model] ?? 1 }, (_, rank) => ({ model, rank })));
+}
+
+async function stopAll(spawned: readonly SpawnedWorker[], graceMs: number): Promise<void> {
+  await Promise.all(
+    spawned.map(async (w) => {
+      const done = await Promise.race([w.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), graceMs))]);
+      if (!done) {
+        w.child.kill("SIGKILL");
+        await w.exited;
+      }
+    }),
+  );
+}
+
+/**
+ * Builds a runtime over NATS. `close()` shuts the workers down, then the connection and any
+ * embedded server.
+ * @example
+ * const rt = await createNatsRuntime(runtimeOpts, { settings, runDir, config, startStep: 0 });
+ */
+export async function createNatsRuntime<S extends object, T>(opts: RuntimeOptions<S, T>, o: NatsRuntimeOptions): Promise<Runtime<S, T>> {
+  const s = o.settings;
+  const log = o.log ?? (() => {});
+  const { cast } = planGroups(opts);
+  const models = [...cast.models.keys()];
+  for (const m of models) checkToken("model name", m);
+  const addresses = addressesOf(models, s.replicas);
+  if (s.workers === "attach" && !s.run)
+    throw new MasoError(
+      "CONFIG_NATS_RUN",
+      "attaching to running workers needs the run id they serve",
+      "set runtime.nats.run (or --run-id) to the --run the workers were started with",
+    );
+  const run = checkToken("run id", s.run ?? `run-${randomBytes(4).toString("hex")}`);
+  let server: NatsServer | null = null;
+  let nc: NatsConnection | null = null;
+  let kv: KV | null = null;
+  let spawned: SpawnedWorker[] = [];
+  const cleanup = async () => {
+    await kv?.delete(CONFIG_KEY).catch(() => {});
+    await stopAll(spawned, 5000);
+    await nc?.drain().catch(() => {});
+    await server?.stop();
+  };
+  try {
+    server = s.url === "embedded" ? await startNatsServer() : null;
+    const url = server?.url ?? s.url;
+    const auth = server ? { token: server.token } : (o.auth ?? natsAuthFromEnv());
+    nc = await connectNats(url, auth, `maso-controller ${run}`);
+    kv = await openRunBucket(nc, run);
+    const session = randomBytes(8).toString("hex");
+    const published: PublishedConfig = {
+      config: o.config,
+      runDir: resolve(o.runDir),
+      session,
+      settings: { heartbeatMs: s.heartbeatMs, callTimeoutMs: s.callTimeoutMs },
+    };
+    await kv.put(CONFIG_KEY, JSON.stringify(published));
+    const watch = await watchMembers(kv, s.heartbeatTimeoutMs);
+    if (s.workers === "spawn") {
+      const threads = s.threads ?? Math.max(1, Math.floor(availableParallelism() / addresses.length));
+      spawned = await spawnWorkers({ url, auth, run, runDir: o.runDir, addresses, threads });
+      log(
+        `started ${spawned.length} worker processes (${threads} thread${threads > 1 ? "s" : ""} each) on ${server ? "an embedded nats-server" : url}, run ${run}`,
+      );
+    } else log(`waiting for workers ${addresses.map(workerLabel).join(", ")} of run ${run} on ${url}`);
+    let died: Error | null = null;
+    for (const w of spawned)
+      void w.exited.then(async (why) => {
+        died ??= new MasoError("WORKER_EXITED", `worker ${why}: ${await logTail(w)}`, `see ${w.log}`);
+      });
+    await watch.waitFor(addresses, s.startupTimeoutMs, () => died);
+    const transport = natsTransport({
+      nc,
+      run,
+      replicas: Object.fromEntries(models.map((m) => [m, s.replicas[m] ?? 1])),
+      callTimeoutMs: s.callTimeoutMs,
+      watch,
+    });
+    for (const w of spawned)
+      void w.exited.then((why) => transport.lose(workerLabel(w.address), why.replace(/^\(pid \d+, [^)]*\) /, `(pid ${w.child.pid}) `)));
+    void (async () => {
+      for await (const st of nc.status())
+        if (st.type === "disconnect")
+          for (const a of addresses) transport.lose(workerLabel(a), "is unreachable: the controller lost its NATS server connection");
+    })().catch(() => {});
+    for (const a of addresses) {
+      const hello = await transport.host(a, "hello", {});
+      const want = cast.rolesOf(a.model).sort().join(",");
+      if (hello.roles.sort().join(",") !== want)
+        throw new MasoError(
+          "WORKER_CAST",
+          `worker ${workerLabel(a)} serves roles [${hello.roles}], the cast gives it [${want}]`,
+          "restart the worker for this run",
+        );
+      if (hello.session !== session)
+        throw new MasoError("WORKER_SESSION", `worker ${workerLabel(a)} was built for another start of run ${run}`, "restart the worker");
+      if (o.startStep === 0 && hello.version !== 0)
+        throw new MasoError(
+          "WORKER_NOT_FRESH",
+          `worker ${workerLabel(a)} already holds updated weights (version ${hello.version})`,
+          "restart it: a fresh run starts from the initial weights",
+        );
+    }
+    await Promise.all(models.map((m) => transport.call(m, "release", {})));
+    const controller = createController({ ...opts, cast, transport });
+    log(`all ${addresses.length} workers ready (${hostname()} controller)`);
+    return {
+      controller,
+      cast,
+      transport,
+      workers: {},
+      remote: transport,
+      async close() {
+        await Promise.all(addresses.map((a) => transport.host(a, "shutdown", {}).catch(() => {})));
+        transport.close();
+        await cleanup();
+      },
+    };
+  } catch (e) {
+    await cleanup();
+    throw e;
+  }
+}

@@ -1,0 +1,111 @@
+// `--nats embedded`: a nats-server (Debian's `nats-server` package) for one run, bound to
+// 127.0.0.1 on a free port, with JetStream for the membership bucket and a random token, so no open
+// listener and no unauthenticated client ever exists. Tests start their servers the same way.
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, connect as tcpConnect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MasoError } from "../errors.js";
+
+export interface NatsServer {
+  url: string;
+  token: string;
+  port: number;
+  /** The server's directory: its config and JetStream store (kept by stop({ keepStore }) for a restart). */
+  storeDir: string;
+  /** Stops the server process; `keepStore` leaves the JetStream directory for a restart. */
+  stop(o?: { keepStore?: boolean }): Promise<void>;
+}
+
+/** A TCP port nothing listens on right now. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const accepts = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const c = tcpConnect(port, "127.0.0.1");
+    c.once("connect", () => {
+      c.destroy();
+      resolve(true);
+    });
+    c.once("error", () => resolve(false));
+  });
+
+/**
+ * Starts nats-server on 127.0.0.1 (a free port unless given) with JetStream and token auth.
+ * Throws NATS_SERVER_MISSING when the binary is not installed.
+ * @example
+ * const server = await startNatsServer(); // server.url, server.token
+ * await server.stop();
+ */
+export async function startNatsServer(o: { port?: number; token?: string; storeDir?: string; binary?: string } = {}): Promise<NatsServer> {
+  const port = o.port ?? (await freePort());
+  const token = o.token ?? randomBytes(24).toString("hex");
+  const storeDir = o.storeDir ?? (await mkdtemp(join(tmpdir(), "maso-nats-")));
+  const bin = o.binary ?? process.env.MASO_NATS_SERVER ?? "nats-server";
+  // the token goes in a private config file, not argv, where any local user could read it
+  const conf = join(storeDir, "server.conf");
+  const q = JSON.stringify;
+  await writeFile(
+    conf,
+    `listen: ${q(`127.0.0.1:${port}`)}\njetstream { store_dir: ${q(join(storeDir, "js"))} }\nauthorization { token: ${q(token)} }\n`,
+    {
+      mode: 0o600,
+    },
+  );
+  const args = ["-c", conf];
+  let child: ChildProcess;
+  let stderr = "";
+  const exited = new Promise<string>((resolve) => {
+    child = spawn(bin, args, { stdio: ["ignore", "ignore", "pipe"] });
+    child.stderr?.on("data", (d: Buffer) => {
+      stderr = (stderr + d.toString()).slice(-4000);
+    });
+    child.once("error", (e: NodeJS.ErrnoException) => resolve(e.code === "ENOENT" ? "ENOENT" : e.message));
+    child.once("exit", (code, signal) => resolve(`exited with ${signal ?? code}`));
+  });
+  let early: string | null = null;
+  void exited.then((why) => {
+    early = why;
+  });
+  const t0 = Date.now();
+  while (!(await accepts(port))) {
+    if (early === "ENOENT")
+      throw new MasoError(
+        "NATS_SERVER_MISSING",
+        `${bin} is not installed`,
+        "install it (Debian/Ubuntu: apt-get install nats-server), or give --nats <url> of a running server",
+      );
+    if (early) throw new MasoError("NATS_SERVER", `nats-server ${early}: ${stderr.trim().split("\n").at(-1) ?? ""}`, "see its log above");
+    if (Date.now() - t0 > 15_000) {
+      child!.kill("SIGKILL");
+      throw new MasoError("NATS_SERVER", "nats-server did not start listening within 15 s", stderr.trim().split("\n").at(-1) ?? "");
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    token,
+    port,
+    storeDir,
+    async stop({ keepStore = false } = {}) {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGTERM");
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+        if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+        await exited;
+      }
+      if (!keepStore) await rm(storeDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,164 @@
+// The controller's Transport over NATS: the same typed calls and byte/codec accounting as the
+// in-process transport, carried as JSON request/reply to worker processes. A model with several
+// generation replicas still looks like one worker group: role calls are sharded by episode id
+// (every call of an episode on one replica, so chained prompts find their earlier sample), every
+// other operation goes to rank 0, and after an update or a checkpoint load the call returns only
+// once every replica has fetched rank 0's new weights (the update barrier).
+import type { NatsConnection } from "@nats-io/transport-node";
+import { MasoError } from "../errors.js";
+import type { GenerateRequest, RequestOf, ResponseOf, WorkerOp, WorkerState } from "../runtime/messages.js";
+import type { TrafficStats, Transport } from "../runtime/transport.js";
+import type { HostOp, HostOps, PartLocation } from "./host-ops.js";
+import type { MemberWatch } from "./membership.js";
+import { decodeJson, encodeJson, rpcClient } from "./rpc.js";
+import { opSubject, type WorkerAddress, workerLabel } from "./subjects.js";
+
+export interface NatsTransportOptions {
+  nc: NatsConnection;
+  run: string;
+  /** Replicas per model (1: one worker process). */
+  replicas: Readonly<Record<string, number>>;
+  callTimeoutMs: number;
+  /** Membership: a worker it reports lost fails its pending and later calls. */
+  watch: MemberWatch;
+}
+
+/** The NATS transport plus the host operations the run loop needs (checkpoint parts in place). */
+export interface NatsTransport extends Transport {
+  saveCheckpointPart(model: string, loc: PartLocation): Promise<void>;
+  loadCheckpointPart(model: string, loc: PartLocation): Promise<void>;
+  /** A host operation on one worker (tests, tools). */
+  host<K extends HostOp>(w: WorkerAddress, op: K, req: Parameters<HostOps[K]>[0]): Promise<Awaited<ReturnType<HostOps[K]>>>;
+  /** Marks a worker lost now (a spawned process that exited), failing its pending calls. */
+  lose(label: string, why: string): void;
+  close(): void;
+}
+
+const blank = (): TrafficStats => ({ messages: 0, bytesToWorkers: 0, bytesToController: 0, byOp: {}, codecMs: 0 });
+
+/** FNV-1a of the episode id: which replica serves an episode (stable across runs and processes). */
+export function replicaOf(episodeId: string, replicas: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < episodeId.length; i++) h = Math.imul(h ^ episodeId.charCodeAt(i), 0x01000193) >>> 0;
+  return h % replicas;
+}
+
+/** Sums the replicas' counters into one worker group's state (rank 0 owns the cache and updates). */
+function mergeStates(states: WorkerState[]): WorkerState {
+  const [first, ...rest] = states;
+  const out = structuredClone(first);
+  for (const s of rest) {
+    for (const [role, by] of Object.entries(s.calls))
+      for (const [a, n] of Object.entries(by)) (out.calls[role] ??= {})[a] = (out.calls[role][a] ?? 0) + n;
+    for (const [k, v] of Object.entries(s.busyMs)) out.busyMs[k] = (out.busyMs[k] ?? 0) + v;
+    for (const k of ["requests", "steps", "sequenceSteps", "busyMs"] as const) out.generator[k] += s.generator[k];
+  }
+  return out;
+}
+
+/**
+ * A Transport to worker processes on NATS; `groups()` are the models of `replicas`.
+ * @example
+ * const transport = natsTransport({ nc, run: "r1", replicas: { coder: 1, reviewer: 1 }, callTimeoutMs: 600_000, watch });
+ */
+export function natsTransport(o: NatsTransportOptions): NatsTransport {
+  const rpc = rpcClient(o.nc, o.run);
+  const lost = new Map<string, string>();
+  let stats = blank();
+  const lose = (label: string, why: string) => {
+    if (lost.has(label)) return;
+    lost.set(label, why);
+    rpc.failPending(
+      label,
+      (what) =>
+        new MasoError("WORKER_LOST", `worker ${label} ${why}, during ${what}`, "restart the worker and continue with maso train --resume"),
+    );
+  };
+  o.watch.onLost(lose);
+  const ranks = (model: string): WorkerAddress[] => {
+    const n = o.replicas[model];
+    if (!n)
+      throw new MasoError("TRANSPORT_UNKNOWN_GROUP", `no worker group named "${model}"`, `known: ${Object.keys(o.replicas).join(", ")}`);
+    return Array.from({ length: n }, (_, rank) => ({ model, rank }));
+  };
+  const send = async (w: WorkerAddress, op: string, payload: Uint8Array): Promise<Uint8Array> => {
+    const label = workerLabel(w);
+    const why = lost.get(label);
+    if (why)
+      throw new MasoError(
+        "WORKER_LOST",
+        `worker ${label} ${why}, before ${op}`,
+        "restart the worker and continue with maso train --resume",
+      );
+    return rpc.request(opSubject(o.run, w, op), payload, { timeoutMs: o.callTimeoutMs, label: `${label} ${op}`, worker: label });
+  };
+  /** One JSON call, counted like the in-process transport counts it. */
+  const counted = async (w: WorkerAddress, op: string, msg: unknown): Promise<unknown> => {
+    let t0 = performance.now();
+    const req = encodeJson(msg);
+    stats.codecMs += performance.now() - t0;
+    stats.messages++;
+    stats.bytesToWorkers += req.length;
+    const byOp = (stats.byOp[op] ??= { messages: 0, bytes: 0 });
+    byOp.messages++;
+    byOp.bytes += req.length;
+    const res = await send(w, op, req);
+    t0 = performance.now();
+    const out = decodeJson(res);
+    stats.codecMs += performance.now() - t0;
+    stats.bytesToController += res.length;
+    byOp.bytes += res.length;
+    return out;
+  };
+  const hostCall = async <K extends HostOp>(
+    w: WorkerAddress,
+    op: K,
+    req: Parameters<HostOps[K]>[0],
+  ): Promise<Awaited<ReturnType<HostOps[K]>>> => decodeJson(await send(w, op, encodeJson(req))) as Awaited<ReturnType<HostOps[K]>>;
+  /** The update barrier: every replica fetches rank 0's weights of `version` before the call returns. */
+  const syncReplicas = async (model: string, version: number) => {
+    const replicas = ranks(model).slice(1);
+    const got = await Promise.all(replicas.map((w) => hostCall(w, "syncWeights", { version })));
+    got.forEach((g, i) => {
+      if (g.version !== version)
+        throw new MasoError("WEIGHTS_STALE", `replica ${workerLabel(replicas[i])} serves version ${g.version}, rank 0 ${version}`, "");
+    });
+  };
+  const replicated = (model: string) => ranks(model).length > 1;
+
+  return {
+    async call<K extends WorkerOp>(group: string, op: K, msg: RequestOf<K>): Promise<ResponseOf<K>> {
+      const all = ranks(group);
+      if (op === "generate") {
+        const w = all[replicaOf((msg as GenerateRequest).episodeId, all.length)];
+        return (await counted(w, op, msg)) as ResponseOf<K>;
+      }
+      if (op === "release" || op === "discard") {
+        const out = await Promise.all(all.map((w) => counted(w, op, msg)));
+        return out[0] as ResponseOf<K>;
+      }
+      if (op === "state") return mergeStates((await Promise.all(all.map((w) => counted(w, op, msg)))) as WorkerState[]) as ResponseOf<K>;
+      const out = (await counted(all[0], op, msg)) as ResponseOf<K>;
+      if (op === "update" && replicated(group)) await syncReplicas(group, (await hostCall(all[0], "hello", {})).version);
+      return out;
+    },
+    groups: () => Object.keys(o.replicas),
+    traffic: () => structuredClone(stats),
+    resetTraffic() {
+      stats = blank();
+    },
+    async saveCheckpointPart(model, loc) {
+      await hostCall(ranks(model)[0], "checkpointSave", loc);
+    },
+    async loadCheckpointPart(model, loc) {
+      const { version } = await hostCall(ranks(model)[0], "checkpointLoad", loc);
+      if (replicated(model)) await syncReplicas(model, version);
+    },
+    host: hostCall,
+    lose,
+    close() {
+      rpc.close();
+      o.watch.stop();
+    },
+  };
+}

@@ -1,0 +1,79 @@
+// Local worker processes for `runtime.nats.workers: "spawn"`: one `maso worker` per model and
+// replica, each with its share of the cores, its log in <runDir>/workers/<model>-<rank>.log, and the
+// NATS credentials passed through the environment (never argv).
+import { type ChildProcess, spawn } from "node:child_process";
+import { createWriteStream } from "node:fs";
+import { mkdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type NatsAuth, natsAuthEnv } from "./connect.js";
+import { type WorkerAddress, workerLabel } from "./subjects.js";
+
+export interface SpawnedWorker {
+  address: WorkerAddress;
+  child: ChildProcess;
+  log: string;
+  /** Resolves with how the process ended ("exited with code 1", "was killed by SIGKILL"). */
+  exited: Promise<string>;
+}
+
+/** This CLI's own entry, run the way this process runs (compiled JS, or TypeScript through tsx). */
+function cliCommand(): string[] {
+  const ts = import.meta.url.endsWith(".ts");
+  const entry = fileURLToPath(new URL(`../cli/main-entry${ts ? ".ts" : ".js"}`, import.meta.url));
+  return ts ? ["--import", "tsx", entry] : [entry];
+}
+
+/** The last lines of a worker's log, for an error that says why it died. */
+export async function logTail(w: SpawnedWorker, lines = 8): Promise<string> {
+  const text = await readFile(w.log, "utf8").catch(() => "");
+  return text.trim().split("\n").slice(-lines).join("\n");
+}
+
+/**
+ * Starts one worker process per address.
+ * @example
+ * const workers = await spawnWorkers({ url, auth, run, runDir, addresses: [{ model: "coder", rank: 0 }], threads: 1 });
+ */
+export async function spawnWorkers(o: {
+  url: string;
+  auth: NatsAuth;
+  run: string;
+  runDir: string;
+  addresses: readonly WorkerAddress[];
+  threads: number;
+}): Promise<SpawnedWorker[]> {
+  const logs = join(o.runDir, "workers");
+  await mkdir(logs, { recursive: true });
+  return o.addresses.map((address) => {
+    const log = join(logs, `${address.model}-${address.rank}.log`);
+    const out = createWriteStream(log, { flags: "a" });
+    const args = [
+      ...cliCommand(),
+      "worker",
+      "--nats",
+      o.url,
+      "--run",
+      o.run,
+      "--model",
+      address.model,
+      "--rank",
+      String(address.rank),
+      "--threads",
+      String(o.threads),
+      "--run-dir",
+      o.runDir,
+    ];
+    const child = spawn(process.execPath, args, {
+      env: { ...process.env, ...natsAuthEnv(o.auth), MASO_THREADS: String(o.threads) },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout?.pipe(out);
+    child.stderr?.pipe(out);
+    const exited = new Promise<string>((resolve) => {
+      child.once("error", (e) => resolve(`could not start (${e.message})`));
+      child.once("exit", (code, signal) => resolve(signal ? `was killed by ${signal}` : `exited with code ${code}`));
+    });
+    return { address, child, log, exited: exited.then((why) => `(pid ${child.pid}, ${workerLabel(address)}) ${why}`) };
+  });
+}

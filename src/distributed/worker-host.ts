@@ -1,0 +1,211 @@
+// Serves one worker group over NATS: every WorkerGroupApi operation as JSON request/reply on
+// `maso.<run>.<model>.<rank>.<op>`, plus the host operations (host-ops.ts). Rank 0 owns the sample
+// cache that scoring and updates read; a replica (rank > 0) generates, hands each sample to rank 0
+// (worker-to-worker) and answers with rank 0's id, so the controller sees one worker group.
+import { hostname } from "node:os";
+import { join, resolve, sep } from "node:path";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { partWriter } from "../checkpoint/write-checkpoint.js";
+import { openPartReader } from "../checkpoint/read-checkpoint.js";
+import { MasoError } from "../errors.js";
+import { workerGroupPart } from "../run/checkpoint-parts.js";
+import type { GenerateRequest, WorkerGroupApi, WorkerOp } from "../runtime/messages.js";
+import type { SampleRecord, WorkerGroup } from "../runtime/worker-group.js";
+import type { NatsAuth } from "./connect.js";
+import { type HelloResponse, type HostOps, type PartLocation, WEIGHTS_OP } from "./host-ops.js";
+import { startHeartbeat } from "./membership.js";
+import { decodeJson, encodeJson, rpcClient, serveRpc } from "./rpc.js";
+import { opSubject, type WorkerAddress, workerLabel, workerSubjects } from "./subjects.js";
+import { applyWeights, packWeights } from "./weights.js";
+
+export interface WorkerHostOptions {
+  nc: NatsConnection;
+  /** For the heartbeat thread's own connection. */
+  url: string;
+  auth: NatsAuth;
+  run: string;
+  address: WorkerAddress;
+  wg: WorkerGroup;
+  /** Where checkpoint parts are written and read (the run directory, at the controller's path or a mount of it). */
+  runDir: string;
+  /** Whether the base weights train (a weight sync then carries them, not only the adapters). */
+  trainsBase: boolean;
+  threads: number;
+  heartbeatMs: number;
+  /** Timeout of this worker's own requests to rank 0. */
+  callTimeoutMs: number;
+  /** The controller start this worker was built for (from the published config). */
+  session: string;
+}
+
+export interface WorkerHost {
+  /** Resolves when the host stops (a shutdown op or stop()). */
+  readonly stopped: Promise<void>;
+  stop(): Promise<void>;
+}
+
+const API_OPS: readonly WorkerOp[] = [
+  "generate",
+  "assignRewards",
+  "score",
+  "agentChains",
+  "computeAdvantages",
+  "update",
+  "diagnostics",
+  "discard",
+  "release",
+  "state",
+];
+
+/** A sample record from another worker, checked before it reaches the cache. */
+function checkRecord(r: SampleRecord): SampleRecord {
+  const ok =
+    r &&
+    typeof r.role === "string" &&
+    typeof r.episode === "string" &&
+    typeof r.node === "string" &&
+    Number.isInteger(r.visit) &&
+    Number.isInteger(r.turn) &&
+    (r.adapter === null || typeof r.adapter === "string") &&
+    Number.isFinite(r.temperature) &&
+    Array.isArray(r.tokens) &&
+    r.tokens.every((t) => Number.isInteger(t) && t >= 0 && t < 2 ** 31) &&
+    Number.isInteger(r.promptLen) &&
+    r.promptLen > 0 &&
+    r.promptLen <= r.tokens.length;
+  if (!ok) throw new MasoError("SAMPLE_RECORD", "adopt: malformed sample record", "only replicas of this model send samples");
+  return r;
+}
+
+/**
+ * Serves `wg` until a shutdown op or stop(); announces the worker with a heartbeat first.
+ * @example
+ * const host = await serveWorkerGroup({ nc, url, auth, run: "r1", address: { model: "coder", rank: 0 }, wg, runDir, trainsBase: false, threads: 1, heartbeatMs: 1000, callTimeoutMs: 600000 });
+ * await host.stopped;
+ */
+export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost> {
+  const { wg, run, address } = o;
+  const label = `worker ${workerLabel(address)}`;
+  const rank0 = { model: address.model, rank: 0 };
+  const isReplica = address.rank > 0;
+  const rpc = rpcClient(o.nc, run);
+  let version = 0;
+  /** Replicas: rank 0's sample id → this replica's id, for chained prompts and discards. */
+  const local = new Map<number, number>();
+  const api = wg as WorkerGroupApi;
+  const heartbeat = await startHeartbeat({
+    url: o.url,
+    auth: o.auth,
+    run,
+    intervalMs: o.heartbeatMs,
+    entry: { model: address.model, rank: address.rank, pid: process.pid, host: hostname(), threads: o.threads, version },
+  });
+  const setVersion = (v: number) => {
+    version = v;
+    heartbeat.update({ version });
+  };
+  const partDir = (loc: PartLocation): string => {
+    const root = resolve(o.runDir, "checkpoints");
+    const dir = resolve(o.runDir, String(loc.checkpoint));
+    if (!dir.startsWith(root + sep) || !/^[a-z0-9_-]{1,64}$/.test(String(loc.part)))
+      throw new MasoError("WORKER_PATH", `${label}: checkpoint location ${JSON.stringify(loc)} is outside ${root}`, "");
+    return dir;
+  };
+  const toRank0 = async (op: string, body: unknown) =>
+    decodeJson(
+      await rpc.request(opSubject(run, rank0, op), encodeJson(body), {
+        timeoutMs: o.callTimeoutMs,
+        label: `${label} → ${workerLabel(rank0)} ${op}`,
+        worker: workerLabel(rank0),
+      }),
+    );
+
+  /** A replica's generate: sample here, then hand the sample to rank 0 and answer with its id there. */
+  const replicaGenerate = async (req: GenerateRequest) => {
+    const mine = req.extend ? { ...req, extend: { ...req.extend, id: local.get(req.extend.id) ?? -1 } } : req;
+    const res = await wg.generate(mine);
+    const { id } = (await toRank0("adopt", wg.sampleRecord(res.sampleHandle.id))) as { id: number };
+    local.set(id, res.sampleHandle.id);
+    return { ...res, sampleHandle: { ...res.sampleHandle, id } };
+  };
+
+  const host: HostOps = {
+    hello: async (): Promise<HelloResponse> => ({
+      model: address.model,
+      rank: address.rank,
+      roles: (await wg.state({})).roles,
+      updates: wg.updates,
+      version,
+      pid: process.pid,
+      session: o.session,
+    }),
+    async checkpointSave(loc) {
+      await workerGroupPart(loc.part, wg).save(partWriter(join(partDir(loc), loc.part)));
+      return { saved: true };
+    },
+    async checkpointLoad(loc) {
+      await workerGroupPart(loc.part, wg).load(await openPartReader(partDir(loc), loc.part));
+      wg.weightsChanged();
+      setVersion(version + 1);
+      return { version };
+    },
+    async syncWeights(req) {
+      if (!isReplica) return { version };
+      const bytes = await rpc.request(opSubject(run, rank0, WEIGHTS_OP), encodeJson(req), {
+        timeoutMs: o.callTimeoutMs,
+        label: `${label} → ${workerLabel(rank0)} weights`,
+        worker: workerLabel(rank0),
+      });
+      setVersion(applyWeights(wg.model, o.trainsBase, bytes));
+      wg.weightsChanged();
+      return { version };
+    },
+    async adopt(r) {
+      if (isReplica) throw new MasoError("WORKER_NOT_RANK0", `${label} is a replica; samples go to rank 0`, "");
+      return { id: wg.adoptSample(checkRecord(r)) };
+    },
+    async shutdown() {
+      setImmediate(() => void stop());
+      return { stopping: true };
+    },
+  };
+
+  const handle = async (op: string, payload: Uint8Array): Promise<Uint8Array> => {
+    const req = decodeJson(payload) as never;
+    if (op === WEIGHTS_OP) {
+      const want = (req as { version: number }).version;
+      if (want !== version)
+        throw new MasoError("WEIGHTS_STALE", `${label} holds weights version ${version}, a replica asked for ${want}`, "");
+      return packWeights(wg.model, o.trainsBase, version);
+    }
+    if (op in host) return encodeJson(await host[op as keyof HostOps](req));
+    if (!API_OPS.includes(op as WorkerOp)) throw new MasoError("WORKER_OP", `${label} has no operation "${op}"`, "");
+    if (isReplica && op === "generate") return encodeJson(await replicaGenerate(req));
+    if (isReplica && op === "discard") {
+      const ids = (req as { ids: number[] }).ids.flatMap((id) => (local.has(id) ? [local.get(id)!] : []));
+      for (const id of (req as { ids: number[] }).ids) local.delete(id);
+      return encodeJson(await wg.discard({ ids }));
+    }
+    if (isReplica && op === "release") local.clear();
+    const out = await (api[op as WorkerOp] as (r: never) => Promise<unknown>)(req);
+    if (op === "update") setVersion(version + 1);
+    return encodeJson(out);
+  };
+
+  const server = serveRpc(o.nc, workerSubjects(run, address), run, label, handle);
+  let done!: () => void;
+  const stopped = new Promise<void>((r) => {
+    done = r;
+  });
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return stopped;
+    stopping = true;
+    server.stop();
+    rpc.close();
+    await heartbeat.stop();
+    await o.nc.drain().catch(() => {});
+    done();
+  };
+  return { stopped, stop };
+}
