@@ -11,6 +11,8 @@ export interface HelloResponse {
   /** Weights version: bumped by every update or checkpoint load on rank 0, copied by replicas. */
   version: number;
   pid: number;
+  /** Role calls this rank generated. */
+  generated: number;
   /** The controller start whose published config built this worker. */
   session: string;
 }

@@ -143,11 +143,6 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
     });
     for (const w of spawned)
       void w.exited.then((why) => transport.lose(workerLabel(w.address), why.replace(/^\(pid \d+, [^)]*\) /, `(pid ${w.child.pid}) `)));
-    void (async () => {
-      for await (const st of nc.status())
-        if (st.type === "disconnect")
-          for (const a of addresses) transport.lose(workerLabel(a), "is unreachable: the controller lost its NATS server connection");
-    })().catch(() => {});
     for (const a of addresses) {
       const hello = await transport.host(a, "hello", {});
       const want = cast.rolesOf(a.model).sort().join(",");

@@ -123,7 +123,7 @@ export function rpcClient(nc: NatsConnection, run: string): RpcClient {
       } else p.resolve(whole);
     },
   });
-  return {
+  const client: RpcClient = {
     request(subject, payload, o) {
       const id = nuid.next();
       return new Promise<Uint8Array>((resolve, reject) => {
@@ -154,10 +154,25 @@ export function rpcClient(nc: NatsConnection, run: string): RpcClient {
       }
     },
     close() {
-      sub.unsubscribe();
-      this.failPending(null, (label) => new MasoError("NATS_CLOSED", `${label}: the connection closed`, ""));
+      if (!nc.isClosed()) sub.unsubscribe();
+      client.failPending(null, (label) => new MasoError("NATS_CLOSED", `${label}: the connection closed`, ""));
     },
   };
+  // replies in flight when the server goes away are lost with it: fail those calls now, not at their timeout
+  void (async () => {
+    for await (const st of nc.status())
+      if (st.type === "disconnect")
+        client.failPending(
+          null,
+          (label) =>
+            new MasoError(
+              "NATS_DISCONNECTED",
+              `${label}: the connection to the NATS server was lost`,
+              "check the server; resume the run once it is back",
+            ),
+        );
+  })().catch(() => {});
+  return client;
 }
 
 /** What a served operation returns: bytes, or an error that travels back as data. */

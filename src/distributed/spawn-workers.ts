@@ -17,6 +17,9 @@ export interface SpawnedWorker {
   exited: Promise<string>;
 }
 
+/** Set for spawned workers: exit when stdin (the pipe from the controller) closes. */
+export const PARENT_PIPE_ENV = "MASO_WORKER_PARENT_PIPE";
+
 /** This CLI's own entry, run the way this process runs (compiled JS, or TypeScript through tsx). */
 function cliCommand(): string[] {
   const ts = import.meta.url.endsWith(".ts");
@@ -65,8 +68,9 @@ export async function spawnWorkers(o: {
       o.runDir,
     ];
     const child = spawn(process.execPath, args, {
-      env: { ...process.env, ...natsAuthEnv(o.auth), MASO_THREADS: String(o.threads) },
-      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, ...natsAuthEnv(o.auth), MASO_THREADS: String(o.threads), [PARENT_PIPE_ENV]: "1" },
+      // stdin stays open for the worker's life: it closes when this process dies, however it dies
+      stdio: ["pipe", "pipe", "pipe"],
     });
     child.stdout?.pipe(out);
     child.stderr?.pipe(out);

@@ -39,8 +39,10 @@ export interface WorkerHostOptions {
 }
 
 export interface WorkerHost {
-  /** Resolves when the host stops (a shutdown op or stop()). */
+  /** Resolves when the host stops (a shutdown op or stop()); the connection stays open. */
   readonly stopped: Promise<void>;
+  /** Whether the controller asked for the stop (a shutdown op). */
+  readonly shutdownAsked: boolean;
   stop(): Promise<void>;
 }
 
@@ -130,15 +132,20 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
   };
 
   const host: HostOps = {
-    hello: async (): Promise<HelloResponse> => ({
-      model: address.model,
-      rank: address.rank,
-      roles: (await wg.state({})).roles,
-      updates: wg.updates,
-      version,
-      pid: process.pid,
-      session: o.session,
-    }),
+    async hello(): Promise<HelloResponse> {
+      const state = await wg.state({});
+      const generated = Object.values(state.calls).reduce((a, by) => a + Object.values(by).reduce((x, n) => x + n, 0), 0);
+      return {
+        model: address.model,
+        rank: address.rank,
+        roles: state.roles,
+        updates: wg.updates,
+        version,
+        pid: process.pid,
+        generated,
+        session: o.session,
+      };
+    },
     async checkpointSave(loc) {
       await workerGroupPart(loc.part, wg).save(partWriter(join(partDir(loc), loc.part)));
       return { saved: true };
@@ -165,6 +172,7 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
       return { id: wg.adoptSample(checkRecord(r)) };
     },
     async shutdown() {
+      shutdownAsked = true;
       setImmediate(() => void stop());
       return { stopping: true };
     },
@@ -198,14 +206,20 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
     done = r;
   });
   let stopping = false;
+  let shutdownAsked = false;
   const stop = async () => {
     if (stopping) return stopped;
     stopping = true;
     server.stop();
     rpc.close();
     await heartbeat.stop();
-    await o.nc.drain().catch(() => {});
     done();
   };
-  return { stopped, stop };
+  return {
+    stopped,
+    get shutdownAsked() {
+      return shutdownAsked;
+    },
+    stop,
+  };
 }

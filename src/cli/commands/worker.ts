@@ -4,6 +4,7 @@
 import { availableParallelism } from "node:os";
 import { MasoError } from "../../errors.js";
 import { natsAuthFromEnv } from "../../distributed/connect.js";
+import { PARENT_PIPE_ENV } from "../../distributed/spawn-workers.js";
 import { runWorkerProcess } from "../../distributed/worker-process.js";
 import { resolveRunConfig } from "../../config/load-config.js";
 import { planGroups } from "../../runtime/runtime.js";
@@ -50,6 +51,9 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const threads = num(p, "threads", "worker", { int: true, min: 1, max: 1024 });
   // the kernels read MASO_THREADS when they first load, which is after this point
   if (threads !== undefined) process.env.MASO_THREADS = String(threads);
+  if (io.env[PARENT_PIPE_ENV] === "1")
+    // a spawned worker must not outlive its controller (killed, crashed): its stdin pipe closes then
+    process.stdin.on("close", () => process.exit(1)).resume();
   await runWorkerProcess({
     url,
     auth: natsAuthFromEnv(io.env),

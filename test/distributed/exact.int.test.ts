@@ -1,0 +1,49 @@
+// The same 10-step run of a workflow with one model per role, in-process and over NATS (an embedded
+// nats-server, one worker process per model): identical metrics (wall-clock fields aside),
+// identical trajectories and byte-identical checkpoints at every step both runs wrote. Both sides
+// run their kernels on one thread: the engine's sums are split by thread count, so a model computes
+// bit-identically only at the same count.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { listCheckpoints } from "../../src/checkpoint/paths.js";
+import { runCli } from "../cli/cli-harness.js";
+import { exactMetrics, runTrajectories } from "../cli/run-files.js";
+import { WORKFLOW, checkpointHashes, perModelConfig, writeConfig } from "./per-model.js";
+
+const root = mkdtempSync(join(tmpdir(), "maso-nats-exact-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe("in-process and over NATS", () => {
+  it("train the same 10 steps to the same metrics, trajectories and checkpoints", async () => {
+    const cfg = writeConfig(
+      root,
+      "config.json",
+      perModelConfig({
+        schedule: { steps: 10, tasksPerStep: 2, concurrency: 8 },
+        checkpoint: { every: 5, keep: 2 },
+        eval: { every: 5, episodes: 4 },
+        runtime: { nats: { threads: 1 } },
+      }),
+    );
+    const local = join(root, "in-process");
+    const nats = join(root, "nats");
+    const a = await runCli(["train", WORKFLOW, "--config", cfg, "--run-dir", local], { MASO_THREADS: "1" });
+    expect(a.code, a.stderr).toBe(0);
+    const b = await runCli(["train", WORKFLOW, "--config", cfg, "--run-dir", nats, "--nats", "embedded"]);
+    expect(b.code, b.stderr).toBe(0);
+    expect(b.stdout).toMatch(/started 2 worker processes/);
+    expect(exactMetrics(nats)).toEqual(exactMetrics(local));
+    expect(exactMetrics(nats)).toHaveLength(10);
+    expect(runTrajectories(nats)).toEqual(runTrajectories(local));
+    const steps = (await listCheckpoints(nats)).map((c) => c.step);
+    expect(steps).toEqual((await listCheckpoints(local)).map((c) => c.step));
+    expect(steps).toContain(10);
+    for (const c of await listCheckpoints(nats)) {
+      const theirs = await checkpointHashes(c.dir);
+      expect(Object.keys(theirs).length).toBeGreaterThan(5);
+      expect(theirs).toEqual(await checkpointHashes(join(local, "checkpoints", c.dir.split("/").at(-1)!)));
+    }
+  });
+});

@@ -1,0 +1,43 @@
+// The two-role demo with one model per role (a LoRA planner, a fully trained solver), as the
+// distributed tests run it: in-process, over NATS, with replicas. Test code only.
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { config as demo } from "../../examples/two-role-demo/workflow.js";
+import { listFilesRecursive } from "../../src/fs/fs-util.js";
+
+export const WORKFLOW = "examples/two-role-demo/workflow.ts";
+
+/** The per-model config, with `extra` merged over it. */
+export const perModelConfig = (extra: Record<string, unknown> = {}) => ({
+  ...demo,
+  name: "per-model-demo",
+  models: {
+    planner: {
+      preset: "tiny",
+      lora: { rank: 4, alpha: 8, targets: ["q_proj", "v_proj", "o_proj"], adapters: ["planner"] },
+      optimizer: { lr: 5e-3 },
+    },
+    solver: { preset: "tiny", optimizer: { lr: 1e-3 } },
+  },
+  cast: { planner: "planner/planner", solver: "solver" },
+  ...extra,
+});
+
+/** Writes a config file and returns its path. */
+export function writeConfig(dir: string, name: string, config: unknown): string {
+  const file = join(dir, name);
+  writeFileSync(file, JSON.stringify(config));
+  return file;
+}
+
+/** sha256 of every file of a checkpoint but its manifest (which records when it was written). */
+export async function checkpointHashes(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const f of (await listFilesRecursive(dir)).sort())
+    if (f !== "manifest.json")
+      out[relative(dir, join(dir, f))] = createHash("sha256")
+        .update(readFileSync(join(dir, f)))
+        .digest("hex");
+  return out;
+}
