@@ -287,10 +287,16 @@ export {
 
 // RL training runs (what `maso train` drives), SFT, BPE tokenizer training
 export { runTraining, type TrainRunOptions, type TrainRunResult } from "./run/rl-run.js";
-export { workerGroupPart } from "./run/checkpoint-parts.js";
+export { workerGroupPart } from "./checkpoint/worker-group-part.js";
 export { sft, sftSequences, sftLoss, type SftExample, type SftOptions } from "./run/sft.js";
 export { trainBpe, type BpeModel, type BpeTrainOptions } from "./engine/tokenizer/bpe-trainer.js";
 export { saveBpeTokenizer, bpeTokenizerFiles } from "./engine/tokenizer/bpe-trainer-files.js";
+
+// Worker groups in their own processes over NATS (docs/distributed.md)
+export { createNatsRuntime, type NatsRuntimeOptions, type NatsSettings } from "./distributed/nats-runtime.js";
+export { natsTransport, type NatsTransport } from "./distributed/nats-transport.js";
+export { startNatsServer, type NatsServer } from "./distributed/nats-server.js";
+export { runWorkerProcess } from "./distributed/worker-process.js";
 
 // The gateway: train agents written with any OpenAI-compatible SDK (docs/gateway.md)
 export {

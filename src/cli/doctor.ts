@@ -1,5 +1,6 @@
 // `maso doctor`: reports what the native engine was built with, so a slow run can be explained
 // (portable GEMM instead of OpenBLAS, one thread instead of all cores) before it starts.
+import { spawnSync } from "node:child_process";
 import { arch, cpus, platform } from "node:os";
 import { isolationLevel } from "../envs/code-verifier/isolation.js";
 import { addonPath, native } from "../native/binding.js";
@@ -16,7 +17,14 @@ export interface DoctorReport {
   openmp?: boolean;
   /** The code verifier's OS layer on this machine (docs/security.md). */
   verifierIsolation: string;
+  /** `nats-server --version`, or null when it is not installed (only `--nats embedded` needs it). */
+  natsServer: string | null;
   error?: string;
+}
+
+function natsServerVersion(): string | null {
+  const r = spawnSync(process.env.MASO_NATS_SERVER ?? "nats-server", ["--version"], { encoding: "utf8", timeout: 5000 });
+  return r.status === 0 ? r.stdout.trim() : null;
 }
 
 /** Collects the report; never throws, so it can diagnose a broken install. */
@@ -27,6 +35,7 @@ export function doctorReport(): DoctorReport {
     cpu: `${cpus()[0]?.model ?? "unknown"} x${cpus().length}`,
     addon: addonPath,
     verifierIsolation: isolationLevel(),
+    natsServer: natsServerVersion(),
   };
   try {
     const i = native().info();
@@ -53,5 +62,6 @@ export function formatDoctor(r: DoctorReport): string {
     none: "none (no prlimit/unshare here: see docs/security.md)",
   };
   lines.push(`verifier     ${sandbox[r.verifierIsolation] ?? r.verifierIsolation}`);
+  lines.push(`nats-server  ${r.natsServer ?? "not installed (needed only by --nats embedded: apt-get install nats-server)"}`);
   return lines.join("\n");
 }

@@ -18,6 +18,8 @@ export interface MemberEntry {
   threads: number;
   /** Updates the worker's weights have seen (replicas: the synced version). */
   version: number;
+  /** The controller start the worker was built for. */
+  session: string;
 }
 
 /** Opens (creating if needed) the run's KV bucket; both sides may be first. */
@@ -83,8 +85,8 @@ export async function startHeartbeat(o: {
 }
 
 export interface MemberWatch {
-  /** Resolves once every address has beaten since the watch began; MASO errors name the missing ones. */
-  waitFor(addresses: readonly WorkerAddress[], timeoutMs: number, abort?: () => Error | null): Promise<Map<string, MemberEntry>>;
+  /** Resolves once every address has beaten for `session` since the watch began; the error names the missing ones. */
+  waitFor(addresses: readonly WorkerAddress[], session: string, timeoutMs: number, abort?: () => Error | null): Promise<void>;
   /** Called once per worker that goes stale or leaves, with its label and why. */
   onLost(cb: (label: string, why: string) => void): void;
   stop(): void;
@@ -114,6 +116,8 @@ export async function watchMembers(kv: KV, heartbeatTimeoutMs: number): Promise<
       const entry = JSON.parse(e.string()) as MemberEntry;
       const label = workerLabel(entry);
       seen.set(label, { entry, at: Date.now() });
+      // a worker rebuilding for a new controller start leaves and comes back before the run begins
+      lost.delete(label);
     }
   })().catch(() => {});
   const sweep = setInterval(
@@ -126,11 +130,11 @@ export async function watchMembers(kv: KV, heartbeatTimeoutMs: number): Promise<
   );
   sweep.unref();
   return {
-    async waitFor(addresses, timeoutMs, abort) {
+    async waitFor(addresses, session, timeoutMs, abort) {
       const t0 = Date.now();
       for (;;) {
-        const missing = addresses.map(workerLabel).filter((l) => !seen.has(l) || lost.has(l));
-        if (missing.length === 0) return new Map(addresses.map((a) => [workerLabel(a), seen.get(workerLabel(a))!.entry]));
+        const missing = addresses.map(workerLabel).filter((l) => seen.get(l)?.entry.session !== session || lost.has(l));
+        if (missing.length === 0) return;
         const stop = abort?.();
         if (stop) throw stop;
         if (Date.now() - t0 > timeoutMs)

@@ -133,7 +133,7 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
       void w.exited.then(async (why) => {
         died ??= new MasoError("WORKER_EXITED", `worker ${why}: ${await logTail(w)}`, `see ${w.log}`);
       });
-    await watch.waitFor(addresses, s.startupTimeoutMs, () => died);
+    await watch.waitFor(addresses, session, s.startupTimeoutMs, () => died);
     const transport = natsTransport({
       nc,
       run,
@@ -170,8 +170,9 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
       transport,
       workers: {},
       remote: transport,
-      async close() {
-        await Promise.all(addresses.map((a) => transport.host(a, "shutdown", {}).catch(() => {})));
+      async close({ finished } = { finished: true }) {
+        // attached workers outlive a failed run, ready for its resume; spawned ones end with this process
+        if (finished || s.workers === "spawn") await Promise.all(addresses.map((a) => transport.host(a, "shutdown", {}).catch(() => {})));
         transport.close();
         await cleanup();
       },

@@ -8,12 +8,12 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { partWriter } from "../checkpoint/write-checkpoint.js";
 import { openPartReader } from "../checkpoint/read-checkpoint.js";
 import { MasoError } from "../errors.js";
-import { workerGroupPart } from "../run/checkpoint-parts.js";
+import { workerGroupPart } from "../checkpoint/worker-group-part.js";
 import type { GenerateRequest, WorkerGroupApi, WorkerOp } from "../runtime/messages.js";
 import type { SampleRecord, WorkerGroup } from "../runtime/worker-group.js";
 import type { NatsAuth } from "./connect.js";
 import { type HelloResponse, type HostOps, type PartLocation, WEIGHTS_OP } from "./host-ops.js";
-import { startHeartbeat } from "./membership.js";
+import { type Heartbeat, startHeartbeat } from "./membership.js";
 import { decodeJson, encodeJson, rpcClient, serveRpc } from "./rpc.js";
 import { opSubject, type WorkerAddress, workerLabel, workerSubjects } from "./subjects.js";
 import { applyWeights, packWeights } from "./weights.js";
@@ -80,7 +80,7 @@ function checkRecord(r: SampleRecord): SampleRecord {
 }
 
 /**
- * Serves `wg` until a shutdown op or stop(); announces the worker with a heartbeat first.
+ * Serves `wg` until a shutdown op or stop(); announces the worker with a heartbeat once it listens.
  * @example
  * const host = await serveWorkerGroup({ nc, url, auth, run: "r1", address: { model: "coder", rank: 0 }, wg, runDir, trainsBase: false, threads: 1, heartbeatMs: 1000, callTimeoutMs: 600000 });
  * await host.stopped;
@@ -95,16 +95,10 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
   /** Replicas: rank 0's sample id → this replica's id, for chained prompts and discards. */
   const local = new Map<number, number>();
   const api = wg as WorkerGroupApi;
-  const heartbeat = await startHeartbeat({
-    url: o.url,
-    auth: o.auth,
-    run,
-    intervalMs: o.heartbeatMs,
-    entry: { model: address.model, rank: address.rank, pid: process.pid, host: hostname(), threads: o.threads, version },
-  });
+  let heartbeat: Heartbeat | null = null;
   const setVersion = (v: number) => {
     version = v;
-    heartbeat.update({ version });
+    heartbeat?.update({ version });
   };
   const partDir = (loc: PartLocation): string => {
     const root = resolve(o.runDir, "checkpoints");
@@ -200,7 +194,6 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
     return encodeJson(out);
   };
 
-  const server = serveRpc(o.nc, workerSubjects(run, address), run, label, handle);
   let done!: () => void;
   const stopped = new Promise<void>((r) => {
     done = r;
@@ -212,9 +205,27 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
     stopping = true;
     server.stop();
     rpc.close();
-    await heartbeat.stop();
+    await heartbeat?.stop();
     done();
   };
+  const server = serveRpc(o.nc, workerSubjects(run, address), run, label, handle);
+  // announce only once the subscription is on the server: a controller may call the moment it sees the beat
+  await o.nc.flush();
+  heartbeat = await startHeartbeat({
+    url: o.url,
+    auth: o.auth,
+    run,
+    intervalMs: o.heartbeatMs,
+    entry: {
+      model: address.model,
+      rank: address.rank,
+      pid: process.pid,
+      host: hostname(),
+      threads: o.threads,
+      version,
+      session: o.session,
+    },
+  });
   return {
     stopped,
     get shutdownAsked() {

@@ -66,7 +66,7 @@ export async function openRun<S extends object, T>(o: {
           "resume from an earlier checkpoint, with the run's own config",
         );
     } catch (e) {
-      await rt.close?.();
+      await rt.close?.({ finished: false });
       throw e;
     }
   if (o.resume) o.onResume?.(state.step, skipped);

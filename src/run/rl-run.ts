@@ -65,11 +65,14 @@ export interface TrainRunResult {
 export async function runTraining<S extends object, T>(o: TrainRunOptions<S, T>): Promise<TrainRunResult> {
   if (o.tasks.length === 0) throw new MasoError("TRAIN_NO_TASKS", "the training task list is empty", "give at least one training task");
   const opened = await openRun(o);
+  let finished = false;
   try {
-    return await trainSteps(o, opened);
+    const result = await trainSteps(o, opened);
+    finished = true;
+    return result;
   } finally {
     // worker processes and connections a runtime started end with the run, however it ends
-    await opened.rt.close?.();
+    await opened.rt.close?.({ finished });
   }
 }
 

@@ -34,8 +34,11 @@ export interface Runtime<S extends object, T> {
   workers: Record<string, WorkerGroup>;
   /** Worker groups in other processes: their checkpoint parts are written and read there. */
   remote?: RemoteParts;
-  /** Stops what the runtime started (worker processes, connections); in-process runtimes have nothing to stop. */
-  close?(): Promise<void>;
+  /**
+   * Stops what the runtime started (worker processes, connections); in-process runtimes have nothing
+   * to stop. `finished: false` (a failed run) may leave workers it did not start running, for a resume.
+   */
+  close?(o?: { finished: boolean }): Promise<void>;
 }
 
 /** What one model's worker group is built from: its declaration, the roles it serves and its trainer. */

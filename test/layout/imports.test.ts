@@ -37,6 +37,7 @@ const FLOORS: Record<string, number> = {
   run: 6,
   gateway: 6,
   dashboard: 6,
+  distributed: 6,
   cli: 7,
 };
 

@@ -1,0 +1,76 @@
+// Generation replicas: two replicas of each model (four worker processes) produce the same samples
+// and the same training figures as one in-process worker group per model, with both replicas
+// serving episodes; after every update each replica holds rank 0's new weights version.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { loadExports } from "../../src/cli/commands/train.js";
+import { runtimeOptions } from "../../src/cli/train/runtime-options.js";
+import { trainingModule } from "../../src/cli/train/workflow-module.js";
+import { resolveRunConfig } from "../../src/config/load-config.js";
+import { startNatsServer } from "../../src/distributed/nats-server.js";
+import { createNatsRuntime } from "../../src/distributed/nats-runtime.js";
+import type { NatsTransport } from "../../src/distributed/nats-transport.js";
+import { createRuntime } from "../../src/runtime/runtime.js";
+import type { StepItem } from "../../src/runtime/step-context.js";
+import { workflowRoles } from "../../src/workflow/graph-types.js";
+import type { Workflow } from "../../src/workflow/graph-types.js";
+import { WORKFLOW, perModelConfig } from "./per-model.js";
+
+const root = mkdtempSync(join(tmpdir(), "maso-replicas-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** Trajectories as data, without wall-clock fields and cache slots. */
+const comparable = (ts: readonly unknown[]) =>
+  JSON.parse(JSON.stringify(ts, (k, v) => (k === "durationMs" || k === "ms" || k === "sampleHandle" ? undefined : v)));
+
+describe("generation replicas over NATS", () => {
+  it("sample what one worker group samples, and every replica serves the newest weights after each update", async () => {
+    process.env.MASO_THREADS = "1";
+    const exp = await loadExports(WORKFLOW);
+    const raw = { ...perModelConfig({ runDir: join(root, "run") }), workflow: resolve(WORKFLOW) };
+    const { config, cast } = resolveRunConfig(raw, { roles: workflowRoles(exp.workflow as Workflow<object, string>), source: "test" });
+    const mod = trainingModule(exp, WORKFLOW);
+    const opts = runtimeOptions(config, cast, mod);
+    const server = await startNatsServer();
+    const replicas = { planner: 2, solver: 2 };
+    const rt = await createNatsRuntime(
+      { ...opts, startStep: 0 },
+      {
+        settings: { ...config.runtime.nats, url: server.url, replicas, threads: 1 },
+        runDir: config.runDir,
+        config: raw,
+        startStep: 0,
+        auth: { token: server.token },
+      },
+    );
+    const ref = await createRuntime({ ...opts, startStep: 0 });
+    const transport = rt.transport as NatsTransport;
+    try {
+      for (let step = 1; step <= 3; step++) {
+        const items: StepItem<object, unknown>[] = mod.tasks.train.slice(step * 2, step * 2 + 2).flatMap((task, k) =>
+          Array.from({ length: 4 }, (_, g) => ({
+            episode: { id: `s${step}-t${k}-g${g}`, state: mod.initialState(task), taskId: `t${k}` },
+            task,
+          })),
+        );
+        const [got, want] = [await rt.controller.step(items), await ref.controller.step(items)];
+        expect(comparable(got.trajectories)).toEqual(comparable(want.trajectories));
+        expect(got.roles).toEqual(want.roles);
+        for (const model of Object.keys(replicas)) {
+          const hellos = await Promise.all([0, 1].map((rank) => transport.host({ model, rank }, "hello", {})));
+          expect(hellos.map((h) => h.version)).toEqual([step, step]);
+          expect(hellos[0].updates).toBe(step);
+        }
+      }
+      for (const model of Object.keys(replicas)) {
+        const served = await Promise.all([0, 1].map(async (rank) => (await transport.host({ model, rank }, "hello", {})).generated));
+        expect(served.every((n) => n > 0)).toBe(true);
+      }
+    } finally {
+      await rt.close?.();
+      await server.stop();
+    }
+  });
+});
