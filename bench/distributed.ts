@@ -64,7 +64,10 @@ async function runCase(c: Case, steps: number): Promise<CaseResult> {
     for (let step = 1; step <= steps; step++) {
       const tasks = mod.tasks.train.slice(step * 4, step * 4 + 4);
       const items: StepItem<object, unknown>[] = tasks.flatMap((task, k) =>
-        Array.from({ length: 4 }, (_, g) => ({ episode: { id: `s${step}-t${k}-g${g}`, state: mod.initialState(task), taskId: `t${k}` }, task })),
+        Array.from({ length: 4 }, (_, g) => ({
+          episode: { id: `s${step}-t${k}-g${g}`, state: mod.initialState(task), taskId: `t${k}` },
+          task,
+        })),
       );
       const report = await rt.controller.step(items);
       const { timings: _t, ...row } = stepRow(step, 0, report);

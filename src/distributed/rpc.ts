@@ -117,7 +117,13 @@ export function rpcClient(nc: NatsConnection, run: string): RpcClient {
       if (msg.headers?.code === 503) {
         // the server's "no responders": nothing subscribes to that worker's subject (gone, or not serving yet)
         const p = settle(id)!;
-        p.reject(new MasoError("WORKER_UNREACHABLE", `${p.o.label}: no worker listens on its subject`, "start the worker, or check its run id and model name"));
+        p.reject(
+          new MasoError(
+            "WORKER_UNREACHABLE",
+            `${p.o.label}: no worker listens on its subject`,
+            "start the worker, or check its run id and model name",
+          ),
+        );
         return;
       }
       const whole = chunks.add(id, msg.headers, msg.data);
