@@ -100,7 +100,7 @@ export interface TagsParserOptions<K extends string> {
  * p("<ANSWER>7</ANSWER>");                               // { ok: false, reason: "missing <SOLUTION>…</SOLUTION>" }
  */
 export function tagsParser<const K extends string>(tags: readonly K[], options: TagsParserOptions<K> = {}): Parser<Record<K, string>> {
-  if (!Array.isArray(tags) || tags.length === 0)
+  if (!Array.isArray(tags as unknown) || tags.length === 0)
     throw new MasoError("PARSER_INVALID", "tagsParser needs at least one tag", 'e.g. tagsParser(["SOLUTION", "ANSWER"])');
   const seen = new Set<string>();
   for (const t of tags) {
