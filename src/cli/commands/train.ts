@@ -171,6 +171,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const opts = runtimeOptions(config, cast, mod);
   const { schedule } = config;
   let progress = createProgress(io.out, { total: schedule.steps });
+  const warned = new Set<string>(); // warnings shown and still holding: said once, until they stop
   const result = await runTraining({
     runDir: config.runDir,
     build: (startStep) =>
@@ -206,6 +207,17 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
         // roles whose records were all unrewarded this step have no reward to show
         roleRewards: Object.fromEntries(Object.entries(report.roles).flatMap(([r, m]) => (m.samples > 0 ? [[r, m.reward]] : []))),
       });
+      const now = new Set<string>();
+      for (const w of row.warnings ?? []) {
+        const key = `${w.code}:${w.role ?? ""}`;
+        now.add(key);
+        if (warned.has(key)) continue;
+        progress.log(`warning: ${w.message}`);
+        progress.log(`  ${w.hint}`);
+        progress.log('  (metrics.jsonl lists it under "warnings" for every step it holds)');
+      }
+      warned.clear();
+      for (const k of now) warned.add(k);
       const first = report.rewards.failures[0];
       if (first)
         progress.log(
