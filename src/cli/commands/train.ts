@@ -93,8 +93,12 @@ export async function savedConfig(runDir: string): Promise<Record<string, unknow
   }
 }
 
-/** The in-training evaluation from config.eval: split, size, greedy or sampled (needs `metric`). */
-function evalOptions(config: RunConfig, mod: ReturnType<typeof trainingModule>) {
+/** The in-training evaluation from config.eval: split, size, greedy or sampled (needs `metric`); `onProgress` shows it. */
+function evalOptions(
+  config: RunConfig,
+  mod: ReturnType<typeof trainingModule>,
+  onProgress: (label: string, done: number, total: number) => void,
+) {
   const tasks = mod.tasks[config.eval.split];
   if (config.eval.split === "test" && !tasks?.length)
     throw new MasoError(
@@ -105,7 +109,16 @@ function evalOptions(config: RunConfig, mod: ReturnType<typeof trainingModule>) 
   if (!mod.metric || !tasks?.length) return undefined;
   // checkpoint selection only ever looks at dev: selecting on test would leak it into the result
   const selectBest = config.eval.split === "dev";
-  return { every: config.eval.every, tasks, episodes: config.eval.episodes, metric: mod.metric, greedy: config.eval.greedy, selectBest };
+  const label = `eval ${config.eval.split}`;
+  return {
+    every: config.eval.every,
+    tasks,
+    episodes: config.eval.episodes,
+    metric: mod.metric,
+    greedy: config.eval.greedy,
+    selectBest,
+    onProgress: (done: number, total: number) => onProgress(label, done, total),
+  };
 }
 
 async function run(argv: readonly string[], io: CliIo): Promise<number> {
@@ -190,7 +203,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     seed: config.seed,
     checkpointEvery: config.checkpoint.every,
     keep: config.checkpoint.keep,
-    eval: evalOptions(config, mod),
+    eval: evalOptions(config, mod, (label, done, total) => progress.phase(label, done, total)),
     resume: resumeDir !== undefined,
     maxFailedFraction: config.failures.maxFailedFraction,
     onResume: (step, skipped) => {
