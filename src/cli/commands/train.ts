@@ -185,6 +185,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const { schedule } = config;
   let progress = createProgress(io.out, { total: schedule.steps });
   const warned = new Set<string>(); // warnings shown and still holding: said once, until they stop
+  let footnoted = false;
   const result = await runTraining({
     runDir: config.runDir,
     build: (startStep) =>
@@ -227,7 +228,8 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
         if (warned.has(key)) continue;
         progress.log(`warning: ${w.message}`);
         progress.log(`  ${w.hint}`);
-        progress.log('  (metrics.jsonl lists it under "warnings" for every step it holds)');
+        if (!footnoted) progress.log('  (said once while it holds; metrics.jsonl lists every step\'s under "warnings")');
+        footnoted = true;
       }
       warned.clear();
       for (const k of now) warned.add(k);
