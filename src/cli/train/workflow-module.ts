@@ -19,7 +19,10 @@ export function isWorkflow(v: unknown): v is Workflow<object, string> {
 
 /** The module's exports: named ones, or the fields of a default-exported object. */
 export function moduleExports(mod: Record<string, unknown>): Record<string, unknown> {
-  const d = mod.default as Record<string, unknown> | undefined;
+  let d = mod.default as Record<string, unknown> | undefined;
+  // a .ts file loaded as CommonJS (no "type": "module" in its package.json) has its default export wrapped once more
+  if (d && typeof d === "object" && !isWorkflow(d) && d.workflow === undefined && d.default && typeof d.default === "object")
+    d = d.default as Record<string, unknown>;
   if (mod.workflow === undefined && d && typeof d === "object" && !isWorkflow(d)) return { ...d };
   return { ...mod, workflow: mod.workflow ?? (isWorkflow(d) ? d : undefined) };
 }
