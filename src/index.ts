@@ -94,6 +94,7 @@ export {
   wordSet,
   type NameSource,
 } from "./envs/index.js";
+export { normalizeMathAnswer, normalizeQaAnswer, cutSplits, type Split, type SplitFractions } from "./envs/index.js";
 
 // RL algorithms
 export {
@@ -166,6 +167,7 @@ export {
   MAX_PARSE_CHARS,
   type SearchAction,
 } from "./workflow/index.js";
+export { tagsParser, type TagsParserOptions } from "./workflow/index.js";
 
 // rewards
 export {
@@ -275,6 +277,7 @@ export {
   type RunConfigInput,
   type ConfigIssue,
 } from "./config/index.js";
+export { defineConfig, runConfigJsonSchema } from "./config/index.js";
 export {
   createProgress,
   openMetricsWriter,
@@ -287,6 +290,7 @@ export {
 
 // RL training runs (what `maso train` drives), SFT, BPE tokenizer training
 export { runTraining, type TrainRunOptions, type TrainRunResult } from "./run/rl-run.js";
+export { defineWorkflowModule, type WorkflowModule, type WorkflowModuleInput, type WorkflowTasks } from "./run/workflow-module.js";
 export { workerGroupPart } from "./checkpoint/worker-group-part.js";
 export { sft, sftSequences, sftLoss, type SftExample, type SftOptions } from "./run/sft.js";
 export { trainBpe, type BpeModel, type BpeTrainOptions } from "./engine/tokenizer/bpe-trainer.js";

@@ -3,6 +3,7 @@
 export { type ConfigIssue, formatIssue, formatIssues } from "./issues.js";
 export { MODEL_PRESETS, PRESET_NAMES, presetConfig, type ModelPreset } from "./model-presets.js";
 export { runConfigSchema, ESTIMATORS, type RunConfig, type RunConfigInput } from "./run-config.js";
+export { defineConfig, runConfigJsonSchema } from "./define-config.js";
 export { resolveCast, type CastEntry } from "./cast.js";
 export {
   CONFIG_FILE,

@@ -1,7 +1,8 @@
 // Live progress for training loops: in a terminal, a block redrawn in place with ANSI escapes
-// (cursor up + clear line); elsewhere (CI, logs, pipes) one plain line per step. Writes only to
+// (cursor up + clear line); elsewhere (CI, logs, pipes) one plain line per step. A long phase inside
+// or outside a step (an evaluation) shows a bar under the block, or a plain line every few seconds. Writes only to
 // the stream it is given; never reads the run directory and never exits.
-import { type ProgressStats, type ProgressUpdate, formatBlock, formatStepLine } from "./format.js";
+import { type ProgressStats, type ProgressUpdate, formatBlock, formatDuration, formatRate, formatStepLine } from "./format.js";
 
 /** Where progress goes: a writable stream, with `isTTY`/`columns` when it is a terminal. */
 export interface ProgressStream {
@@ -19,6 +20,8 @@ export interface ProgressOptions {
   tty?: boolean;
   /** injectable clock in ms, for tests */
   now?: () => number;
+  /** without a terminal, a phase prints a line at most this often (ms; default 5000): short phases print nothing */
+  phaseEveryMs?: number;
 }
 
 export interface Progress {
@@ -26,6 +29,11 @@ export interface Progress {
   update(u: ProgressUpdate): void;
   /** Prints a message without breaking the live block. */
   log(line: string): void;
+  /**
+   * Reports a phase's progress: `done` of `total` items (episodes) under `label`. Call it with 0 at the
+   * start; `done === total` ends the phase (the bar goes; a plain-line phase that printed says it ended).
+   */
+  phase(label: string, done: number, total: number): void;
   /** Leaves the last block on screen and stops redrawing. */
   finish(): void;
 }
@@ -50,6 +58,8 @@ export function createProgress(stream: ProgressStream, opts: ProgressOptions): P
   let sawTokens = false;
   let drawn = 0; // lines of the live block currently on screen
   let last: string[] = [];
+  const everyMs = opts.phaseEveryMs ?? 5000;
+  let ph: { label: string; start: number; printedAt: number | null; line: string | null } | null = null;
 
   /** Overwrites the block on screen with `lines` in one write (no blank frame in between). */
   const draw = (lines: string[], before = "") => {
@@ -80,7 +90,7 @@ export function createProgress(stream: ProgressStream, opts: ProgressOptions): P
       };
       if (tty) {
         last = formatBlock(u, stats, stream.columns && stream.columns >= 20 ? stream.columns : 80);
-        draw(last);
+        draw(ph?.line ? [...last, ph.line] : last);
       } else {
         stream.write(`${formatStepLine(u, stats)}\n`);
       }
@@ -90,7 +100,28 @@ export function createProgress(stream: ProgressStream, opts: ProgressOptions): P
         stream.write(`${line}\n`);
         return;
       }
-      draw(last, `${CLEAR_LINE}${line}\n`);
+      draw(ph?.line ? [...last, ph.line] : last, `${CLEAR_LINE}${line}\n`);
+    },
+    phase(label, done, total) {
+      const t = now();
+      if (ph === null || ph.label !== label || done === 0) ph = { label, start: t, printedAt: null, line: null };
+      const secs = (t - ph.start) / 1000;
+      const ended = done >= total;
+      const rate = secs > 0 ? done / secs : Number.NaN;
+      const eta = done > 0 && !ended ? ` · eta ${formatDuration(((total - done) * secs) / done)}` : "";
+      const counts = `${done}/${total} episodes${Number.isFinite(rate) ? ` · ${formatRate(rate)}/s` : ""}`;
+      if (tty) {
+        const width = Math.max(10, Math.min(30, (stream.columns ?? 80) - label.length - 50));
+        const fill = total > 0 ? Math.round((width * Math.min(done, total)) / total) : width;
+        ph.line = ended ? null : `${label} ▕${"█".repeat(fill)}${"░".repeat(width - fill)}▏ ${counts}${eta}`;
+        draw(ph.line ? [...last, ph.line] : last);
+      } else if (ended) {
+        if (ph.printedAt !== null) stream.write(`${label}: ${total}/${total} episodes in ${formatDuration(secs)}\n`);
+      } else if (t - (ph.printedAt ?? ph.start) >= everyMs) {
+        stream.write(`${label}: ${counts}${eta}\n`);
+        ph.printedAt = t;
+      }
+      if (ended) ph = null;
     },
     finish() {
       drawn = 0;

@@ -21,6 +21,8 @@ export interface TrainRunEval<S, T> {
    * by checkpoints/best.json and never pruned). Set it for the dev split only, never for test.
    */
   selectBest?: boolean;
+  /** Called with (0, total) at the start and after each episode ends (a progress display). */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** What an evaluation measured: mean metric, episode count and mean episode metrics (no wall-clock ones). */
@@ -38,7 +40,8 @@ export async function evaluate<S extends object, T>(
 ): Promise<EvalResult> {
   const tasks = o.episodes === null ? o.tasks : o.tasks.slice(0, o.episodes);
   const items = tasks.map((task, i) => ({ episode: { id: `eval-${i}`, state: initialState(task), taskId: `eval-${i}` }, task }));
-  const trajectories = await rt.controller.evaluate(items, o.greedy === false ? {} : undefined);
+  o.onProgress?.(0, items.length);
+  const trajectories = await rt.controller.evaluate(items, o.greedy === false ? {} : undefined, o.onProgress);
   const sum = trajectories.reduce((a, t, i) => a + scoreEpisode(o.metric, t, tasks[i], i), 0);
   const means = Object.entries(meanMetrics(trajectories.map((t) => t.metrics))).filter(([k]) => !k.endsWith("Ms"));
   return { metric: sum / Math.max(tasks.length, 1), episodes: tasks.length, episodeMetrics: Object.fromEntries(means) };
@@ -46,7 +49,7 @@ export async function evaluate<S extends object, T>(
 
 /**
  * Evaluates a run greedily on `tasks` at the checkpoint `checkpoint` chooses (see restoreRun for
- * the choices and their errors).
+ * the choices and their errors); `onProgress` as in TrainRunEval.
  * @example
  * const r = await evaluateRun({ runDir, checkpoint: "best", build, tasks: mod.tasks.test, initialState, metric });
  */
@@ -57,8 +60,13 @@ export async function evaluateRun<S extends object, T>(o: {
   metric: EvalMetric<S, T>;
   runDir?: string;
   checkpoint?: CheckpointChoice;
+  onProgress?: (done: number, total: number) => void;
 }): Promise<EvalResult & { step: number; checkpoint: "best" | "latest" | "init" | "step" }> {
   const { rt, step, checkpoint } = await restoreRun(o);
-  const result = await evaluate(rt, { every: 0, tasks: o.tasks, episodes: null, metric: o.metric }, o.initialState);
+  const result = await evaluate(
+    rt,
+    { every: 0, tasks: o.tasks, episodes: null, metric: o.metric, onProgress: o.onProgress },
+    o.initialState,
+  );
   return { step, checkpoint, ...result };
 }

@@ -5,6 +5,7 @@ import type { MetricValues, MetricsRow } from "../progress/metrics-writer.js";
 import { roleRows } from "../progress/role-rows.js";
 import type { StepReport } from "../runtime/controller.js";
 import { failureCounts } from "../runtime/step-failures.js";
+import { type SignalWarning, signalWarnings } from "./signal-warnings.js";
 
 /** One line of metrics.jsonl. Everything outside `timings` and `time` is deterministic for a seed. */
 export interface TrainRow extends MetricsRow {
@@ -15,6 +16,8 @@ export interface TrainRow extends MetricsRow {
   tokens: number;
   roles: Record<string, MetricValues>;
   eval?: { metric: number; episodes: number };
+  /** Why the step could not teach anything, with what to do; present only when there is something to say. */
+  warnings?: SignalWarning[];
   timings: MetricValues;
 }
 
@@ -27,12 +30,14 @@ export function stepRow<S>(step: number, epoch: number, report: StepReport<S>): 
   const clock = Object.entries(report.episodes.metrics).filter(([k]) => k.endsWith("Ms"));
   const episodeMetrics = Object.fromEntries(Object.entries(report.episodes.metrics).filter(([k]) => !k.endsWith("Ms")));
   const failures = rewards.failures.length > 0 ? { failures: failureCounts(rewards.failures) } : {};
+  const warnings = signalWarnings(step, report);
   return {
     step,
     epoch,
     episodes: { ...report.episodes, metrics: episodeMetrics, ...failures },
     tokens,
     roles: roleRows(report.roles),
+    ...(warnings.length > 0 && { warnings }),
     timings: {
       stepMs: report.timings.stepMs,
       generationMs: report.timings.generationMs,

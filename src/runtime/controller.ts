@@ -68,8 +68,12 @@ export interface Controller<S extends object, T> {
    * refused reward) first drops the step's cached samples; failedStepTrajectories(err) has the rollout.
    */
   step(items: readonly StepItem<S, T>[]): Promise<StepReport<S>>;
-  /** Runs episodes without training (default greedy) and returns their trajectories. */
-  evaluate(items: readonly StepItem<S, T>[], sampling?: Partial<Sampling>): Promise<Trajectory<S>[]>;
+  /** Runs episodes without training (default greedy) and returns their trajectories; `onEpisodeDone` watches progress. */
+  evaluate(
+    items: readonly StepItem<S, T>[],
+    sampling?: Partial<Sampling>,
+    onEpisodeDone?: (done: number, total: number) => void,
+  ): Promise<Trajectory<S>[]>;
   /** Steps taken so far. */
   steps(): number;
 }
@@ -104,9 +108,9 @@ export function createController<S extends object, T>(options: ControllerOptions
 
   return {
     steps: () => stepNo,
-    async evaluate(items, sampling = { temperature: 0 }) {
+    async evaluate(items, sampling = { temperature: 0 }, onEpisodeDone) {
       const ctx: StepContext<S, T> = { o, step: stepNo, timer: phaseTimer() };
-      const { trajectories } = await rolloutPhase(ctx, items, sampling);
+      const { trajectories } = await rolloutPhase(ctx, items, sampling, onEpisodeDone);
       await Promise.all(groups().map((g) => o.transport.call(g, "release", {})));
       return trajectories;
     },

@@ -16,7 +16,8 @@ export interface Rollout<S> {
 /**
  * Runs the episodes of one step. `sampling` (evaluation's, e.g. greedy) overrides every role,
  * per-role rollout settings included. A role call that returns after its episode ran out of time
- * (so after the rollout) has its sample discarded: it belongs to no trajectory.
+ * (so after the rollout) has its sample discarded: it belongs to no trajectory. `onEpisodeDone`
+ * watches progress (see RunOptions).
  *
  * @example
  * const { trajectories, ledger } = await rolloutPhase(ctx, items);
@@ -25,6 +26,7 @@ export async function rolloutPhase<S extends object, T>(
   ctx: StepContext<S, T>,
   items: readonly StepItem<S, T>[],
   sampling?: Partial<Sampling>,
+  onEpisodeDone?: (done: number, total: number) => void,
 ): Promise<Rollout<S>> {
   const { o } = ctx;
   // best effort and unawaited: a sample nobody rewards is ignored by every later phase anyway
@@ -45,6 +47,7 @@ export async function rolloutPhase<S extends object, T>(
         maxNewTokens: o.maxNewTokens,
         episodeTimeoutMs: o.episodeTimeoutMs,
         nodeTimeoutMs: o.nodeTimeoutMs,
+        onEpisodeDone,
       },
     );
     return { trajectories, ledger };

@@ -17,8 +17,15 @@ export type {
 export { DEFAULT_MAX_NEW_TOKENS, DEFAULT_SAMPLING, defineRole, parseRoleOutput, safeParse, totalParser } from "./role.js";
 // ChatMessage is the tokenizer's type (src/engine/tokenizer/types.ts); it is not re-exported here
 export type { ParseResult, Parser, Role, RoleSpec, Sampling } from "./role.js";
-export { boxedParser, jsonStringListParser, MAX_PARSE_CHARS, searchOrEndParser, tagParser, textParser } from "./parsers.js";
-export type { JsonListOptions, SearchAction, SearchOrEndOptions, TagParserOptions, TextParserOptions } from "./parsers.js";
+export { boxedParser, jsonStringListParser, MAX_PARSE_CHARS, searchOrEndParser, tagParser, tagsParser, textParser } from "./parsers.js";
+export type {
+  JsonListOptions,
+  SearchAction,
+  SearchOrEndOptions,
+  TagParserOptions,
+  TagsParserOptions,
+  TextParserOptions,
+} from "./parsers.js";
 export { approxTokenCount, dropOldest, truncateMessages } from "./truncate.js";
 export type { PromptParts, TokenCounter, Truncated } from "./truncate.js";
 export { append, applyUpdate, replace } from "./state.js";

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { fuzzParser, fuzzStrings, LIBRARY_PIECES } from "../../test/workflows/fuzz-parsers.js";
-import { boxedParser, jsonStringListParser, searchOrEndParser, tagParser, textParser } from "./parsers.js";
+import { boxedParser, jsonStringListParser, searchOrEndParser, tagParser, tagsParser, textParser } from "./parsers.js";
 import type { ParseResult, Parser } from "./role.js";
 
 const answer = tagParser("final_answer");
@@ -36,6 +36,37 @@ describe("tagParser", () => {
   });
   it("refuses invalid tag names at definition time", () => {
     expect(() => tagParser("a b")).toThrow(/invalid tag name/);
+  });
+});
+
+describe("tagsParser", () => {
+  const sections = tagsParser(["SOLUTION", "ANSWER"]);
+  it("parses every section into an object keyed by the tag names as given", () => {
+    const out = value(sections("Let me think.\n<solution> 3 + 4 = 7 </solution>\n<ANSWER>7</ANSWER>"));
+    expect(out).toEqual({ SOLUTION: "3 + 4 = 7", ANSWER: "7" });
+    expect(value(sections("<ANSWER>6</ANSWER> <SOLUTION>s</SOLUTION> <ANSWER>7</ANSWER>")).ANSWER).toBe("7");
+  });
+  it("names every missing section, and rejects empty and over-long ones", () => {
+    expect(reason(sections("<ANSWER>7</ANSWER>"))).toBe("missing <SOLUTION>…</SOLUTION>");
+    expect(reason(sections("7"))).toBe("missing <SOLUTION>…</SOLUTION>, <ANSWER>…</ANSWER>");
+    expect(reason(sections("<SOLUTION>s</SOLUTION><ANSWER> </ANSWER>"))).toBe("empty <ANSWER> block");
+    expect(reason(tagsParser(["A", "B"], { maxLength: 2 })("<A>ab</A><B>abc</B>"))).toBe("<B> content longer than 2 characters");
+    expect(reason(sections(42 as unknown as string))).toBe("output is not a string");
+  });
+  it("optional sections may be absent; an unclosed last section counts only with acceptUnclosed", () => {
+    const withNote = tagsParser(["ANSWER", "NOTE"], { optional: ["NOTE"] });
+    expect(value(withNote("<ANSWER>7</ANSWER>"))).toEqual({ ANSWER: "7" });
+    expect(reason(sections("<SOLUTION>s</SOLUTION><ANSWER>7"))).toBe("missing <ANSWER>…</ANSWER>");
+    expect(value(tagsParser(["SOLUTION", "ANSWER"], { acceptUnclosed: true })("<SOLUTION>s</SOLUTION><ANSWER>7"))).toEqual({
+      SOLUTION: "s",
+      ANSWER: "7",
+    });
+  });
+  it("refuses bad tag lists at definition time", () => {
+    expect(() => tagsParser([])).toThrow(/at least one tag/);
+    expect(() => tagsParser(["A", "a"])).toThrow(/listed twice/);
+    expect(() => tagsParser(["A", "B C"])).toThrow(/invalid tag name/);
+    expect(() => tagsParser(["A"], { optional: ["B" as "A"] })).toThrow(/not one of the tags/);
   });
 });
 
@@ -103,6 +134,7 @@ describe("parsers never throw", () => {
   const parsers: [string, Parser<unknown>][] = [
     ["tag", answer],
     ["tag-unclosed", tagParser("final_answer", { acceptUnclosed: true })],
+    ["tags", tagsParser(["final_answer", "search"], { optional: ["search"], acceptUnclosed: true })],
     ["search", search],
     ["json", list],
     ["json-unbounded", jsonStringListParser({ minItems: 0 })],

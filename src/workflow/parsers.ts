@@ -1,5 +1,5 @@
-// Parser helpers for role outputs: XML-like tags, search-or-end actions, JSON string lists and
-// \boxed{} answers. Every parser is total: it returns a ParseResult and never throws.
+// Parser helpers for role outputs: XML-like tags (one, or several sections at once), search-or-end
+// actions, JSON string lists and \boxed{} answers. Every parser is total: it returns a ParseResult and never throws.
 
 import { MasoError } from "../errors.js";
 import type { ParseResult, Parser } from "./role.js";
@@ -56,7 +56,9 @@ export interface TagParserOptions {
 }
 
 /**
- * Parses the content of the last `<tag>…</tag>` block, trimmed and non-empty.
+ * Parses the content of ONE tag: the last `<tag>…</tag>` block, trimmed and non-empty; anything
+ * outside it (other tags included) is ignored. For an output with several tagged sections
+ * (`<SOLUTION>…</SOLUTION><ANSWER>…</ANSWER>`) use tagsParser.
  *
  * @example
  * tagParser("final_answer")("so <final_answer> Paris </final_answer>"); // { ok: true, value: "Paris" }
@@ -75,6 +77,63 @@ export function tagParser(tag: string, options: TagParserOptions = {}): Parser<s
     if (value === "") return fail(`empty <${tag}> block`);
     if (value.length > maxLength) return fail(`<${tag}> content longer than ${maxLength} characters`);
     return { ok: true, value };
+  };
+}
+
+export interface TagsParserOptions<K extends string> {
+  /** Tags that may be missing (their key is then absent). Default none: every tag is required. */
+  optional?: readonly K[];
+  /** Accept a final `<tag>…` without its closing tag (when that closing tag is a stop string). Default false. */
+  acceptUnclosed?: boolean;
+  /** Longest accepted content of each section after trimming (default unlimited). */
+  maxLength?: number;
+}
+
+/**
+ * Parses several tagged sections at once into an object keyed by tag name: the last
+ * `<tag>…</tag>` block of each, trimmed. A missing required tag (all of them are named in the
+ * reason), an empty section or an over-long one is a format failure. Tags match case-insensitively.
+ *
+ * @example
+ * const p = tagsParser(["SOLUTION", "ANSWER"]);
+ * p("<SOLUTION>3 + 4 = 7</SOLUTION> <ANSWER>7</ANSWER>"); // { ok: true, value: { SOLUTION: "3 + 4 = 7", ANSWER: "7" } }
+ * p("<ANSWER>7</ANSWER>");                               // { ok: false, reason: "missing <SOLUTION>…</SOLUTION>" }
+ */
+export function tagsParser<const K extends string>(tags: readonly K[], options: TagsParserOptions<K> = {}): Parser<Record<K, string>> {
+  if (!Array.isArray(tags as unknown) || tags.length === 0)
+    throw new MasoError("PARSER_INVALID", "tagsParser needs at least one tag", 'e.g. tagsParser(["SOLUTION", "ANSWER"])');
+  const seen = new Set<string>();
+  for (const t of tags) {
+    checkTagName(t);
+    if (seen.has(t.toLowerCase())) throw new MasoError("PARSER_INVALID", `tag "${t}" is listed twice`, "list each tag once");
+    seen.add(t.toLowerCase());
+  }
+  const optional = new Set<string>(options.optional ?? []);
+  for (const t of optional)
+    if (!tags.includes(t as K))
+      throw new MasoError("PARSER_INVALID", `optional tag "${t}" is not one of the tags`, `tags: ${tags.join(", ")}`);
+  const finders = tags.map((t) => [t, tagFinder(t)] as const);
+  const maxLength = options.maxLength ?? Number.POSITIVE_INFINITY;
+  return (text) => {
+    if (typeof text !== "string") return fail("output is not a string");
+    if (text.length > MAX_PARSE_CHARS) return fail(`output longer than ${MAX_PARSE_CHARS} characters`);
+    const value: Partial<Record<K, string>> = {};
+    const missing: string[] = [];
+    for (const [tag, find] of finders) {
+      const last = find(text)
+        .filter((b) => b.closed || options.acceptUnclosed === true)
+        .at(-1);
+      if (last === undefined) {
+        if (!optional.has(tag)) missing.push(`<${tag}>…</${tag}>`);
+        continue;
+      }
+      const content = last.content.trim();
+      if (content === "") return fail(`empty <${tag}> block`);
+      if (content.length > maxLength) return fail(`<${tag}> content longer than ${maxLength} characters`);
+      value[tag] = content;
+    }
+    if (missing.length > 0) return fail(`missing ${missing.join(", ")}`);
+    return { ok: true, value: value as Record<K, string> };
   };
 }
 

@@ -26,6 +26,8 @@ export interface RunOptions {
   episodeTimeoutMs?: number;
   /** Deadline of function nodes that neither the node nor the workflow sets (ms; default 60 s). */
   nodeTimeoutMs?: number;
+  /** Called after each episode ends, with how many have ended and the batch size (progress display). */
+  onEpisodeDone?: (done: number, total: number) => void;
 }
 
 /**
@@ -66,10 +68,12 @@ export async function runEpisodes<S extends object>(
   };
   const results: Trajectory<S>[] = new Array(episodes.length);
   let next = 0;
+  let ended = 0;
   const worker = async (): Promise<void> => {
     while (next < episodes.length) {
       const i = next++;
       results[i] = await runEpisode(wf, episodes[i], walk);
+      options.onEpisodeDone?.(++ended, episodes.length);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, episodes.length) }, worker));

@@ -4,6 +4,7 @@
 import { extname, join } from "node:path";
 import { CONFIG_FILE, readConfigFile, resolveRunConfig } from "../../config/load-config.js";
 import { MasoError } from "../../errors.js";
+import { createProgress } from "../../progress/progress-display.js";
 import { createRuntime } from "../../runtime/runtime.js";
 import { evaluateRun } from "../../run/evaluate.js";
 import type { CheckpointChoice } from "../../run/resume.js";
@@ -71,6 +72,8 @@ export async function workflowRun(src: string, rc: Record<string, unknown> | nul
 export async function evalWorkflow(src: string, rc: Record<string, unknown> | null, p: Parsed, io: CliIo): Promise<number> {
   const { file, mod, opts, choice, fromFile } = await workflowRun(src, rc, p, "eval");
   const { split, tasks, metric } = heldOut(mod, file, p);
+  // on stderr, so stdout stays the result (--json)
+  const progress = createProgress(io.err, { total: 0 });
   const r = await evaluateRun({
     runDir: fromFile ? undefined : src,
     checkpoint: choice,
@@ -78,6 +81,7 @@ export async function evalWorkflow(src: string, rc: Record<string, unknown> | nu
     tasks,
     initialState: mod.initialState,
     metric,
+    onProgress: (done, total) => progress.phase(`eval ${split}`, done, total),
   });
   const result = {
     [fromFile ? "workflow" : "run"]: src,

@@ -93,8 +93,12 @@ export async function savedConfig(runDir: string): Promise<Record<string, unknow
   }
 }
 
-/** The in-training evaluation from config.eval: split, size, greedy or sampled (needs `metric`). */
-function evalOptions(config: RunConfig, mod: ReturnType<typeof trainingModule>) {
+/** The in-training evaluation from config.eval: split, size, greedy or sampled (needs `metric`); `onProgress` shows it. */
+function evalOptions(
+  config: RunConfig,
+  mod: ReturnType<typeof trainingModule>,
+  onProgress: (label: string, done: number, total: number) => void,
+) {
   const tasks = mod.tasks[config.eval.split];
   if (config.eval.split === "test" && !tasks?.length)
     throw new MasoError(
@@ -105,7 +109,16 @@ function evalOptions(config: RunConfig, mod: ReturnType<typeof trainingModule>) 
   if (!mod.metric || !tasks?.length) return undefined;
   // checkpoint selection only ever looks at dev: selecting on test would leak it into the result
   const selectBest = config.eval.split === "dev";
-  return { every: config.eval.every, tasks, episodes: config.eval.episodes, metric: mod.metric, greedy: config.eval.greedy, selectBest };
+  const label = `eval ${config.eval.split}`;
+  return {
+    every: config.eval.every,
+    tasks,
+    episodes: config.eval.episodes,
+    metric: mod.metric,
+    greedy: config.eval.greedy,
+    selectBest,
+    onProgress: (done: number, total: number) => onProgress(label, done, total),
+  };
 }
 
 async function run(argv: readonly string[], io: CliIo): Promise<number> {
@@ -171,6 +184,8 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const opts = runtimeOptions(config, cast, mod);
   const { schedule } = config;
   let progress = createProgress(io.out, { total: schedule.steps });
+  const warned = new Set<string>(); // warnings shown and still holding: said once, until they stop
+  let footnoted = false;
   const result = await runTraining({
     runDir: config.runDir,
     build: (startStep) =>
@@ -189,7 +204,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     seed: config.seed,
     checkpointEvery: config.checkpoint.every,
     keep: config.checkpoint.keep,
-    eval: evalOptions(config, mod),
+    eval: evalOptions(config, mod, (label, done, total) => progress.phase(label, done, total)),
     resume: resumeDir !== undefined,
     maxFailedFraction: config.failures.maxFailedFraction,
     onResume: (step, skipped) => {
@@ -206,6 +221,18 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
         // roles whose records were all unrewarded this step have no reward to show
         roleRewards: Object.fromEntries(Object.entries(report.roles).flatMap(([r, m]) => (m.samples > 0 ? [[r, m.reward]] : []))),
       });
+      const now = new Set<string>();
+      for (const w of row.warnings ?? []) {
+        const key = `${w.code}:${w.role ?? ""}`;
+        now.add(key);
+        if (warned.has(key)) continue;
+        progress.log(`warning: ${w.message}`);
+        progress.log(`  ${w.hint}`);
+        if (!footnoted) progress.log('  (said once while it holds; metrics.jsonl lists every step\'s under "warnings")');
+        footnoted = true;
+      }
+      warned.clear();
+      for (const k of now) warned.add(k);
       const first = report.rewards.failures[0];
       if (first)
         progress.log(

@@ -1,34 +1,13 @@
-// The contract of a workflow module that `maso train` loads (see docs/training.md): a compiled
+// Checks a loaded workflow module against its contract (the WorkflowModule type, src/run/): a compiled
 // workflow, reward functions, train/dev tasks and the initial state of an episode, as named exports
-// or one default-exported object. Checks the shape and says what is missing; runs nothing.
+// or one default-exported object. Says what is missing; runs nothing.
 import { MasoError } from "../../errors.js";
 import { isTaskSplits } from "../../envs/tasks/types.js";
 import type { NamedReward } from "../../rewards/types.js";
+import type { WorkflowModule } from "../../run/workflow-module.js";
 import type { Workflow } from "../../workflow/graph-types.js";
-import type { Trajectory } from "../../workflow/trajectory.js";
 
-/**
- * What a workflow module provides.
- * @example
- * export const workflow = build<S>({ name: "demo" }).role(...).compile();
- * export const rewards = [sharedOutcome((t) => (t.finalState.answer === "4" ? 1 : 0))];
- * export const tasks = { train: [{ q: "2+2" }], dev: [{ q: "1+3" }] };
- * export const initialState = (task) => ({ q: task.q, hint: "", answer: "" });
- */
-export interface WorkflowModule<S extends object = object, T = unknown> {
-  workflow: Workflow<S, string>;
-  /** run config (docs/config.md); `--config` replaces it */
-  config?: unknown;
-  rewards: readonly NamedReward<T, S>[];
-  /** dev: checkpoint selection during training; test: held-out evaluation by `maso eval` only */
-  tasks: { train: readonly T[]; dev?: readonly T[]; test?: readonly T[] };
-  /** the state an episode on `task` starts from */
-  initialState: (task: T) => S;
-  /** group-baseline key of a task (default `task-<index>`) */
-  taskId?: (task: T, index: number) => string;
-  /** held-out score of an episode (0..1), logged as eval.metric on the dev tasks */
-  metric?: (trajectory: Trajectory<S>, task: T) => number;
-}
+export type { WorkflowModule };
 
 const bad = (file: string, what: string, hint: string) => new MasoError("WORKFLOW_MODULE", `${file}: ${what}`, hint);
 
@@ -40,7 +19,10 @@ export function isWorkflow(v: unknown): v is Workflow<object, string> {
 
 /** The module's exports: named ones, or the fields of a default-exported object. */
 export function moduleExports(mod: Record<string, unknown>): Record<string, unknown> {
-  const d = mod.default as Record<string, unknown> | undefined;
+  let d = mod.default as Record<string, unknown> | undefined;
+  // a .ts file loaded as CommonJS (no "type": "module" in its package.json) has its default export wrapped once more
+  if (d && typeof d === "object" && !isWorkflow(d) && d.workflow === undefined && d.default && typeof d.default === "object")
+    d = d.default as Record<string, unknown>;
   if (mod.workflow === undefined && d && typeof d === "object" && !isWorkflow(d)) return { ...d };
   return { ...mod, workflow: mod.workflow ?? (isWorkflow(d) ? d : undefined) };
 }
