@@ -1,7 +1,7 @@
 // The numeric leaves of a metrics row as (path, value) pairs, in the row's own key order: what the
 // TensorBoard event files and the CSV export carry. `step` and `time` are the row's coordinates,
 // not metrics; strings, booleans and nulls are not plotted; arrays are walked by index.
-import type { MetricsRow } from "./metrics-writer.js";
+import type { MetricsRow } from "./metrics-row.js";
 
 /** One plotted value: its path from the row's root (`["roles", "planner", "reward", "total"]`). */
 export interface MetricLeaf {

@@ -6,26 +6,13 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import { join } from "node:path";
 import { writeFileAtomic } from "../fs/atomic-file.js";
 import { MasoError } from "../errors.js";
+import type { MetricsRow } from "./metrics-row.js";
 import { openEventFile, TENSORBOARD_DIR } from "./tensorboard-writer.js";
 
 export const METRICS_FILE = "metrics.jsonl";
 export const SUMMARY_FILE = "summary.json";
 
-/** A nested bag of numbers: `{ reward: { total: 0.4, format: -0.1 }, entropy: 1.2 }`. */
-export interface MetricValues {
-  [name: string]: number | MetricValues | undefined;
-}
-
-/** One line of metrics.jsonl. */
-export interface MetricsRow {
-  step: number;
-  /** wall-clock time of the line (ISO) */
-  time?: string;
-  /** values not tied to a role (loss, lr, tokens/s, eval metric, …) */
-  [name: string]: unknown;
-  /** per role: reward by kind, entropy, KL, grad norm, lengths, sample counts, … */
-  roles?: Record<string, MetricValues>;
-}
+export type { MetricValues, MetricsRow } from "./metrics-row.js";
 
 export interface MetricsWriter {
   readonly file: string;

@@ -6,7 +6,7 @@ import { appendFileSync, existsSync, mkdirSync, readdirSync, rmSync } from "node
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { metricLeaves } from "./metric-leaves.js";
-import type { MetricsRow } from "./metrics-writer.js";
+import type { MetricsRow } from "./metrics-row.js";
 import { ProtoWriter, tfRecord } from "./tfrecord.js";
 
 /** The folder of a run that holds its event files. */
