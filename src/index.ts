@@ -286,6 +286,12 @@ export {
   roleRows,
   type MetricsRow,
   type Progress,
+  metricsCsv,
+  openEventFile,
+  roleCalls,
+  type ChatExample,
+  type RoleCall,
+  type RoleCallFilter,
 } from "./progress/index.js";
 
 // RL training runs (what `maso train` drives), SFT, BPE tokenizer training

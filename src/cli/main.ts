@@ -7,6 +7,8 @@ import { dashboardCommand } from "./commands/dashboard.js";
 import { doctorCommand } from "./commands/doctor.js";
 import { evalCommand } from "./commands/eval.js";
 import { exportCommand } from "./commands/export.js";
+import { exportMetricsCommand } from "./commands/export-metrics.js";
+import { exportTrajectoriesCommand } from "./commands/export-trajectories.js";
 import { pretrainCommand } from "./commands/pretrain.js";
 import { serveCommand } from "./commands/serve.js";
 import { sftCommand } from "./commands/sft.js";
@@ -22,18 +24,22 @@ export const COMMANDS: readonly Command[] = [
   pretrainCommand,
   sftCommand,
   exportCommand,
+  exportMetricsCommand,
+  exportTrajectoriesCommand,
   dashboardCommand,
   serveCommand,
   workerCommand,
   doctorCommand,
 ];
 
+const NAME_WIDTH = Math.max(...COMMANDS.map((c) => c.name.length));
+
 export const USAGE = `usage: maso <command> [options]
 
 commands:
-${COMMANDS.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`).join("\n")}
-  help       show this message ('maso <command> --help' for one command)
-  --version  print maso's version
+${COMMANDS.map((c) => `  ${c.name.padEnd(NAME_WIDTH)} ${c.summary}`).join("\n")}
+  ${"help".padEnd(NAME_WIDTH)} show this message ('maso <command> --help' for one command)
+  ${"--version".padEnd(NAME_WIDTH)} print maso's version
 
 ${EXIT_CODES_HELP}`;
 

@@ -13,3 +13,14 @@ export {
   type MetricsRow,
   type MetricsWriter,
 } from "./metrics-writer.js";
+export { metricLeaves, type MetricLeaf } from "./metric-leaves.js";
+export { metricColumn, metricsCsv } from "./metrics-csv.js";
+export { type EventFileWriter, eventFiles, metricTag, openEventFile, scalarEvent, TENSORBOARD_DIR } from "./tensorboard-writer.js";
+export {
+  type ChatExample,
+  type RoleCall,
+  type RoleCallFilter,
+  type RoleCallSource,
+  roleCalls,
+  trajectorySteps,
+} from "./trajectory-export.js";

@@ -1,29 +1,18 @@
 // Per-step metrics as JSON lines in <runDir>/metrics.jsonl, and summary.json at the end. One line
 // per step: global values plus a `roles` map of per-role values. Appends synchronously so a killed
-// process loses at most the line being written; never interprets the metrics themselves.
+// process loses at most the line being written; never interprets the metrics themselves. Every
+// line also goes to a TensorBoard event file under <runDir>/tensorboard/.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../fs/atomic-file.js";
 import { MasoError } from "../errors.js";
+import type { MetricsRow } from "./metrics-row.js";
+import { openEventFile, TENSORBOARD_DIR } from "./tensorboard-writer.js";
 
 export const METRICS_FILE = "metrics.jsonl";
 export const SUMMARY_FILE = "summary.json";
 
-/** A nested bag of numbers: `{ reward: { total: 0.4, format: -0.1 }, entropy: 1.2 }`. */
-export interface MetricValues {
-  [name: string]: number | MetricValues | undefined;
-}
-
-/** One line of metrics.jsonl. */
-export interface MetricsRow {
-  step: number;
-  /** wall-clock time of the line (ISO) */
-  time?: string;
-  /** values not tied to a role (loss, lr, tokens/s, eval metric, …) */
-  [name: string]: unknown;
-  /** per role: reward by kind, entropy, KL, grad norm, lengths, sample counts, … */
-  roles?: Record<string, MetricValues>;
-}
+export type { MetricValues, MetricsRow } from "./metrics-row.js";
 
 export interface MetricsWriter {
   readonly file: string;
@@ -67,16 +56,21 @@ export function readMetrics(runDir: string): MetricsRow[] {
 export function openMetricsWriter(runDir: string, opts: { keepUpToStep?: number } = {}): MetricsWriter {
   mkdirSync(runDir, { recursive: true });
   const file = join(runDir, METRICS_FILE);
+  let keep: MetricsRow[] | undefined;
   if (opts.keepUpToStep !== undefined) {
-    const keep = readMetrics(runDir).filter((r) => r.step <= opts.keepUpToStep!);
+    keep = readMetrics(runDir).filter((r) => r.step <= opts.keepUpToStep!);
     writeFileSync(file, keep.map((r) => `${JSON.stringify(r)}\n`).join(""));
   } else if (!existsSync(file)) {
     writeFileSync(file, "");
   }
+  // on a resume the event files restart from the kept lines, so they never show abandoned steps
+  const events = openEventFile(join(runDir, TENSORBOARD_DIR), { rows: keep });
   return {
     file,
     write(row) {
-      appendFileSync(file, `${JSON.stringify({ ...row, time: row.time ?? new Date().toISOString() })}\n`);
+      const line = { ...row, time: row.time ?? new Date().toISOString() };
+      appendFileSync(file, `${JSON.stringify(line)}\n`);
+      events.write(line);
     },
     summary: (s) => writeFileAtomic(join(runDir, SUMMARY_FILE), `${JSON.stringify(s, null, 2)}\n`),
   };
