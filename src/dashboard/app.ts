@@ -1,39 +1,54 @@
 // The dashboard's HTTP routes (hono): the page, uPlot's files from node_modules, and a JSON API
-// over one run directory. Read-only: no route writes to the run directory or runs anything.
+// over one or more run directories (`?run=<index>`, default 0). Read-only: no route writes to a run
+// directory or runs anything.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { MasoError } from "../errors.js";
 import { pageHtml } from "./page.js";
+import { runLabels } from "./run-labels.js";
 import { episodeSummaries, metricsAfter, readEpisode, readRunInfo, trajectorySteps } from "./run-reader.js";
 
 const require = createRequire(import.meta.url);
 const asset = (path: string) => readFileSync(require.resolve(path), "utf8");
 
 /**
- * The dashboard app for `runDir`; serve it with @hono/node-server (see serve.ts) or call
- * `app.request(path)` in tests.
+ * The dashboard app for `runDirs` (several are overlaid on every chart); serve it with
+ * @hono/node-server (see serve.ts) or call `app.request(path)` in tests.
  * @example
- * const res = await createDashboardApp("runs/a").request("/api/metrics?after=0");
+ * const res = await createDashboardApp(["runs/a", "runs/b"]).request("/api/metrics?run=1&after=0");
  */
-export function createDashboardApp(runDir: string): Hono {
+export function createDashboardApp(runDirs: string | readonly string[]): Hono {
+  const dirs = typeof runDirs === "string" ? [runDirs] : [...runDirs];
+  if (dirs.length === 0) throw new MasoError("DASHBOARD_NO_RUNS", "no run directory given", "pass one or more run directories");
+  const labels = runLabels(dirs);
   const app = new Hono();
   const uplotJs = asset("uplot/dist/uPlot.iife.min.js");
   const uplotCss = asset("uplot/dist/uPlot.min.css");
+  const dirOf = (c: Context): string => {
+    const q = c.req.query("run") ?? "0";
+    const i = Number(q);
+    if (!Number.isInteger(i) || i < 0 || i >= dirs.length)
+      throw new MasoError("DASHBOARD_NOT_FOUND", `no run ${q}`, `pick a run from /api/runs (0..${dirs.length - 1})`);
+    return dirs[i];
+  };
   app.onError((err, c) => {
     const status = err instanceof MasoError && err.code === "DASHBOARD_NOT_FOUND" ? 404 : 500;
     return c.json({ error: err.message, code: err instanceof MasoError ? err.code : "INTERNAL" }, status);
   });
-  app.get("/", (c) => c.html(pageHtml(runDir)));
+  app.get("/", (c) => c.html(pageHtml(dirs)));
   app.get("/vendor/uPlot.iife.min.js", (c) => c.body(uplotJs, 200, { "content-type": "text/javascript; charset=utf-8" }));
   app.get("/vendor/uPlot.min.css", (c) => c.body(uplotCss, 200, { "content-type": "text/css; charset=utf-8" }));
-  app.get("/api/run", async (c) => c.json(await readRunInfo(runDir)));
+  app.get("/api/runs", (c) => c.json({ runs: dirs.map((runDir, index) => ({ index, runDir, label: labels[index] })) }));
+  app.get("/api/run", async (c) => c.json(await readRunInfo(dirOf(c))));
   app.get("/api/metrics", (c) => {
     const after = Number(c.req.query("after") ?? 0);
-    return c.json(metricsAfter(runDir, Number.isInteger(after) && after >= 0 ? after : 0));
+    return c.json(metricsAfter(dirOf(c), Number.isInteger(after) && after >= 0 ? after : 0));
   });
-  app.get("/api/steps", async (c) => c.json({ steps: await trajectorySteps(runDir) }));
-  app.get("/api/steps/:step/episodes", async (c) => c.json({ episodes: await episodeSummaries(runDir, Number(c.req.param("step"))) }));
-  app.get("/api/steps/:step/episodes/:id", async (c) => c.json(await readEpisode(runDir, Number(c.req.param("step")), c.req.param("id"))));
+  app.get("/api/steps", async (c) => c.json({ steps: await trajectorySteps(dirOf(c)) }));
+  app.get("/api/steps/:step/episodes", async (c) => c.json({ episodes: await episodeSummaries(dirOf(c), Number(c.req.param("step"))) }));
+  app.get("/api/steps/:step/episodes/:id", async (c) =>
+    c.json(await readEpisode(dirOf(c), Number(c.req.param("step")), c.req.param("id"))),
+  );
   return app;
 }

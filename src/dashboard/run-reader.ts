@@ -1,4 +1,4 @@
-// Reads what the dashboard shows from a run directory: config, summary, checkpoints, metrics lines
+// Reads what the dashboard shows from a run directory: config, summary and its overview, checkpoints, metrics lines
 // after a given count (for polling), trajectory steps, episode summaries and one episode with its
 // rewards. Read-only; never writes to the run directory.
 import { readFile, readdir } from "node:fs/promises";
@@ -8,6 +8,7 @@ import { MasoError } from "../errors.js";
 import { type MetricsRow, readMetrics } from "../progress/metrics-writer.js";
 import { readRewards } from "../progress/reward-writer.js";
 import type { CombinedReward, EpisodeRewards, SkippedRecord } from "../rewards/combine.js";
+import { type RunOverview, summarizeRun } from "./run-summary.js";
 import { trajectoryFile } from "../workflow/trajectory-writer.js";
 import { type Trajectory, trajectoryFromJson } from "../workflow/trajectory.js";
 
@@ -19,13 +20,18 @@ async function readJson(path: string): Promise<unknown> {
   }
 }
 
-/** Run-level facts for the page header. */
-export async function readRunInfo(runDir: string): Promise<{ runDir: string; config: unknown; summary: unknown; checkpoints: number[] }> {
+/** Run-level facts for the page header and the run summary panel. */
+export async function readRunInfo(
+  runDir: string,
+): Promise<{ runDir: string; config: unknown; summary: unknown; checkpoints: number[]; overview: RunOverview }> {
+  const config = await readJson(join(runDir, "config.json"));
+  const summary = await readJson(join(runDir, "summary.json"));
   return {
     runDir,
-    config: await readJson(join(runDir, "config.json")),
-    summary: await readJson(join(runDir, "summary.json")),
+    config,
+    summary,
     checkpoints: (await listCheckpoints(runDir)).map((c) => c.step),
+    overview: summarizeRun(config, summary, readMetrics(runDir)),
   };
 }
 

@@ -12,12 +12,17 @@ export interface DashboardServer {
 }
 
 /**
- * Serves the dashboard of `runDir` (port 0 picks a free port).
+ * Serves the dashboard of `runDir`, or of several `runDirs` overlaid (port 0 picks a free port).
  * @example
- * const d = await serveDashboard({ runDir: "runs/a", port: 8377 }); console.log(d.url); await d.close();
+ * const d = await serveDashboard({ runDirs: ["runs/s0", "runs/s1"], port: 8377 }); console.log(d.url); await d.close();
  */
-export function serveDashboard(opts: { runDir: string; port?: number; host?: string }): Promise<DashboardServer> {
-  const app = createDashboardApp(opts.runDir);
+export function serveDashboard(opts: {
+  runDir?: string;
+  runDirs?: readonly string[];
+  port?: number;
+  host?: string;
+}): Promise<DashboardServer> {
+  const app = createDashboardApp(opts.runDirs ?? (opts.runDir !== undefined ? [opts.runDir] : []));
   const host = opts.host ?? "127.0.0.1";
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port: opts.port ?? 8377, hostname: host }, (info: AddressInfo) => {

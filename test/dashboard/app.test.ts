@@ -43,6 +43,18 @@ describe("dashboard API", () => {
     expect((await get("/api/steps/9/episodes")).status).toBe(404);
   });
 
+  it("serves several runs by index, each with its overview", async () => {
+    const two = createDashboardApp([runDir, join(runDir, "..", runDir.split("/").at(-1)!)]);
+    const runs = (await (await two.request("/api/runs")).json()) as { runs: { index: number; label: string }[] };
+    expect(runs.runs.map((r) => r.index)).toEqual([0, 1]);
+    expect(new Set(runs.runs.map((r) => r.label)).size).toBe(2);
+    const m = (await (await two.request("/api/metrics?run=1&after=1")).json()) as { total: number; rows: unknown[] };
+    expect([m.total, m.rows.length]).toEqual([3, 2]);
+    expect((await two.request("/api/metrics?run=2")).status).toBe(404);
+    const info = (await get("/api/run")).body as { overview: { lastStep: number; steps: number; cast: Record<string, string> } };
+    expect(info.overview).toMatchObject({ lastStep: 3, steps: 3, cast: { decompose: "shared", answer: "shared" } });
+  });
+
   it("serves the page and uPlot from node_modules", async () => {
     const page = await app().request("/");
     expect(await page.text()).toContain('<script src="/vendor/uPlot.iife.min.js"></script>');

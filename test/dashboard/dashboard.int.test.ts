@@ -1,19 +1,16 @@
-// End to end in headless Chromium (Debian chromium + playwright-core): the dashboard served over a
-// real run directory draws per-role curves with data, picks up a new metrics line while open, and
-// opens a trajectory: the path graph with visit numbers and the records with prompt, output,
-// parsed value, tool results and rewards. Skipped, with the reason printed, without /usr/bin/chromium.
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+// End to end in headless Chromium: the dashboard served over a real run directory draws per-role
+// curves with data, picks up a new metrics line while open, and opens a trajectory: the path graph
+// with visit numbers and the records with prompt, output, parsed value, tool calls and rewards.
+// Skipped, with the reason printed, without /usr/bin/chromium.
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DashboardServer, serveDashboard } from "../../src/dashboard/serve.js";
 import { openMetricsWriter } from "../../src/progress/metrics-writer.js";
+import { launch, openPage, skipReason } from "./browser.js";
 import { buildRunDir } from "./run-fixture.js";
-
-const CHROMIUM = "/usr/bin/chromium";
-const skipReason = existsSync(CHROMIUM) ? null : `${CHROMIUM} is missing (apt-get install -y chromium)`;
-if (skipReason) console.warn(`dashboard browser test skipped: ${skipReason}`);
 
 describe.skipIf(skipReason !== null)("dashboard in headless chromium", () => {
   const runDir = mkdtempSync(join(tmpdir(), "maso-dash-"));
@@ -23,18 +20,7 @@ describe.skipIf(skipReason !== null)("dashboard in headless chromium", () => {
   beforeAll(async () => {
     await buildRunDir(runDir, 3);
     server = await serveDashboard({ runDir, port: 0 });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--no-sandbox",
-        "--headless",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    });
+    browser = await launch();
   });
   afterAll(async () => {
     await browser?.close();
@@ -43,18 +29,21 @@ describe.skipIf(skipReason !== null)("dashboard in headless chromium", () => {
   });
 
   it("shows per-role curves, updates live, and opens a trajectory", async () => {
-    const page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
     const errors: string[] = [];
-    page.on("pageerror", (e) => errors.push(e.message));
-    await page.goto(server.url);
+    const page = await openPage(browser, server.url, 1300, errors);
 
-    // curves: one chart per metric, a series per role, drawn on a canvas
+    // curves: one chart per metric, a series per role, drawn on a canvas; flat metrics listed as constants
     const chart = page.locator('.chart[data-metric="reward.total"]');
     await chart.locator("canvas").waitFor();
-    const legend = await chart.locator(".u-legend .u-series .u-label").allTextContents();
-    expect(legend).toEqual(expect.arrayContaining(["answer", "decompose"]));
-    const metrics = await page.locator(".chart").evaluateAll((els) => els.map((e) => e.getAttribute("data-metric")));
-    expect(metrics).toEqual(expect.arrayContaining(["reward.total", "reward.format", "reward.trajectory", "outputLength", "samples"]));
+    const legend = await chart.locator('[data-testid="chart-legend"] .item').allTextContents();
+    expect(legend).toEqual(["answer", "decompose"]);
+    const charted = await page.locator(".chart").evaluateAll((els) => els.map((e) => e.getAttribute("data-metric")));
+    expect(charted).toEqual(expect.arrayContaining(["reward.total", "reward.format", "reward.trajectory", "outputLength"]));
+    const constants = await page
+      .locator('[data-testid="constants"] [data-metric]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute("data-metric")));
+    expect(constants).toContain("samples");
+    expect(charted).not.toContain("samples");
     const inked = await chart.locator("canvas").evaluate((c: HTMLCanvasElement) => {
       const d = c.getContext("2d")!.getImageData(0, 0, c.width, c.height).data;
       let n = 0;
@@ -93,6 +82,8 @@ describe.skipIf(skipReason !== null)("dashboard in headless chromium", () => {
     expect(graphText).toContain("visits 0,1");
     await page.click("#next");
     await expect.poll(() => page.locator('[data-testid="record-title"]').textContent()).toBe("2 / 5: retrieve (tool)");
+    // a plain string input reads as itself, not as a quoted JSON string
+    await expect(page.locator('[data-testid="tool-input"]').textContent()).resolves.toBe("capital of Arvel");
     await expect(page.locator('[data-testid="record-tools"]').textContent()).resolves.toContain("Lorin is the capital of Arvel.");
     await page.locator('[data-testid="record-item"]').nth(4).click();
     await expect.poll(() => page.locator('[data-testid="record-title"]').textContent()).toBe("5 / 5: answer (role)");

@@ -70,14 +70,23 @@ const TASKS: Task[] = [
   { id: "t1", question: "What is the capital of Arvel?", gold: "Lorin" },
 ];
 
+export interface FixtureOptions {
+  /** steps the answers lag behind: episode ep-i is correct from step i + 1 + lag */
+  lag?: number;
+  /** dev eval: after the last step, plus the eval before training as a step-0 row or as summary.json `before` */
+  eval?: "step-0-row" | "summary-before" | "no-before";
+}
+
 /** Writes `steps` training steps of 4 episodes each (episodes ep-0..ep-3, one more correct each step) into runDir. */
-export async function buildRunDir(runDir: string, steps = 3): Promise<void> {
+export async function buildRunDir(runDir: string, steps = 3, opts: FixtureOptions = {}): Promise<void> {
+  const lag = opts.lag ?? 0;
   await writeEffectiveConfig(runDir, {
     name: "dashboard-fixture",
     models: { shared: { preset: "tiny" } },
     cast: { decompose: "shared", answer: "shared" },
   });
   const metrics = openMetricsWriter(runDir);
+  if (opts.eval === "step-0-row") metrics.write({ step: 0, eval: { metric: 0.05, episodes: 2 } });
   const rewardFns = [formatReward({ weight: 1 }), sharedOutcome<Task, State>((t, task) => f1Score(t.finalState.answer, [task.gold]))];
   for (let step = 1; step <= steps; step++) {
     // later steps answer better: the curves go up
@@ -85,7 +94,7 @@ export async function buildRunDir(runDir: string, steps = 3): Promise<void> {
       const ep = Number(req.episodeId.split("-")[1]);
       if (req.role === "decompose")
         return ep === 3 && step === 1 ? "capital of Arvel, river" : JSON.stringify(["capital of Arvel", "river of Lorin"]);
-      return `<final_answer>${ep < step ? TASKS[ep % 2].gold : "unknown"}</final_answer>`;
+      return `<final_answer>${ep < step - lag ? TASKS[ep % 2].gold : "unknown"}</final_answer>`;
     });
     const episodes = Array.from({ length: 4 }, (_, i) => {
       const task = TASKS[i % 2];
@@ -102,7 +111,18 @@ export async function buildRunDir(runDir: string, steps = 3): Promise<void> {
     );
     await appendTrajectories(runDir, step, trajectories);
     await appendRewards(runDir, step, assigned.episodes);
-    metrics.write({ step, episodes: trajectories.length, roles: roleRows(roleMetrics(trajectories, assigned, {}, {})) });
+    const evalRow = opts.eval && step === steps ? { eval: { metric: evalMetric(step, lag), episodes: 2 } } : {};
+    metrics.write({ step, episodes: trajectories.length, roles: roleRows(roleMetrics(trajectories, assigned, {}, {})), ...evalRow });
   }
-  await metrics.summary({ steps });
+  const evalSummary = opts.eval
+    ? {
+        finalEval: evalMetric(steps, lag),
+        best: { step: steps, metric: evalMetric(steps, lag), split: "dev" },
+        ...(opts.eval === "summary-before" ? { before: 0.1 } : {}),
+      }
+    : {};
+  await metrics.summary({ kind: "train", steps, startStep: 0, wallSeconds: 75.5, ...evalSummary });
 }
+
+/** The fixture's dev metric after `step` steps: the fraction of the 4 episodes answered correctly. */
+export const evalMetric = (step: number, lag = 0): number => Math.max(0, Math.min(4, step - lag)) / 4;
