@@ -82,7 +82,10 @@ async function loadNodeLlamaCpp(): Promise<{ mod: NodeLlamaCpp | null; note: str
     const mod = (await import(spec ? pathToFileURL(spec).href : "node-llama-cpp")) as NodeLlamaCpp;
     return { mod, note: spec ? `node-llama-cpp from ${spec}` : "node-llama-cpp" };
   } catch (err) {
-    return { mod: null, note: `node-llama-cpp not installed (${(err as Error).message.split("\n")[0]}); add node-llama-cpp@3.21.1` };
+    return {
+      mod: null,
+      note: `node-llama-cpp not installed (${(err as Error).message.split("\n")[0]}); npm install --no-save node-llama-cpp@3.21.1 to compare with llama.cpp`,
+    };
   }
 }
 

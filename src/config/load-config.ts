@@ -15,8 +15,28 @@ import { CRITIC_ESTIMATORS, type RunConfig, type RunConfigInput, runConfigSchema
 /** The file name of the effective config inside a run directory. */
 export const CONFIG_FILE = "config.json";
 
-/** Imports a JS/TS module (TS through tsx when it is installed). */
+/**
+ * Imports a JS/TS module (TS through tsx) and returns its exports as the module declares them,
+ * whether it loads as an ES module or as CommonJS (a .ts file in a folder whose package.json has
+ * no `"type": "module"`, a .cts file, compiled JS).
+ */
 export async function importModule(path: string): Promise<Record<string, unknown>> {
+  return esExports(await importNamespace(path));
+}
+
+/**
+ * The ES exports of a module namespace. Node presents a CommonJS module as `{ default:
+ * module.exports, …named }`; when module.exports came from compiled ES syntax (`__esModule`),
+ * its `default` is the module's own default export and the rest are its named exports.
+ */
+function esExports(ns: Record<string, unknown>): Record<string, unknown> {
+  const cjs = ns.default as Record<string, unknown> | null | undefined;
+  if (cjs === null || typeof cjs !== "object" || cjs.__esModule !== true) return ns;
+  const { default: own, ...named } = cjs;
+  return own === undefined ? named : { ...named, default: own };
+}
+
+async function importNamespace(path: string): Promise<Record<string, unknown>> {
   const abs = resolve(path);
   if (/\.(c|m)?ts$/.test(abs)) {
     try {
@@ -26,8 +46,8 @@ export async function importModule(path: string): Promise<Record<string, unknown
       if ((e as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND" && String((e as Error).message).includes("tsx"))
         throw new MasoError(
           "CONFIG_FILE",
-          `cannot load ${path}: TypeScript files need tsx`,
-          "npm install -D tsx, or compile the file to .js",
+          `cannot load ${path}: TypeScript files need tsx, a dependency of maso that is not installed`,
+          "reinstall maso (npm install), or compile the file to .js",
         );
       throw e;
     }

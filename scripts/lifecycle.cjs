@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+// npm lifecycle steps: `install` builds the native addon (node-gyp, which npm puts on PATH for its
+// scripts), `prepare` compiles src/ to dist/ (in a clone, on `npm ci`, `npm pack` and git installs).
+// Both stand aside when `npx maso` runs inside the clone itself: npm then links the clone into its
+// npx cache and would rerun them there, minutes of rebuilding nobody asked for; bin/maso.js says
+// what to build instead.
+const { spawnSync } = require("node:child_process");
+const { isAbsolute, relative, resolve } = require("node:path");
+
+const COMMANDS = { install: "node-gyp rebuild", prepare: "npm run build" };
+const step = process.argv[2];
+const command = COMMANDS[step];
+if (command === undefined) {
+  console.error(`usage: node scripts/lifecycle.cjs ${Object.keys(COMMANDS).join("|")}`);
+  process.exit(2);
+}
+
+/** True when npm runs this step for `npx`/`npm exec` started inside this package's own folder. */
+function npxInsideThisPackage() {
+  if (process.env.npm_command !== "exec" || !process.env.INIT_CWD) return false;
+  const rel = relative(resolve(__dirname, ".."), resolve(process.env.INIT_CWD));
+  return !rel.startsWith("..") && !isAbsolute(rel);
+}
+
+if (npxInsideThisPackage()) {
+  console.error(`maso: npx inside the clone, skipping the ${step} step (${command}); bin/maso.js says if anything is unbuilt`);
+  process.exit(0);
+}
+const r = spawnSync(command, { stdio: "inherit", shell: true, cwd: resolve(__dirname, "..") });
+if (r.error) console.error(`maso: ${command}: ${r.error.message}`);
+process.exit(r.status ?? 1);

