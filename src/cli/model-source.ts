@@ -1,8 +1,8 @@
 // Finds model weights for `eval`, `export` and `sft`: a run directory (newest good checkpoint), one
-// checkpoint directory, or a plain HF model directory, and the tokenizer stored with them. Reads
-// and verifies; never writes.
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+// checkpoint directory, or a plain HF model directory, and the tokenizer stored with them (or with
+// the weights a `maso train` run started from). Reads and verifies; never writes.
+import { existsSync, readFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { MANIFEST_FILE } from "../checkpoint/paths.js";
 import { type VerifiedCheckpoint, findCheckpoint, verifyCheckpoint } from "../checkpoint/read-checkpoint.js";
 import { createByteTokenizer } from "../engine/tokenizer/byte-tokenizer.js";
@@ -17,6 +17,13 @@ export interface ModelSource {
   adapters: Record<string, string>;
   /** the verified checkpoint it came from, if any */
   checkpoint: VerifiedCheckpoint | null;
+  /**
+   * The weights directory the run's model started from (its config's `models.<name>.weights`,
+   * absolute), where its tokenizer files live; undefined for preset models and plain HF folders.
+   */
+  baseDir?: string;
+  /** The run trained the base weights too, so the checkpoint's `hf/` no longer equals {@link baseDir}. */
+  baseTrained?: boolean;
   describe: string;
 }
 
@@ -58,25 +65,82 @@ export async function findModel(path: string, opts: { part?: string; step?: numb
     const m = new RegExp(`^${part}/adapters/([^/]+)/adapter_config\\.json$`).exec(f);
     if (m) adapters[m[1]] = join(ck.dir, part, "adapters", m[1]);
   }
-  return { hfDir: join(ck.dir, part, "hf"), adapters, checkpoint: ck, describe: `${ck.dir} (model '${part}', step ${ck.step})` };
+  return {
+    hfDir: join(ck.dir, part, "hf"),
+    adapters,
+    checkpoint: ck,
+    ...runWeights(ck.dir, part),
+    describe: `${ck.dir} (model '${part}', step ${ck.step})`,
+  };
+}
+
+function readJson(path: string): Record<string, unknown> | undefined {
+  try {
+    const v = JSON.parse(readFileSync(path, "utf8")) as unknown;
+    return v !== null && typeof v === "object" ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
- * The tokenizer stored with a model: its own tokenizer files, or, when there are none, the byte
+ * The `weights` directory of the run config's model behind checkpoint part `part` (worker.json
+ * names the model; a part without one is named after it). Resolved from the working directory, as
+ * `maso train` does; a run written without a config (library use) has none.
+ */
+function runWeights(ckDir: string, part: string): Pick<ModelSource, "baseDir" | "baseTrained"> {
+  const checkpoints = dirname(resolve(ckDir));
+  if (basename(checkpoints) !== "checkpoints") return {};
+  const config = readJson(join(dirname(checkpoints), "config.json"));
+  const name = readJson(join(ckDir, part, "worker.json"))?.model ?? part;
+  const models = config?.models as Record<string, { weights?: unknown; trainBase?: unknown; lora?: unknown }> | undefined;
+  const m = typeof name === "string" ? models?.[name] : undefined;
+  if (typeof m?.weights !== "string") return {};
+  // the run config's default: the base trains without LoRA, stays frozen with it
+  return { baseDir: resolve(m.weights), baseTrained: typeof m.trainBase === "boolean" ? m.trainBase : !m.lora };
+}
+
+/** A model's tokenizer and the directory its files came from (undefined: the built-in byte tokenizer). */
+export interface FoundTokenizer {
+  tokenizer: SavableTokenizer;
+  dir?: string;
+}
+
+/**
+ * The tokenizer stored with a model: the files in `dir` when given, else its own tokenizer files,
+ * else those of the weights its run started from ({@link ModelSource.baseDir}), else the byte
  * tokenizer for a byte-vocabulary model (null otherwise). A malformed tokenizer is an error, not
  * "no tokenizer", and one that does not fit the model's vocabulary is TOKENIZER_MISMATCH.
+ * @example
+ * const found = await findTokenizer(source, config.vocabSize);
+ */
+export async function findTokenizer(source: ModelSource, vocabSize: number, dir?: string): Promise<FoundTokenizer | null> {
+  let found: FoundTokenizer | null = null;
+  for (const d of dir !== undefined ? [dir] : [source.hfDir, source.baseDir]) {
+    if (d === undefined) continue;
+    try {
+      found = { tokenizer: await loadTokenizer(d), dir: d };
+      break;
+    } catch (e) {
+      if (!(e instanceof MasoError) || e.code !== "TOKENIZER_NOT_FOUND" || dir !== undefined) throw e;
+    }
+  }
+  if (!found) {
+    const byte = createByteTokenizer();
+    found = vocabSize === byte.vocabSize ? { tokenizer: byte } : null;
+  }
+  if (found) {
+    const where = found.dir === undefined || found.dir === source.hfDir ? source.describe : found.dir;
+    checkTokenizerFits(found.tokenizer, vocabSize, { tokenizer: where, model: `${join(source.hfDir, "config.json")}` });
+  }
+  return found;
+}
+
+/**
+ * The tokenizer of {@link findTokenizer}, without where it came from.
  * @example
  * const tok = await modelTokenizer(source, config.vocabSize);
  */
 export async function modelTokenizer(source: ModelSource, vocabSize: number): Promise<SavableTokenizer | null> {
-  let tok: SavableTokenizer | null;
-  try {
-    tok = await loadTokenizer(source.hfDir);
-  } catch (e) {
-    if (!(e instanceof MasoError) || e.code !== "TOKENIZER_NOT_FOUND") throw e;
-    const byte = createByteTokenizer();
-    tok = vocabSize === byte.vocabSize ? byte : null;
-  }
-  if (tok) checkTokenizerFits(tok, vocabSize, { tokenizer: source.describe, model: `${join(source.hfDir, "config.json")}` });
-  return tok;
+  return (await findTokenizer(source, vocabSize))?.tokenizer ?? null;
 }

@@ -1,14 +1,18 @@
 // GGUF export: the file parses back (independent reader) with llama.cpp's key and tensor names,
 // dims innermost-first and 32-byte-aligned data; F32 is exact and F16 within half precision; the
 // llama q/k row permutation turns HF rotate-half RoPE into llama.cpp's adjacent-pair RoPE; a merged
-// adapter equals the adapter applied at run time; tokenizer metadata covers the byte tokenizer.
+// adapter equals the adapter applied at run time; tokenizer metadata covers the byte tokenizer and
+// byte-level BPEs, with llama.cpp's pre-tokenizer named from tokenizer.json's split pattern.
 import { readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { MasoError } from "../../src/errors.js";
 import { decodeF16 } from "../../src/engine/io/float-convert.js";
-import { byteLevelAlphabet, tokenizerMetadata } from "../../src/engine/io/gguf-tokenizer.js";
+import { byteLevelAlphabet, llamaCppPreTokenizer, tokenizerMetadata } from "../../src/engine/io/gguf-tokenizer.js";
+import { BPE_SPLIT_PATTERN } from "../../src/engine/tokenizer/bpe-trainer.js";
+import { compileChatTemplate } from "../../src/engine/tokenizer/chat-template.js";
+import { BYTE_CHAT_TEMPLATE } from "../../src/engine/tokenizer/tokenizer-files.js";
 import { loadHfTokenizer, qwen3TokenizerDir } from "../../src/engine/tokenizer/hf-tokenizer.js";
 import { permuteRope, planGguf, writeGguf } from "../../src/engine/io/gguf.js";
 import { Decoder } from "../../src/engine/model/decoder.js";
@@ -130,7 +134,7 @@ describe("GGUF files", () => {
 
   it("HF byte-level BPE tokenizers map to gpt2 vocabularies with merges, specials and the chat template", async () => {
     const qwen = await loadHfTokenizer(qwen3TokenizerDir());
-    const m = tokenizerMetadata(qwen, { vocabSize: 151936, pre: "qwen2" });
+    const m = tokenizerMetadata(qwen, { vocabSize: 151936 });
     const tokens = m.get("tokenizer.ggml.tokens")!.value as string[];
     const types = m.get("tokenizer.ggml.token_type")!.value as number[];
     expect(tokens).toHaveLength(151936);
@@ -142,6 +146,44 @@ describe("GGUF files", () => {
     expect(m.get("tokenizer.ggml.pre")!.value).toBe("qwen2");
     expect(String(m.get("tokenizer.chat_template")!.value)).toContain("<|im_start|>");
     expect(m.get("tokenizer.ggml.eos_token_id")!.value).toBe(qwen.eosTokenIds[0]);
+  });
+
+  it("names llama.cpp's pre-tokenizer from the split pattern, not the architecture", async () => {
+    const seq = (regex: string) => ({
+      type: "Sequence",
+      pretokenizers: [
+        { type: "Split", pattern: { Regex: regex }, behavior: "Isolated", invert: false },
+        { type: "ByteLevel", add_prefix_space: false, trim_offsets: false, use_regex: false },
+      ],
+    });
+    expect(llamaCppPreTokenizer(seq(BPE_SPLIT_PATTERN))).toBe("qwen2"); // maso's trained BPE splits like Qwen2
+    expect(llamaCppPreTokenizer(seq(BPE_SPLIT_PATTERN.replace("\\p{N}|", "\\p{N}{1,3}|")))).toBe("llama-bpe");
+    expect(llamaCppPreTokenizer({ type: "ByteLevel", add_prefix_space: false })).toBe("gpt-2");
+    expect(llamaCppPreTokenizer(seq("\\s+|\\w+"))).toBeUndefined();
+    expect(llamaCppPreTokenizer(null)).toBeUndefined();
+    // the committed base model is a llama whose BPE splits digits one by one: qwen2, not llama-bpe
+    const base = await loadHfTokenizer(join(import.meta.dirname, "..", "..", "models", "base"));
+    const { metadata } = planGguf(tinyModel("llama", 1, { vocabSize: 4096 }), { tokenizer: base });
+    expect(metadata.get("tokenizer.ggml.pre")!.value).toBe("qwen2");
+    expect(metadata.get("tokenizer.ggml.eos_token_id")!.value).toBe(base.tokenToId("<|im_end|>"));
+    const odd = {
+      ...base,
+      sourceFiles: { "tokenizer.json": JSON.stringify({ ...JSON.parse(base.sourceFiles["tokenizer.json"]!), pre_tokenizer: seq("\\s+") }) },
+    };
+    expect(() => tokenizerMetadata(odd, { vocabSize: 4096 })).toThrow(/pattern llama.cpp has no name for/);
+    expect(tokenizerMetadata(odd, { vocabSize: 4096, fallbackPre: "llama-bpe" }).get("tokenizer.ggml.pre")!.value).toBe("llama-bpe");
+  });
+
+  it("the byte tokenizer's Jinja chat template renders its own chat format", () => {
+    const render = compileChatTemplate(BYTE_CHAT_TEMPLATE, {});
+    const chat = [
+      { role: "system" as const, content: "be brief" },
+      { role: "user" as const, content: "hi" },
+      { role: "assistant" as const, content: "yo" },
+      { role: "tool" as const, content: "42" },
+    ];
+    for (const addGenerationPrompt of [true, false])
+      expect(render(chat, { addGenerationPrompt })).toBe(tokenizer.applyChatTemplate(chat, { addGenerationPrompt }));
   });
 
   it("refuses what llama.cpp cannot represent", () => {

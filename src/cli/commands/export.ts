@@ -1,15 +1,17 @@
-// `maso export`: writes a run's model as an HF safetensors folder (with the byte tokenizer when
-// the run used it), a LoRA adapter in PEFT layout, or one GGUF file for llama.cpp / Ollama
-// (optionally with an adapter merged into the base matrices).
+// `maso export`: writes a run's model as an HF safetensors folder with its tokenizer files, a LoRA
+// adapter in PEFT layout naming its base model, or one GGUF file for llama.cpp / Ollama with the
+// tokenizer's metadata (optionally with an adapter merged into the base matrices).
+import { resolve } from "node:path";
 import { loadHfModel, saveHfModel } from "../../engine/io/hf-model.js";
 import { loadAdapter, saveAdapter } from "../../engine/io/peft.js";
 import { writeGguf } from "../../engine/io/gguf.js";
+import { mergedParams } from "../../engine/io/merge-adapter.js";
 import { Decoder } from "../../engine/model/decoder.js";
-import { saveTokenizer } from "../../engine/tokenizer/load-tokenizer.js";
+import { writeTokenizerFiles } from "../../engine/tokenizer/tokenizer-files.js";
 import { MasoError } from "../../errors.js";
 import { num, parseFlags, str } from "../args.js";
 import { usageError } from "../exit-codes.js";
-import { findModel, modelTokenizer } from "../model-source.js";
+import { type FoundTokenizer, findModel, findTokenizer } from "../model-source.js";
 import { type Command, println } from "./types.js";
 
 const DTYPES = { f32: "F32", f16: "F16", bf16: "BF16" } as const;
@@ -23,14 +25,17 @@ Exports the newest good checkpoint of a run (or the given checkpoint / model fol
 
 options:
   --out <dir>          destination folder (required)
-  --format <f>         hf (default): config.json + model.safetensors (+ tokenizer)
+  --format <f>         hf (default): config.json + model.safetensors + the tokenizer files
                        peft: one LoRA adapter (adapter_config.json + adapter_model.safetensors)
-                       gguf: one .gguf file (--out is the file), for llama.cpp / Ollama
+                       gguf: one .gguf file (--out is the file) with the tokenizer, for llama.cpp / Ollama
   --dtype <d>          f32 (default), f16 or bf16 (gguf: f32 or f16)
   --model <name>       which model of a multi-model run
   --adapter <name>     which adapter for --format peft (default: the only one);
-                       for --format gguf: merge this adapter into the exported weights
-  --step <n>           a specific checkpoint step of a run`,
+                       for --format hf or gguf: merge this adapter into the exported weights
+  --step <n>           a specific checkpoint step of a run
+  --tokenizer <dir>    take the tokenizer from this folder (default: the model's own, else the
+                       weights the run started from, else the byte tokenizer for a byte vocabulary)
+  --base-name <name>   peft: base_model_name_or_path (default: the base weights' folder)`,
   async run(argv, io) {
     const p = parseFlags(
       "export",
@@ -42,6 +47,8 @@ options:
         model: { type: "string" },
         adapter: { type: "string" },
         step: { type: "string" },
+        tokenizer: { type: "string" },
+        "base-name": { type: "string" },
       },
       1,
     );
@@ -57,43 +64,51 @@ options:
     const source = await findModel(src, { part: str(p, "model"), step: num(p, "step", "export", { int: true, min: 0 }) });
     const { config, params } = await loadHfModel(source.hfDir);
     const dtype = DTYPES[dtypeName];
-    if (format === "hf") {
-      await saveHfModel(out, config, params, { dtype });
-      const tok = await modelTokenizer(source, config.vocabSize);
-      if (tok) await saveTokenizer(out, tok);
-      println(io, `exported ${source.describe} -> ${out} (HF safetensors, ${dtypeName}${tok ? ", with tokenizer" : ""})`);
+    if (format === "peft") {
+      const names = Object.keys(source.adapters);
+      const name = str(p, "adapter") ?? (names.length === 1 ? names[0] : undefined);
+      if (!name || !source.adapters[name])
+        throw new MasoError(
+          "EXPORT_NO_ADAPTER",
+          `${source.describe} has ${names.length ? `adapters ${names.join(", ")}` : "no LoRA adapters"}${name ? `, not '${name}'` : ""}`,
+          names.length ? "choose one with --adapter <name>" : "export --format hf instead",
+        );
+      const { lora, params: ap } = await loadAdapter(source.adapters[name], config);
+      // the weights the adapter applies to: the run's starting weights while they stayed frozen, else the checkpoint's base
+      const base = str(p, "base-name") ?? (source.baseDir && !source.baseTrained ? source.baseDir : resolve(source.hfDir));
+      await saveAdapter(out, config, lora, ap, { dtype, baseModelNameOrPath: base });
+      println(io, `exported adapter '${name}' of ${source.describe} -> ${out} (PEFT, ${dtypeName}, base ${base})`);
       return 0;
     }
-    if (format === "gguf") {
-      const model = new Decoder(config, params, { trainBase: false });
-      const merge = str(p, "adapter");
-      if (merge) {
-        if (!source.adapters[merge]) {
-          throw new MasoError(
-            "EXPORT_NO_ADAPTER",
-            `${source.describe} has no adapter '${merge}'`,
-            `choose one of: ${Object.keys(source.adapters).join(", ") || "(none)"}`,
-          );
-        }
-        const a = await loadAdapter(source.adapters[merge], config);
-        model.addAdapter(merge, a.lora, a.params);
+    const merge = str(p, "adapter");
+    const model = new Decoder(config, params, { trainBase: false });
+    if (merge) {
+      if (!source.adapters[merge]) {
+        throw new MasoError(
+          "EXPORT_NO_ADAPTER",
+          `${source.describe} has no adapter '${merge}'`,
+          `choose one of: ${Object.keys(source.adapters).join(", ") || "(none)"}`,
+        );
       }
-      const tok = (await modelTokenizer(source, config.vocabSize)) ?? undefined;
-      await writeGguf(out, model, { dtype: dtypeName === "f16" ? "f16" : "f32", tokenizer: tok, mergeAdapter: merge });
-      println(io, `exported ${source.describe}${merge ? ` + adapter ${merge}` : ""} -> ${out} (GGUF, ${dtypeName})`);
+      const a = await loadAdapter(source.adapters[merge], config);
+      model.addAdapter(merge, a.lora, a.params);
+    }
+    const also = merge ? ` + adapter ${merge}` : "";
+    const tok = await findTokenizer(source, config.vocabSize, str(p, "tokenizer"));
+    if (format === "hf") {
+      await saveHfModel(out, config, merge ? mergedParams(model, merge) : params, { dtype });
+      const files = tok ? await writeTokenizerFiles(out, tok.tokenizer, tok.dir) : [];
+      println(io, `exported ${source.describe}${also} -> ${out} (HF safetensors, ${dtypeName}${tokenizerNote(tok, files)})`);
       return 0;
     }
-    const names = Object.keys(source.adapters);
-    const name = str(p, "adapter") ?? (names.length === 1 ? names[0] : undefined);
-    if (!name || !source.adapters[name])
-      throw new MasoError(
-        "EXPORT_NO_ADAPTER",
-        `${source.describe} has ${names.length ? `adapters ${names.join(", ")}` : "no LoRA adapters"}${name ? `, not '${name}'` : ""}`,
-        names.length ? "choose one with --adapter <name>" : "export --format hf instead",
-      );
-    const { lora, params: ap } = await loadAdapter(source.adapters[name], config);
-    await saveAdapter(out, config, lora, ap, { dtype });
-    println(io, `exported adapter '${name}' of ${source.describe} -> ${out} (PEFT, ${dtypeName})`);
+    await writeGguf(out, model, { dtype: dtypeName === "f16" ? "f16" : "f32", tokenizer: tok?.tokenizer, mergeAdapter: merge });
+    println(io, `exported ${source.describe}${also} -> ${out} (GGUF, ${dtypeName}${tokenizerNote(tok)})`);
     return 0;
   },
 };
+
+function tokenizerNote(tok: FoundTokenizer | null, files?: string[]): string {
+  if (!tok) return "; no tokenizer found, pass --tokenizer <dir>";
+  const kind = tok.tokenizer.kind === "maso-byte" ? "byte tokenizer" : `tokenizer from ${tok.dir}`;
+  return files ? `, ${kind}: ${files.join(", ")}` : `, ${kind}`;
+}

@@ -4,15 +4,12 @@
 import { MasoError } from "../../errors.js";
 import type { ByteTokenizer } from "../tokenizer/byte-tokenizer.js";
 import type { HfTokenizer } from "../tokenizer/hf-tokenizer.js";
+import { BYTE_CHAT_TEMPLATE } from "../tokenizer/tokenizer-files.js";
 import type { Tokenizer } from "../tokenizer/types.js";
 import type { GgufValue } from "./gguf-writer.js";
 
 /** llama.cpp token types (llama_token_type). */
 const TOKEN_TYPE = { NORMAL: 1, CONTROL: 3, USER_DEFINED: 4, UNUSED: 5 } as const;
-
-/** The byte-tokenizer chat format as a Jinja template (`<|role|>content<|end|>`, then `<|assistant|>`). */
-export const BYTE_CHAT_TEMPLATE =
-  "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}<|end|>{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}";
 
 /** GPT-2's reversible map from bytes to printable characters (byte-level BPE's alphabet). */
 export function byteLevelAlphabet(): string[] {
@@ -30,8 +27,41 @@ export function byteLevelAlphabet(): string[] {
 export interface GgufTokenizerOptions {
   /** Rows of the model's embedding; ids beyond the tokenizer become unused `[PAD<id>]` tokens. */
   vocabSize: number;
-  /** llama.cpp pre-tokenizer name (tokenizer.ggml.pre), e.g. "qwen2", "llama-bpe", "default". */
-  pre: string;
+  /**
+   * llama.cpp pre-tokenizer name (tokenizer.ggml.pre) for HF tokenizers, e.g. "qwen2", "llama-bpe".
+   * Default: the one whose split pattern tokenizer.json uses ({@link llamaCppPreTokenizer}), else `fallbackPre`.
+   */
+  pre?: string;
+  /** Used when `pre` is unset and the split pattern is not one llama.cpp names (else GGUF_TOKENIZER). */
+  fallbackPre?: string;
+}
+
+/** Qwen2's split pattern, also maso's trained BPE's (BPE_SPLIT_PATTERN): single digits. */
+const QWEN2_SPLIT =
+  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+/** Llama 3's: the same with digits in runs of up to three. */
+const LLAMA3_SPLIT = QWEN2_SPLIT.replace("\\p{N}|", "\\p{N}{1,3}|");
+
+/**
+ * The llama.cpp pre-tokenizer that splits text as tokenizer.json's pre_tokenizer does: "qwen2" or
+ * "llama-bpe" for those models' Split regexes, "gpt-2" for a plain ByteLevel pre-tokenizer with
+ * GPT-2's built-in regex; undefined for anything else.
+ */
+export function llamaCppPreTokenizer(preTokenizer: unknown): string | undefined {
+  const p = preTokenizer as
+    | { type?: string; use_regex?: boolean; add_prefix_space?: boolean; pretokenizers?: unknown[] }
+    | null
+    | undefined;
+  if (p?.type === "ByteLevel") return p.use_regex === false || p.add_prefix_space === true ? undefined : "gpt-2";
+  if (p?.type !== "Sequence" || !Array.isArray(p.pretokenizers)) return undefined;
+  const parts = p.pretokenizers as { type?: string; pattern?: { Regex?: string }; use_regex?: boolean }[];
+  const split = parts.filter((x) => x.type === "Split");
+  const byteLevel = parts.find((x) => x.type === "ByteLevel");
+  if (split.length !== 1 || !byteLevel || byteLevel.use_regex !== false) return undefined;
+  const regex = split[0].pattern?.Regex;
+  if (regex === QWEN2_SPLIT) return "qwen2";
+  if (regex === LLAMA3_SPLIT) return "llama-bpe";
+  return undefined;
 }
 
 /** tokenizer.* metadata entries for `tokenizer`, in writing order. */
@@ -119,7 +149,15 @@ function hfMetadata(tok: HfTokenizer, opts: GgufTokenizerOptions): Map<string, G
   const config = JSON.parse(tok.sourceFiles["tokenizer_config.json"] ?? "{}") as { add_bos_token?: boolean; chat_template?: unknown };
   const m = new Map<string, GgufValue>();
   m.set("tokenizer.ggml.model", { type: "string", value: "gpt2" });
-  m.set("tokenizer.ggml.pre", { type: "string", value: opts.pre });
+  const pre = opts.pre ?? llamaCppPreTokenizer(json.pre_tokenizer) ?? opts.fallbackPre;
+  if (pre === undefined) {
+    throw new MasoError(
+      "GGUF_TOKENIZER",
+      "tokenizer.json splits text with a pattern llama.cpp has no name for",
+      "pass the llama.cpp pre-tokenizer name (writeGguf's `pre` option)",
+    );
+  }
+  m.set("tokenizer.ggml.pre", { type: "string", value: pre });
   m.set("tokenizer.ggml.tokens", { type: "string[]", value: tokens });
   m.set("tokenizer.ggml.token_type", { type: "i32[]", value: types });
   m.set("tokenizer.ggml.merges", { type: "string[]", value: merges });

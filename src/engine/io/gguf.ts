@@ -19,6 +19,7 @@ import type { Decoder } from "../model/decoder.js";
 import { projectionShape } from "../params.js";
 import type { Tokenizer } from "../tokenizer/types.js";
 import { tokenizerMetadata } from "./gguf-tokenizer.js";
+import { mergedWeight } from "./merge-adapter.js";
 import { GGML_TYPE, type GgufTensorInfo, type GgufValue, encodeGgufHeader, tensorBytes, tensorPadding } from "./gguf-writer.js";
 
 /** Options of {@link writeGguf}. */
@@ -31,7 +32,10 @@ export interface GgufExportOptions {
   mergeAdapter?: string;
   /** general.name; default "maso-<architecture>". */
   name?: string;
-  /** llama.cpp pre-tokenizer for HF tokenizers; default "qwen2" for Qwen models, "llama-bpe" for llama. */
+  /**
+   * llama.cpp pre-tokenizer for HF tokenizers. Default: the one matching tokenizer.json's split
+   * pattern (qwen2, llama-bpe, gpt-2), else "qwen2" for Qwen models and "llama-bpe" for llama.
+   */
   pre?: string;
 }
 
@@ -75,8 +79,8 @@ export function planGguf(model: Decoder, opts: GgufExportOptions = {}): { metada
   metadata.set(`${arch}.rope.freq_base`, { type: "f32", value: cfg.ropeTheta });
   metadata.set(`${arch}.attention.layer_norm_rms_epsilon`, { type: "f32", value: cfg.rmsNormEps });
   if (opts.tokenizer) {
-    const pre = opts.pre ?? (arch === "llama" ? "llama-bpe" : "qwen2");
-    for (const [k, v] of tokenizerMetadata(opts.tokenizer, { vocabSize: cfg.vocabSize, pre })) metadata.set(k, v);
+    const fallbackPre = arch === "llama" ? "llama-bpe" : "qwen2";
+    for (const [k, v] of tokenizerMetadata(opts.tokenizer, { vocabSize: cfg.vocabSize, pre: opts.pre, fallbackPre })) metadata.set(k, v);
   }
 
   const tensors: PlannedTensor[] = [];
@@ -128,27 +132,6 @@ export function planGguf(model: Decoder, opts: GgufExportOptions = {}): { metada
   add("output_norm.weight", [C], () => p.get("model.norm.weight"));
   if (!cfg.tieWordEmbeddings) add("output.weight", [V, C], () => p.get("lm_head.weight"));
   return { metadata, tensors };
-}
-
-/** The projection matrix (out, in), with the adapter's (alpha / rank) B A added when one is given. */
-function mergedWeight(model: Decoder, l: number, proj: keyof Decoder["lw"][number]["w"], adapterName: string | undefined): Float32Array {
-  const base = model.lw[l].w[proj];
-  const a = adapterName === undefined ? undefined : model.adapters.get(adapterName);
-  const lw = a?.layers[l][proj];
-  if (!a || !lw) return base;
-  const { inDim, outDim } = projectionShape(model.config, proj);
-  const R = a.lora.rank;
-  const out = base.slice();
-  for (let o = 0; o < outDim; o++) {
-    const row = out.subarray(o * inDim, (o + 1) * inDim);
-    for (let r = 0; r < R; r++) {
-      const b = a.scale * lw.B[o * R + r];
-      if (b === 0) continue;
-      const ar = lw.A.subarray(r * inDim, (r + 1) * inDim);
-      for (let i = 0; i < inDim; i++) row[i] += b * ar[i];
-    }
-  }
-  return out;
 }
 
 /**
