@@ -101,6 +101,7 @@ describe("rpc over nats-server", () => {
       while (hold) await new Promise((r) => setTimeout(r, 20));
       return p;
     });
+    await b.flush(); // the subscription is on the server before a request can find no responder
     const rpc = rpcClient(a, "r1");
     const pending = rpc.request("maso.r1.x.0.update", encodeJson({ n: 1 }), { ...opts(60_000), label: "x/0 update" });
     await new Promise((r) => setTimeout(r, 200));
