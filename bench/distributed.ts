@@ -13,14 +13,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { loadExports } from "../src/cli/commands/train.js";
-import { runtimeOptions } from "../src/cli/train/runtime-options.js";
-import { trainingModule } from "../src/cli/train/workflow-module.js";
-import { resolveRunConfig } from "../src/config/load-config.js";
+import { runtimeOptionsOf } from "../src/cli/commands/worker.js";
 import { createNatsRuntime } from "../src/distributed/nats-runtime.js";
 import { stepRow } from "../src/run/step-row.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
 import type { StepItem } from "../src/runtime/step-context.js";
-import { type Workflow, workflowRoles } from "../src/workflow/graph-types.js";
 
 const WORKFLOW = "examples/workflows/iterative-coding/workflow.ts";
 type Case = { name: string; shape: "perRole" | "shared"; nats: boolean; threads: number; replicas?: number };
@@ -42,13 +39,11 @@ interface CaseResult {
 
 /** One case, in this process: `steps` RL steps of 4 tasks × 4 episodes, the same tasks every case. */
 async function runCase(c: Case, steps: number): Promise<CaseResult> {
-  const exp = await loadExports(WORKFLOW);
-  const configs = exp.configs as Record<string, Record<string, unknown>>;
+  const configs = (await loadExports(WORKFLOW)).configs as Record<string, Record<string, unknown>>;
   const root = mkdtempSync(join(tmpdir(), "maso-bench-dist-"));
   const raw = { ...configs[c.shape], runDir: join(root, "run"), workflow: resolve(WORKFLOW) };
-  const { config, cast } = resolveRunConfig(raw, { roles: workflowRoles(exp.workflow as Workflow<object, string>), source: "bench" });
-  const mod = trainingModule(exp, WORKFLOW);
-  const opts = { ...runtimeOptions(config, cast, mod), startStep: 0 };
+  const { config, cast, mod, opts: built } = await runtimeOptionsOf(raw, "bench");
+  const opts = { ...built, startStep: 0 };
   const models = [...new Set(Object.values(cast).map((e) => e.model))];
   const replicas = Object.fromEntries(models.map((m) => [m, c.replicas ?? 1]));
   const rt: Runtime<object, unknown> = c.nats

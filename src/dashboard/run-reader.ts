@@ -1,12 +1,13 @@
 // Reads what the dashboard shows from a run directory: config, summary and its overview, checkpoints, metrics lines
 // after a given count (for polling), trajectory steps, episode summaries and one episode with its
 // rewards. Read-only; never writes to the run directory.
-import { readFile, readdir } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { listCheckpoints } from "../checkpoint/paths.js";
 import { MasoError } from "../errors.js";
 import { type MetricsRow, readMetrics } from "../progress/metrics-writer.js";
 import { readRewards } from "../progress/reward-writer.js";
+import { trajectorySteps as stepsWithTrajectories } from "../progress/trajectory-export.js";
 import type { CombinedReward, EpisodeRewards, SkippedRecord } from "../rewards/combine.js";
 import { type RunOverview, summarizeRun } from "./run-summary.js";
 import { trajectoryFile } from "../workflow/trajectory-writer.js";
@@ -41,20 +42,8 @@ export function metricsAfter(runDir: string, after: number): { rows: MetricsRow[
   return { rows: all.slice(Math.max(0, after)), total: all.length };
 }
 
-/** Steps that have a trajectories file, ascending. */
-export async function trajectorySteps(runDir: string): Promise<number[]> {
-  let names: string[];
-  try {
-    names = await readdir(join(runDir, "trajectories"));
-  } catch {
-    return [];
-  }
-  return names
-    .map((n) => /^step-(\d+)\.jsonl$/.exec(n))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => Number(m[1]))
-    .sort((a, b) => a - b);
-}
+/** Steps that have a trajectories file, ascending; none when the folder cannot be read (a run still starting). */
+export const trajectorySteps = (runDir: string): Promise<number[]> => stepsWithTrajectories(runDir).catch(() => []);
 
 async function readStep(runDir: string, step: number): Promise<Trajectory[]> {
   let text: string;

@@ -128,10 +128,12 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
         `started ${spawned.length} worker processes (${threads} thread${threads > 1 ? "s" : ""} each) on ${server ? "an embedded nats-server" : url}, run ${run}`,
       );
     } else log(`waiting for workers ${addresses.map(workerLabel).join(", ")} of run ${run} on ${url}`);
+    /** How a spawned worker ended, e.g. "(pid 4711) was killed by SIGKILL". */
+    const ended = (w: SpawnedWorker) => w.exited.then((why) => `(pid ${w.child.pid}) ${why}`);
     let died: Error | null = null;
     for (const w of spawned)
-      void w.exited.then(async (why) => {
-        died ??= new MasoError("WORKER_EXITED", `worker ${why}: ${await logTail(w)}`, `see ${w.log}`);
+      void ended(w).then(async (how) => {
+        died ??= new MasoError("WORKER_EXITED", `worker ${workerLabel(w.address)} ${how}: ${await logTail(w)}`, `see ${w.log}`);
       });
     await watch.waitFor(addresses, session, s.startupTimeoutMs, () => died);
     const transport = natsTransport({
@@ -141,8 +143,7 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
       callTimeoutMs: s.callTimeoutMs,
       watch,
     });
-    for (const w of spawned)
-      void w.exited.then((why) => transport.lose(workerLabel(w.address), why.replace(/^\(pid \d+, [^)]*\) /, `(pid ${w.child.pid}) `)));
+    for (const w of spawned) void ended(w).then((how) => transport.lose(workerLabel(w.address), how));
     for (const a of addresses) {
       const hello = await transport.host(a, "hello", {});
       const want = cast.rolesOf(a.model).sort().join(",");

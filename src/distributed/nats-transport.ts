@@ -7,7 +7,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import { MasoError } from "../errors.js";
 import type { GenerateRequest, RequestOf, ResponseOf, WorkerOp, WorkerState } from "../runtime/messages.js";
-import type { TrafficStats, Transport } from "../runtime/transport.js";
+import { type Transport, trafficMeter } from "../runtime/transport.js";
 import type { HostOp, HostOps, PartLocation } from "./host-ops.js";
 import type { MemberWatch } from "./membership.js";
 import { decodeJson, encodeJson, rpcClient } from "./rpc.js";
@@ -33,8 +33,6 @@ export interface NatsTransport extends Transport {
   lose(label: string, why: string): void;
   close(): void;
 }
-
-const blank = (): TrafficStats => ({ messages: 0, bytesToWorkers: 0, bytesToController: 0, byOp: {}, codecMs: 0 });
 
 /** FNV-1a of the episode id: which replica serves an episode (stable across runs and processes). */
 export function replicaOf(episodeId: string, replicas: number): number {
@@ -64,15 +62,13 @@ function mergeStates(states: WorkerState[]): WorkerState {
 export function natsTransport(o: NatsTransportOptions): NatsTransport {
   const rpc = rpcClient(o.nc, o.run);
   const lost = new Map<string, string>();
-  let stats = blank();
+  const meter = trafficMeter();
+  const lostError = (label: string, why: string, when: string) =>
+    new MasoError("WORKER_LOST", `worker ${label} ${why}, ${when}`, "restart the worker and continue with maso train --resume");
   const lose = (label: string, why: string) => {
     if (lost.has(label)) return;
     lost.set(label, why);
-    rpc.failPending(
-      label,
-      (what) =>
-        new MasoError("WORKER_LOST", `worker ${label} ${why}, during ${what}`, "restart the worker and continue with maso train --resume"),
-    );
+    rpc.failPending(label, (what) => lostError(label, why, `during ${what}`));
   };
   o.watch.onLost(lose);
   const ranks = (model: string): WorkerAddress[] => {
@@ -84,30 +80,20 @@ export function natsTransport(o: NatsTransportOptions): NatsTransport {
   const send = async (w: WorkerAddress, op: string, payload: Uint8Array): Promise<Uint8Array> => {
     const label = workerLabel(w);
     const why = lost.get(label);
-    if (why)
-      throw new MasoError(
-        "WORKER_LOST",
-        `worker ${label} ${why}, before ${op}`,
-        "restart the worker and continue with maso train --resume",
-      );
+    if (why) throw lostError(label, why, `before ${op}`);
     return rpc.request(opSubject(o.run, w, op), payload, { timeoutMs: o.callTimeoutMs, label: `${label} ${op}`, worker: label });
   };
   /** One JSON call, counted like the in-process transport counts it. */
   const counted = async (w: WorkerAddress, op: string, msg: unknown): Promise<unknown> => {
     let t0 = performance.now();
     const req = encodeJson(msg);
-    stats.codecMs += performance.now() - t0;
-    stats.messages++;
-    stats.bytesToWorkers += req.length;
-    const byOp = (stats.byOp[op] ??= { messages: 0, bytes: 0 });
-    byOp.messages++;
-    byOp.bytes += req.length;
+    meter.codec(performance.now() - t0);
+    meter.bytes(op, req.length, true);
     const res = await send(w, op, req);
     t0 = performance.now();
     const out = decodeJson(res);
-    stats.codecMs += performance.now() - t0;
-    stats.bytesToController += res.length;
-    byOp.bytes += res.length;
+    meter.codec(performance.now() - t0);
+    meter.bytes(op, res.length, false);
     return out;
   };
   const hostCall = async <K extends HostOp>(
@@ -143,10 +129,8 @@ export function natsTransport(o: NatsTransportOptions): NatsTransport {
       return out;
     },
     groups: () => Object.keys(o.replicas),
-    traffic: () => structuredClone(stats),
-    resetTraffic() {
-      stats = blank();
-    },
+    traffic: meter.traffic,
+    resetTraffic: meter.reset,
     async saveCheckpointPart(model, loc) {
       await hostCall(ranks(model)[0], "checkpointSave", loc);
     },

@@ -7,13 +7,13 @@ import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type NatsAuth, natsAuthEnv } from "./connect.js";
-import { type WorkerAddress, workerLabel } from "./subjects.js";
+import type { WorkerAddress } from "./subjects.js";
 
 export interface SpawnedWorker {
   address: WorkerAddress;
   child: ChildProcess;
   log: string;
-  /** Resolves with how the process ended ("exited with code 1", "was killed by SIGKILL"). */
+  /** Resolves with how the process ended: "exited with code 1", "was killed by SIGKILL". */
   exited: Promise<string>;
 }
 
@@ -78,6 +78,6 @@ export async function spawnWorkers(o: {
       child.once("error", (e) => resolve(`could not start (${e.message})`));
       child.once("exit", (code, signal) => resolve(signal ? `was killed by ${signal}` : `exited with code ${code}`));
     });
-    return { address, child, log, exited: exited.then((why) => `(pid ${child.pid}, ${workerLabel(address)}) ${why}`) };
+    return { address, child, log, exited };
   });
 }

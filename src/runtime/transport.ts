@@ -26,6 +26,31 @@ export interface Transport {
 
 const blank = (): TrafficStats => ({ messages: 0, bytesToWorkers: 0, bytesToController: 0, byOp: {}, codecMs: 0 });
 
+/** The byte and codec counters every transport keeps, counted the same way whatever carries the messages. */
+export function trafficMeter() {
+  let stats = blank();
+  return {
+    /** One encoded message: a request (`toWorker`, counted as a message) or its response. */
+    bytes(op: string, bytes: number, toWorker: boolean): void {
+      if (toWorker) stats.bytesToWorkers += bytes;
+      else stats.bytesToController += bytes;
+      const o = (stats.byOp[op] ??= { messages: 0, bytes: 0 });
+      o.bytes += bytes;
+      if (toWorker) {
+        o.messages++;
+        stats.messages++;
+      }
+    },
+    codec(ms: number): void {
+      stats.codecMs += ms;
+    },
+    traffic: (): TrafficStats => structuredClone(stats),
+    reset(): void {
+      stats = blank();
+    },
+  };
+}
+
 /**
  * Worker groups in this process, reached through JSON messages with a byte counter.
  *
@@ -34,18 +59,14 @@ const blank = (): TrafficStats => ({ messages: 0, bytesToWorkers: 0, bytesToCont
  * await transport.call("policy", "state", {});
  */
 export function inProcessTransport(workers: Readonly<Record<string, WorkerGroupApi>>): Transport {
-  let stats = blank();
+  const meter = trafficMeter();
   const encode = (x: unknown, op: string, toWorker: boolean): unknown => {
     const t0 = performance.now();
     const json = JSON.stringify(x) ?? "null";
     const bytes = Buffer.byteLength(json, "utf8");
     const out = JSON.parse(json) as unknown;
-    stats.codecMs += performance.now() - t0;
-    if (toWorker) stats.bytesToWorkers += bytes;
-    else stats.bytesToController += bytes;
-    const o = (stats.byOp[op] ??= { messages: 0, bytes: 0 });
-    o.bytes += bytes;
-    if (toWorker) o.messages++;
+    meter.codec(performance.now() - t0);
+    meter.bytes(op, bytes, toWorker);
     return out;
   };
   return {
@@ -53,16 +74,13 @@ export function inProcessTransport(workers: Readonly<Record<string, WorkerGroupA
       const w = workers[group];
       if (!w)
         throw new MasoError("TRANSPORT_UNKNOWN_GROUP", `no worker group named "${group}"`, `known: ${Object.keys(workers).join(", ")}`);
-      stats.messages++;
       const req = encode(msg, op, true) as RequestOf<typeof op>;
       const handler = w[op] as (m: RequestOf<typeof op>) => Promise<ResponseOf<typeof op>>;
       const res = await handler(req);
       return encode(res, op, false) as ResponseOf<typeof op>;
     },
     groups: () => Object.keys(workers),
-    traffic: () => structuredClone(stats),
-    resetTraffic() {
-      stats = blank();
-    },
+    traffic: meter.traffic,
+    resetTraffic: meter.reset,
   };
 }

@@ -5,17 +5,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadExports } from "../../src/cli/commands/train.js";
-import { runtimeOptions } from "../../src/cli/train/runtime-options.js";
-import { trainingModule } from "../../src/cli/train/workflow-module.js";
-import { resolveRunConfig } from "../../src/config/load-config.js";
+import { runtimeOptionsOf } from "../../src/cli/commands/worker.js";
 import { startNatsServer } from "../../src/distributed/nats-server.js";
 import { createNatsRuntime } from "../../src/distributed/nats-runtime.js";
 import type { NatsTransport } from "../../src/distributed/nats-transport.js";
 import { createRuntime } from "../../src/runtime/runtime.js";
 import type { StepItem } from "../../src/runtime/step-context.js";
-import { workflowRoles } from "../../src/workflow/graph-types.js";
-import type { Workflow } from "../../src/workflow/graph-types.js";
 import { WORKFLOW, perModelConfig } from "./per-model.js";
 
 const root = mkdtempSync(join(tmpdir(), "maso-replicas-"));
@@ -28,11 +23,8 @@ const comparable = (ts: readonly unknown[]) =>
 describe("generation replicas over NATS", () => {
   it("sample what one worker group samples, and every replica serves the newest weights after each update", async () => {
     process.env.MASO_THREADS = "1";
-    const exp = await loadExports(WORKFLOW);
     const raw = { ...perModelConfig({ runDir: join(root, "run") }), workflow: resolve(WORKFLOW) };
-    const { config, cast } = resolveRunConfig(raw, { roles: workflowRoles(exp.workflow as Workflow<object, string>), source: "test" });
-    const mod = trainingModule(exp, WORKFLOW);
-    const opts = runtimeOptions(config, cast, mod);
+    const { config, mod, opts } = await runtimeOptionsOf(raw, "test");
     const server = await startNatsServer();
     const replicas = { planner: 2, solver: 2 };
     const rt = await createNatsRuntime(

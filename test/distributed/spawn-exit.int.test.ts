@@ -4,13 +4,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadExports } from "../../src/cli/commands/train.js";
-import { runtimeOptions } from "../../src/cli/train/runtime-options.js";
-import { trainingModule } from "../../src/cli/train/workflow-module.js";
-import { resolveRunConfig } from "../../src/config/load-config.js";
+import { runtimeOptionsOf } from "../../src/cli/commands/worker.js";
 import { createNatsRuntime } from "../../src/distributed/nats-runtime.js";
 import type { NatsTransport } from "../../src/distributed/nats-transport.js";
-import { type Workflow, workflowRoles } from "../../src/workflow/graph-types.js";
 import { WORKFLOW, perModelConfig } from "./per-model.js";
 
 const root = mkdtempSync(join(tmpdir(), "maso-spawn-exit-"));
@@ -18,15 +14,10 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe("a spawned worker that exits", () => {
   it("fails the next call at once with WORKER_LOST, and the embedded server and other workers are cleaned up", async () => {
-    const exp = await loadExports(WORKFLOW);
     const raw = { ...perModelConfig({ runDir: join(root, "run") }), workflow: resolve(WORKFLOW) };
-    const { config, cast } = resolveRunConfig(raw, { roles: workflowRoles(exp.workflow as Workflow<object, string>), source: "test" });
-    const mod = trainingModule(exp, WORKFLOW);
+    const { config, opts } = await runtimeOptionsOf(raw, "test");
     const settings = { ...config.runtime.nats, threads: 1, heartbeatTimeoutMs: 60_000 };
-    const rt = await createNatsRuntime(
-      { ...runtimeOptions(config, cast, mod), startStep: 0 },
-      { settings, runDir: config.runDir, config: raw, startStep: 0 },
-    );
+    const rt = await createNatsRuntime({ ...opts, startStep: 0 }, { settings, runDir: config.runDir, config: raw, startStep: 0 });
     const transport = rt.transport as NatsTransport;
     const { pid } = await transport.host({ model: "solver", rank: 0 }, "hello", {});
     const planner = await transport.host({ model: "planner", rank: 0 }, "hello", {});

@@ -27,15 +27,25 @@ const FLAGS = {
   "run-dir": { type: "string" },
 } as const;
 
-/** This worker's group, built from the published run config as createRuntime would build it. */
-async function buildGroup(raw: unknown, model: string) {
+/**
+ * A run's effective config (the run directory's config.json, with its `workflow` path) as the
+ * runtime options `maso train` builds from it: what a worker process, a test or a benchmark needs
+ * to build the same models.
+ */
+export async function runtimeOptionsOf(raw: unknown, source: string) {
   const saved = raw as { workflow?: unknown };
   if (typeof saved?.workflow !== "string")
-    throw new MasoError("WORKER_CONFIG", "the published run config names no workflow module", "start the controller with maso train");
+    throw new MasoError("WORKER_CONFIG", `${source} names no workflow module`, "start the controller with maso train");
   const exp = await loadExports(saved.workflow);
   const wf = exp.workflow as Workflow<object, string>;
-  const { config, cast } = resolveRunConfig(raw, { roles: workflowRoles(wf), source: "the controller's published config" });
-  const { groups } = planGroups(runtimeOptions(config, cast, trainingModule(exp, saved.workflow)));
+  const { config, cast } = resolveRunConfig(raw, { roles: workflowRoles(wf), source });
+  const mod = trainingModule(exp, saved.workflow);
+  return { config, cast, mod, opts: runtimeOptions(config, cast, mod) };
+}
+
+/** This worker's group, built from the published run config as createRuntime would build it. */
+async function buildGroup(raw: unknown, model: string) {
+  const { groups } = planGroups((await runtimeOptionsOf(raw, "the controller's published config")).opts);
   const plan = groups.find((g) => g.name === model);
   if (!plan)
     throw new MasoError("WORKER_MODEL", `the run's cast has no model "${model}"`, `its models: ${groups.map((g) => g.name).join(", ")}`);
