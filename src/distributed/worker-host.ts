@@ -41,8 +41,6 @@ export interface WorkerHostOptions {
 export interface WorkerHost {
   /** Resolves when the host stops (a shutdown op or stop()); the connection stays open. */
   readonly stopped: Promise<void>;
-  /** Whether the controller asked for the stop (a shutdown op). */
-  readonly shutdownAsked: boolean;
   stop(): Promise<void>;
 }
 
@@ -107,14 +105,13 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
       throw new MasoError("WORKER_PATH", `${label}: checkpoint location ${JSON.stringify(loc)} is outside ${root}`, "");
     return dir;
   };
-  const toRank0 = async (op: string, body: unknown) =>
-    decodeJson(
-      await rpc.request(opSubject(run, rank0, op), encodeJson(body), {
-        timeoutMs: o.callTimeoutMs,
-        label: `${label} → ${workerLabel(rank0)} ${op}`,
-        worker: workerLabel(rank0),
-      }),
-    );
+  const requestRank0 = (op: string, body: unknown): Promise<Uint8Array> =>
+    rpc.request(opSubject(run, rank0, op), encodeJson(body), {
+      timeoutMs: o.callTimeoutMs,
+      label: `${label} → ${workerLabel(rank0)} ${op}`,
+      worker: workerLabel(rank0),
+    });
+  const toRank0 = async (op: string, body: unknown) => decodeJson(await requestRank0(op, body));
 
   /** A replica's generate: sample here, then hand the sample to rank 0 and answer with its id there. */
   const replicaGenerate = async (req: GenerateRequest) => {
@@ -152,12 +149,7 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
     },
     async syncWeights(req) {
       if (!isReplica) return { version };
-      const bytes = await rpc.request(opSubject(run, rank0, WEIGHTS_OP), encodeJson(req), {
-        timeoutMs: o.callTimeoutMs,
-        label: `${label} → ${workerLabel(rank0)} weights`,
-        worker: workerLabel(rank0),
-      });
-      setVersion(applyWeights(wg.model, o.trainsBase, bytes));
+      setVersion(applyWeights(wg.model, o.trainsBase, await requestRank0(WEIGHTS_OP, req)));
       wg.weightsChanged();
       return { version };
     },
@@ -166,7 +158,6 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
       return { id: wg.adoptSample(checkRecord(r)) };
     },
     async shutdown() {
-      shutdownAsked = true;
       setImmediate(() => void stop());
       return { stopping: true };
     },
@@ -180,7 +171,8 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
         throw new MasoError("WEIGHTS_STALE", `${label} holds weights version ${version}, a replica asked for ${want}`, "");
       return packWeights(wg.model, o.trainsBase, version);
     }
-    if (op in host) return encodeJson(await host[op as keyof HostOps](req));
+    // own keys only: an op named after an Object.prototype member must not reach it
+    if (Object.hasOwn(host, op)) return encodeJson(await host[op as keyof HostOps](req));
     if (!API_OPS.includes(op as WorkerOp)) throw new MasoError("WORKER_OP", `${label} has no operation "${op}"`, "");
     if (isReplica && op === "generate") return encodeJson(await replicaGenerate(req));
     if (isReplica && op === "discard") {
@@ -199,7 +191,6 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
     done = r;
   });
   let stopping = false;
-  let shutdownAsked = false;
   const stop = async () => {
     if (stopping) return stopped;
     stopping = true;
@@ -226,11 +217,5 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
       session: o.session,
     },
   });
-  return {
-    stopped,
-    get shutdownAsked() {
-      return shutdownAsked;
-    },
-    stop,
-  };
+  return { stopped, stop };
 }
