@@ -34,6 +34,9 @@ export interface NatsTransport extends Transport {
   close(): void;
 }
 
+/** How long a vanished worker's exit reason (spawned workers) may take to arrive. */
+const EXIT_GRACE_MS = 250;
+
 /** FNV-1a of the episode id: which replica serves an episode (stable across runs and processes). */
 export function replicaOf(episodeId: string, replicas: number): number {
   let h = 0x811c9dc5;
@@ -62,6 +65,8 @@ function mergeStates(states: WorkerState[]): WorkerState {
 export function natsTransport(o: NatsTransportOptions): NatsTransport {
   const rpc = rpcClient(o.nc, o.run);
   const lost = new Map<string, string>();
+  /** Workers that answered a call: a later "no responders" from one of them means it is gone. */
+  const served = new Set<string>();
   const meter = trafficMeter();
   const lostError = (label: string, why: string, when: string) =>
     new MasoError("WORKER_LOST", `worker ${label} ${why}, ${when}`, "restart the worker and continue with maso train --resume");
@@ -81,7 +86,22 @@ export function natsTransport(o: NatsTransportOptions): NatsTransport {
     const label = workerLabel(w);
     const why = lost.get(label);
     if (why) throw lostError(label, why, `before ${op}`);
-    return rpc.request(opSubject(o.run, w, op), payload, { timeoutMs: o.callTimeoutMs, label: `${label} ${op}`, worker: label });
+    try {
+      const res = await rpc.request(opSubject(o.run, w, op), payload, {
+        timeoutMs: o.callTimeoutMs,
+        label: `${label} ${op}`,
+        worker: label,
+      });
+      served.add(label);
+      return res;
+    } catch (e) {
+      // the server knows at once that a worker which served this run no longer subscribes: it is
+      // lost now, without waiting for its heartbeat to go stale
+      if (!(e instanceof MasoError && e.code === "WORKER_UNREACHABLE" && served.has(label))) throw e;
+      await new Promise((r) => setTimeout(r, EXIT_GRACE_MS)); // a spawned worker's exit reason says more
+      lose(label, "stopped listening on its subjects");
+      throw lostError(label, lost.get(label)!, `during ${op}`);
+    }
   };
   /** One JSON call, counted like the in-process transport counts it. */
   const counted = async (w: WorkerAddress, op: string, msg: unknown): Promise<unknown> => {
