@@ -89,92 +89,113 @@ void attention_backward_naive(float* dq, float* dk, float* dv, const float* dout
 // Query rows per block: a block of rows [i0, i1) only needs keys [s0, i1).
 static const int ROW_BLOCK = 128;
 
+// Score-matrix work of a packed batch (sum of T^2 over sequences, times heads and head size).
+static int64_t attention_work(const int32_t* starts, int B, int NH, int HS) {
+  int64_t w = 0;
+  for (int b = 0; b < B; b++) {
+    const int64_t T = starts[b + 1] - starts[b];
+    w += T * T;
+  }
+  return w * NH * HS;
+}
+
+// One task per (sequence, query head); its GEMMs run on the task's thread.
 void attention_forward(float* out, float* lse, const float* q, const float* k, const float* v,
                        const int32_t* starts, int B, int NH, int KVH, int HS) {
   const int group = NH / KVH;
   const float sc = 1.0f / std::sqrt((float)HS);
   const int ldq = NH * HS, ldk = KVH * HS;
-  std::vector<float> S;
-  for (int b = 0; b < B; b++) {
-    const int s0 = starts[b], T = starts[b + 1] - s0;
-    if (T == 0) continue;
-    S.resize((size_t)ROW_BLOCK * T);
-    for (int h = 0; h < NH; h++) {
-      const int kh = h / group;
-      const float* K = k + (size_t)s0 * ldk + kh * HS;
-      const float* Vh = v + (size_t)s0 * ldk + kh * HS;
-      for (int i0 = 0; i0 < T; i0 += ROW_BLOCK) {
-        const int rows = std::min(ROW_BLOCK, T - i0), cols = i0 + rows;
-        const float* Q = q + (size_t)(s0 + i0) * ldq + h * HS;
-        // S (rows, cols) = sc * Q K^T
-        gemm(false, true, rows, cols, HS, sc, Q, ldq, K, ldk, 0.0f, S.data(), cols);
-#pragma omp parallel for schedule(static)
-        for (int r = 0; r < rows; r++) {
-          float* sr = S.data() + (size_t)r * cols;
-          const int valid = i0 + r + 1;
-          float mx = -INFINITY;
-          for (int j = 0; j < valid; j++) mx = sr[j] > mx ? sr[j] : mx;
-          float sum = 0.0f;
-          for (int j = 0; j < valid; j++) {
-            sr[j] = std::exp(sr[j] - mx);
-            sum += sr[j];
+#pragma omp parallel if (pays(attention_work(starts, B, NH, HS)))
+  {
+    std::vector<float> S;
+#pragma omp for schedule(dynamic, 1) collapse(2)
+    for (int b = 0; b < B; b++) {
+      for (int h = 0; h < NH; h++) {
+        const int s0 = starts[b], T = starts[b + 1] - s0;
+        if (T == 0) continue;
+        if (S.size() < (size_t)ROW_BLOCK * T) S.resize((size_t)ROW_BLOCK * T);
+        const int kh = h / group;
+        const float* K = k + (size_t)s0 * ldk + kh * HS;
+        const float* Vh = v + (size_t)s0 * ldk + kh * HS;
+        for (int i0 = 0; i0 < T; i0 += ROW_BLOCK) {
+          const int rows = std::min(ROW_BLOCK, T - i0), cols = i0 + rows;
+          const float* Q = q + (size_t)(s0 + i0) * ldq + h * HS;
+          // S (rows, cols) = sc * Q K^T
+          gemm_serial(false, true, rows, cols, HS, sc, Q, ldq, K, ldk, 0.0f, S.data(), cols);
+          for (int r = 0; r < rows; r++) {
+            float* sr = S.data() + (size_t)r * cols;
+            const int valid = i0 + r + 1;
+            float mx = -INFINITY;
+            for (int j = 0; j < valid; j++) mx = sr[j] > mx ? sr[j] : mx;
+            float sum = 0.0f;
+            for (int j = 0; j < valid; j++) {
+              sr[j] = std::exp(sr[j] - mx);
+              sum += sr[j];
+            }
+            const float inv = 1.0f / sum;
+            for (int j = 0; j < valid; j++) sr[j] *= inv;
+            for (int j = valid; j < cols; j++) sr[j] = 0.0f;
+            lse[(size_t)(s0 + i0 + r) * NH + h] = mx + std::log(sum);
           }
-          const float inv = 1.0f / sum;
-          for (int j = 0; j < valid; j++) sr[j] *= inv;
-          for (int j = valid; j < cols; j++) sr[j] = 0.0f;
-          lse[(size_t)(s0 + i0 + r) * NH + h] = mx + std::log(sum);
+          // O (rows, HS) = P V
+          gemm_serial(false, false, rows, HS, cols, 1.0f, S.data(), cols, Vh, ldk, 0.0f,
+                      out + (size_t)(s0 + i0) * ldq + h * HS, ldq);
         }
-        // O (rows, HS) = P V
-        gemm(false, false, rows, HS, cols, 1.0f, S.data(), cols, Vh, ldk, 0.0f,
-             out + (size_t)(s0 + i0) * ldq + h * HS, ldq);
       }
     }
   }
 }
 
+// One task per (sequence, kv head): every write to that head's dk/dv stays in one task.
 void attention_backward(float* dq, float* dk, float* dv, const float* dout, const float* out,
                         const float* lse, const float* q, const float* k, const float* v,
                         const int32_t* starts, int B, int NH, int KVH, int HS) {
   const int group = NH / KVH;
   const float sc = 1.0f / std::sqrt((float)HS);
   const int ldq = NH * HS, ldk = KVH * HS;
-  std::vector<float> P, dS;
-  for (int b = 0; b < B; b++) {
-    const int s0 = starts[b], T = starts[b + 1] - s0;
-    if (T == 0) continue;
-    P.resize((size_t)ROW_BLOCK * T);
-    dS.resize((size_t)ROW_BLOCK * T);
-    for (int h = 0; h < NH; h++) {
-      const int kh = h / group;
-      const float* K = k + (size_t)s0 * ldk + kh * HS;
-      const float* Vh = v + (size_t)s0 * ldk + kh * HS;
-      float* dK = dk + (size_t)s0 * ldk + kh * HS;
-      float* dV = dv + (size_t)s0 * ldk + kh * HS;
-      for (int i0 = 0; i0 < T; i0 += ROW_BLOCK) {
-        const int rows = std::min(ROW_BLOCK, T - i0), cols = i0 + rows;
-        const size_t qoff = (size_t)(s0 + i0) * ldq + h * HS;
-        // recompute P from the saved log-sum-exp
-        gemm(false, true, rows, cols, HS, sc, q + qoff, ldq, K, ldk, 0.0f, P.data(), cols);
-        // dP (rows, cols) = dO V^T
-        gemm(false, true, rows, cols, HS, 1.0f, dout + qoff, ldq, Vh, ldk, 0.0f, dS.data(), cols);
-#pragma omp parallel for schedule(static)
-        for (int r = 0; r < rows; r++) {
-          float* pr = P.data() + (size_t)r * cols;
-          float* dr = dS.data() + (size_t)r * cols;
-          const int valid = i0 + r + 1;
-          const size_t row = (size_t)(s0 + i0 + r);
-          const float l = lse[row * NH + h];
-          const float D = dot(dout + row * ldq + h * HS, out + row * ldq + h * HS, HS);
-          for (int j = 0; j < valid; j++) {
-            pr[j] = std::exp(pr[j] - l);
-            dr[j] = pr[j] * (dr[j] - D) * sc;
-          }
-          for (int j = valid; j < cols; j++) pr[j] = dr[j] = 0.0f;
+#pragma omp parallel if (pays(attention_work(starts, B, NH, HS)))
+  {
+    std::vector<float> P, dS;
+#pragma omp for schedule(dynamic, 1) collapse(2)
+    for (int b = 0; b < B; b++) {
+      for (int kh = 0; kh < KVH; kh++) {
+        const int s0 = starts[b], T = starts[b + 1] - s0;
+        if (T == 0) continue;
+        if (P.size() < (size_t)ROW_BLOCK * T) {
+          P.resize((size_t)ROW_BLOCK * T);
+          dS.resize((size_t)ROW_BLOCK * T);
         }
-        // dQ += dS K ; dK += dS^T Q ; dV += P^T dO
-        gemm(false, false, rows, HS, cols, 1.0f, dS.data(), cols, K, ldk, 1.0f, dq + qoff, ldq);
-        gemm(true, false, cols, HS, rows, 1.0f, dS.data(), cols, q + qoff, ldq, 1.0f, dK, ldk);
-        gemm(true, false, cols, HS, rows, 1.0f, P.data(), cols, dout + qoff, ldq, 1.0f, dV, ldk);
+        const float* K = k + (size_t)s0 * ldk + kh * HS;
+        const float* Vh = v + (size_t)s0 * ldk + kh * HS;
+        float* dK = dk + (size_t)s0 * ldk + kh * HS;
+        float* dV = dv + (size_t)s0 * ldk + kh * HS;
+        for (int h = kh * group; h < (kh + 1) * group; h++) {
+          for (int i0 = 0; i0 < T; i0 += ROW_BLOCK) {
+            const int rows = std::min(ROW_BLOCK, T - i0), cols = i0 + rows;
+            const size_t qoff = (size_t)(s0 + i0) * ldq + h * HS;
+            // recompute P from the saved log-sum-exp
+            gemm_serial(false, true, rows, cols, HS, sc, q + qoff, ldq, K, ldk, 0.0f, P.data(), cols);
+            // dP (rows, cols) = dO V^T
+            gemm_serial(false, true, rows, cols, HS, 1.0f, dout + qoff, ldq, Vh, ldk, 0.0f, dS.data(), cols);
+            for (int r = 0; r < rows; r++) {
+              float* pr = P.data() + (size_t)r * cols;
+              float* dr = dS.data() + (size_t)r * cols;
+              const int valid = i0 + r + 1;
+              const size_t row = (size_t)(s0 + i0 + r);
+              const float l = lse[row * NH + h];
+              const float D = dot(dout + row * ldq + h * HS, out + row * ldq + h * HS, HS);
+              for (int j = 0; j < valid; j++) {
+                pr[j] = std::exp(pr[j] - l);
+                dr[j] = pr[j] * (dr[j] - D) * sc;
+              }
+              for (int j = valid; j < cols; j++) pr[j] = dr[j] = 0.0f;
+            }
+            // dQ += dS K ; dK += dS^T Q ; dV += P^T dO
+            gemm_serial(false, false, rows, HS, cols, 1.0f, dS.data(), cols, K, ldk, 1.0f, dq + qoff, ldq);
+            gemm_serial(true, false, cols, HS, rows, 1.0f, dS.data(), cols, q + qoff, ldq, 1.0f, dK, ldk);
+            gemm_serial(true, false, cols, HS, rows, 1.0f, P.data(), cols, dout + qoff, ldq, 1.0f, dV, ldk);
+          }
+        }
       }
     }
   }

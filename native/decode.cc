@@ -19,7 +19,7 @@ namespace maso {
 // kc[slots[n]] = k[n], vc[slots[n]] = v[n] for n < N; k, v (N, W); rows of W floats
 void kv_cache_write(float* kc, float* vc, const float* k, const float* v, const int32_t* slots, int N,
                     int W) {
-#pragma omp parallel for schedule(static) if ((int64_t)N * W > (1 << 16))
+#pragma omp parallel for schedule(static) if (pays((int64_t)N * W))
   for (int n = 0; n < N; n++) {
     std::memcpy(kc + (size_t)slots[n] * W, k + (size_t)n * W, sizeof(float) * W);
     std::memcpy(vc + (size_t)slots[n] * W, v + (size_t)n * W, sizeof(float) * W);
@@ -73,7 +73,9 @@ void attention_decode(float* out, const float* q, const float* kc, const float* 
                       int NH, int KVH, int HS, int BS) {
   const int group = NH / KVH, W = KVH * HS;
   const float sc = 1.0f / std::sqrt((float)HS);
-#pragma omp parallel
+  int64_t cached = 0;  // positions read, over all sequences
+  for (int b = 0; b < B; b++) cached += lens[b];
+#pragma omp parallel if (pays(cached * NH * HS))
   {
     std::vector<float> s;  // (group, T) scores, then probabilities
 #pragma omp for schedule(dynamic, 1) collapse(2)

@@ -1,14 +1,18 @@
 // Elementwise, normalisation and rotary kernels with their backward passes. All loops over tokens
-// are split across OpenMP threads; inner loops over C/HS/F are unit-stride for vectorisation.
+// are split across OpenMP threads when the work pays for it (vec.h); inner loops over C/HS/F are
+// unit-stride for vectorisation. No result depends on the thread count: reductions run over
+// fixed blocks merged in order.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "kernels.h"
+#include "vec.h"
 
 namespace maso {
 
 void embedding_forward(float* out, const int32_t* ids, const float* wte, int N, int C) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (pays((int64_t)N * C))
   for (int n = 0; n < N; n++) {
     const float* row = wte + (size_t)ids[n] * C;
     float* o = out + (size_t)n * C;
@@ -28,7 +32,7 @@ void embedding_backward(float* dwte, const float* dout, const int32_t* ids, int 
 
 void rmsnorm_forward(float* out, float* rstd, const float* inp, const float* weight, int N, int C,
                      float eps) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (pays((int64_t)N * C))
   for (int n = 0; n < N; n++) {
     const float* x = inp + (size_t)n * C;
     float* o = out + (size_t)n * C;
@@ -44,11 +48,9 @@ void rmsnorm_forward(float* out, float* rstd, const float* inp, const float* wei
 
 void rmsnorm_backward(float* dinp, float* dweight, const float* dout, const float* inp,
                       const float* weight, const float* rstd, int N, int C) {
-  // dweight needs a reduction over tokens: per-thread partial sums, then a serial merge
-#pragma omp parallel
-  {
-    std::vector<float> dw(dweight ? C : 0, 0.0f);
-#pragma omp for schedule(static)
+  const bool par = pays((int64_t)N * C);
+  if (dinp) {
+#pragma omp parallel for schedule(static) if (par)
     for (int n = 0; n < N; n++) {
       const float* x = inp + (size_t)n * C;
       const float* g = dout + (size_t)n * C;
@@ -57,20 +59,26 @@ void rmsnorm_backward(float* dinp, float* dweight, const float* dout, const floa
 #pragma omp simd reduction(+ : dot)
       for (int c = 0; c < C; c++) dot += g[c] * weight[c] * x[c] * r;
       float mean = dot / C;
-      if (dinp) {
-        float* d = dinp + (size_t)n * C;
+      float* d = dinp + (size_t)n * C;
 #pragma omp simd
-        for (int c = 0; c < C; c++) d[c] += r * (g[c] * weight[c] - x[c] * r * mean);
-      }
-      if (dweight) {
+      for (int c = 0; c < C; c++) d[c] += r * (g[c] * weight[c] - x[c] * r * mean);
+    }
+  }
+  if (!dweight) return;
+  // the reduction over tokens runs per block of channels, tokens in order: no thread-count dependence
+  const int CB = 64, blocks = (C + CB - 1) / CB;
+#pragma omp parallel for schedule(static) if (par)
+  for (int cb = 0; cb < blocks; cb++) {
+    const int c0 = cb * CB, c1 = std::min(C, c0 + CB);
+    float acc[CB] = {0.0f};
+    for (int n = 0; n < N; n++) {
+      const float* x = inp + (size_t)n * C;
+      const float* g = dout + (size_t)n * C;
+      const float r = rstd[n];
 #pragma omp simd
-        for (int c = 0; c < C; c++) dw[c] += g[c] * x[c] * r;
-      }
+      for (int c = c0; c < c1; c++) acc[c - c0] += g[c] * x[c] * r;
     }
-    if (dweight) {
-#pragma omp critical
-      for (int c = 0; c < C; c++) dweight[c] += dw[c];
-    }
+    for (int c = c0; c < c1; c++) dweight[c] += acc[c - c0];
   }
 }
 
@@ -81,7 +89,7 @@ static void rope_apply(float* out, const float* inp, const int32_t* pos, int N, 
   std::vector<float> invFreq(half);
   for (int i = 0; i < half; i++)
     invFreq[i] = 1.0f / std::pow(theta, (float)(2 * i) / (float)HS);
-#pragma omp parallel
+#pragma omp parallel if (pays((int64_t)N * H * HS))
   {
     std::vector<float> cs(half), sn(half);
 #pragma omp for schedule(static)
@@ -117,7 +125,7 @@ void rope_backward(float* dinp, const float* dout, const int32_t* pos, int N, in
 
 void swiglu_forward(float* out, const float* gate, const float* up, int N, int F) {
   int64_t total = (int64_t)N * F;
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (pays(total))
   for (int64_t i = 0; i < total; i++) {
     float g = gate[i];
     out[i] = g / (1.0f + std::exp(-g)) * up[i];
@@ -127,7 +135,7 @@ void swiglu_forward(float* out, const float* gate, const float* up, int N, int F
 void swiglu_backward(float* dgate, float* dup, const float* dout, const float* gate,
                      const float* up, int N, int F) {
   int64_t total = (int64_t)N * F;
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (pays(total))
   for (int64_t i = 0; i < total; i++) {
     float g = gate[i];
     float s = 1.0f / (1.0f + std::exp(-g));
@@ -138,34 +146,44 @@ void swiglu_backward(float* dgate, float* dup, const float* dout, const float* g
 }
 
 void tanh_forward(float* out, const float* inp, int64_t n) {
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (pays(n))
   for (int64_t i = 0; i < n; i++) out[i] = std::tanh(inp[i]);
 }
 
 void tanh_backward(float* dinp, const float* dout, const float* out, int64_t n) {
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (pays(n))
   for (int64_t i = 0; i < n; i++) dinp[i] += dout[i] * (1.0f - out[i] * out[i]);
 }
 
 void axpy(float* y, const float* x, float alpha, int64_t n) {
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (pays(n))
   for (int64_t i = 0; i < n; i++) y[i] += alpha * x[i];
 }
 
+// Blocks of SUMSQ_BLOCK floats, each summed in order, then the block sums in order.
+static const int64_t SUMSQ_BLOCK = 1 << 14;
+
 double sumsq(const float* x, int64_t n) {
+  const int64_t blocks = (n + SUMSQ_BLOCK - 1) / SUMSQ_BLOCK;
+  std::vector<double> part(blocks, 0.0);
+#pragma omp parallel for schedule(static) if (pays(n))
+  for (int64_t b = 0; b < blocks; b++) {
+    double s = 0.0;
+    for (int64_t i = b * SUMSQ_BLOCK, end = std::min(n, i + SUMSQ_BLOCK); i < end; i++) s += (double)x[i] * x[i];
+    part[b] = s;
+  }
   double s = 0.0;
-#pragma omp parallel for reduction(+ : s) schedule(static)
-  for (int64_t i = 0; i < n; i++) s += (double)x[i] * x[i];
+  for (double p : part) s += p;
   return s;
 }
 
 void scale(float* x, float s, int64_t n) {
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (pays(n))
   for (int64_t i = 0; i < n; i++) x[i] *= s;
 }
 
 void gather_rows(float* dst, const float* src, const int32_t* rows, int M, int C) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (pays((int64_t)M * C))
   for (int r = 0; r < M; r++) {
     const float* s = src + (size_t)rows[r] * C;
     float* d = dst + (size_t)r * C;

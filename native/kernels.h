@@ -21,6 +21,9 @@ void gemm(bool transA, bool transB, int M, int N, int K, float alpha, const floa
           const float* B, int ldb, float beta, float* C, int ldc);
 void gemm_naive(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
                 const float* B, int ldb, float beta, float* C, int ldc);
+// The same on the calling thread only (for kernels that already run in parallel tasks).
+void gemm_serial(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
+                 const float* B, int ldb, float beta, float* C, int ldc);
 const char* gemm_name();
 
 // ---- linear layer: out = inp @ weight^T + bias ------------------------------------------------

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kernels.h"
+#include "vec.h"
 
 namespace maso {
 
@@ -19,7 +20,7 @@ static int rows_per_chunk(int M, int V) {
 // z (rows,V) -> logp, entropy, lse of each row
 static void softmax_stats(const float* z, const int32_t* targets, float* logp, float* entropy,
                           float* lse, int rows, int V) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (pays((int64_t)rows * V))
   for (int r = 0; r < rows; r++) {
     const float* zr = z + (size_t)r * V;
     float mx = -INFINITY;
@@ -66,7 +67,7 @@ void logits_backward(float* dhidden, float* dwte, const float* dlogp, const floa
       z = zbuf.data();
     }
     // dz_j = dlogp (1[j=t] - p_j) - dH p_j (log p_j + H), then the chain rule through invTemp
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (pays((int64_t)rows * V))
     for (int r = 0; r < rows; r++) {
       const int m = r0 + r;
       const float* zr = z + (size_t)r * V;

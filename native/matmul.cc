@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kernels.h"
+#include "vec.h"
 #if MASO_BLAS_ID == 1
 #include <cblas.h>
 #elif MASO_BLAS_ID == 2
@@ -52,14 +53,8 @@ void gemm_naive(bool transA, bool transB, int M, int N, int K, float alpha, cons
   }
 }
 
-void gemm(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
-          const float* B, int ldb, float beta, float* C, int ldc) {
-  if (M <= 0 || N <= 0) return;
-  if (K <= 0) {
-    for (int i = 0; i < M; i++)
-      for (int j = 0; j < N; j++) C[(size_t)i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[(size_t)i * ldc + j];
-    return;
-  }
+void gemm_serial(bool transA, bool transB, int M, int N, int K, float alpha, const float* A,
+                        int lda, const float* B, int ldb, float beta, float* C, int ldc) {
 #if MASO_BLAS_ID == 1 || MASO_BLAS_ID == 2
   cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
               M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -68,8 +63,45 @@ void gemm(bool transA, bool transB, int M, int N, int K, float alpha, const floa
 #endif
 }
 
+// Our OpenMP pool is the only thread pool: the BLAS runs single-threaded (set_threads) and a large
+// GEMM is cut into blocks of GEMM_BLOCK rows or columns of C, one BLAS call each, shared out over
+// the pool. The blocks depend on the shape only, never on the thread count, so every element of C
+// is summed in the same order on 1 thread or 16. Kernels that already run tasks in parallel
+// (attention's per-head tasks) call gemm_serial.
+static const int GEMM_BLOCK = 256;
+static const int64_t GEMM_SPLIT_MIN = 1 << 22;  // multiply-adds; below it one call is cheaper
+
+void gemm(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
+          const float* B, int ldb, float beta, float* C, int ldc) {
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0) {
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) C[(size_t)i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[(size_t)i * ldc + j];
+    return;
+  }
+  const bool split = (int64_t)M * N * K >= GEMM_SPLIT_MIN && (M > GEMM_BLOCK || N > GEMM_BLOCK);
+  if (!split) return gemm_serial(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  if (N >= M) {
+    const int blocks = (N + GEMM_BLOCK - 1) / GEMM_BLOCK;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int bj = 0; bj < blocks; bj++) {
+      const int j0 = bj * GEMM_BLOCK, n = std::min(GEMM_BLOCK, N - j0);
+      const float* b = transB ? B + (size_t)j0 * ldb : B + j0;
+      gemm_serial(transA, transB, M, n, K, alpha, A, lda, b, ldb, beta, C + j0, ldc);
+    }
+  } else {
+    const int blocks = (M + GEMM_BLOCK - 1) / GEMM_BLOCK;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int bi = 0; bi < blocks; bi++) {
+      const int i0 = bi * GEMM_BLOCK, m = std::min(GEMM_BLOCK, M - i0);
+      const float* a = transA ? A + i0 : A + (size_t)i0 * lda;
+      gemm_serial(transA, transB, m, N, K, alpha, a, lda, B, ldb, beta, C + (size_t)i0 * ldc, ldc);
+    }
+  }
+}
+
 static void add_bias(float* out, const float* bias, int N, int OC) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (pays((int64_t)N * OC))
   for (int n = 0; n < N; n++) {
     float* o = out + (size_t)n * OC;
 #pragma omp simd
@@ -96,7 +128,7 @@ void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dou
   // dweight (OC,IC) += dout^T (OC,N) @ inp (N,IC)
   if (dweight) gemm(true, false, OC, IC, N, 1.0f, dout, OC, inp, IC, 1.0f, dweight, IC);
   if (dbias) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (pays((int64_t)N * OC))
     for (int j = 0; j < OC; j++) {
       float s = 0.0f;
       for (int n = 0; n < N; n++) s += dout[(size_t)n * OC + j];

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "kernels.h"
+#include "vec.h"
 
 namespace maso {
 
@@ -9,7 +10,7 @@ void adamw_update(float* param, const float* grad, float* m, float* v, int64_t n
                   float beta1, float beta2, float eps, float weightDecay, float bc1, float bc2) {
   const float stepSize = lr / bc1;
   const float bc2Sqrt = std::sqrt(bc2);
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (pays(n))
   for (int64_t i = 0; i < n; i++) {
     float g = grad[i];
     float mi = beta1 * m[i] + (1.0f - beta1) * g;

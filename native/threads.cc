@@ -19,7 +19,9 @@ void set_threads(int n) {
   omp_set_num_threads(n);
 #endif
 #if MASO_BLAS_ID == 1
-  openblas_set_num_threads(n);
+  // the BLAS never starts threads of its own: a second pool would fight ours for the cores
+  // (OpenBLAS's idle threads spin in sched_yield); gemm() shares large GEMMs out over OpenMP
+  openblas_set_num_threads(1);
 #endif
 }
 

@@ -1,0 +1,100 @@
+// The kernels' results do not depend on the thread count: the same forward and backward of every
+// kernel with a reduction or a parallel split, at 1 and at 2 threads, agree bit for bit (a run
+// resumed with another MASO_THREADS continues exactly). Large GEMMs, which are cut into blocks
+// shared out over the thread pool, still equal the naive loop.
+import { afterAll, describe, expect, it } from "vitest";
+import { fillNormal } from "../../src/engine/model/init.js";
+import { defaultThreads, native } from "../../src/native/binding.js";
+import { createRng } from "../../src/rng.js";
+import { maxDiff } from "../reference/reference.js";
+
+const kernels = native();
+const rng = createRng(7);
+const randn = (n: number, s = 1) => {
+  const x = new Float32Array(n);
+  fillNormal(x, rng, s);
+  return x;
+};
+afterAll(() => kernels.setThreads(defaultThreads()));
+
+/** Runs `f` at 1 and at 2 threads; returns both results. */
+function atThreads<T>(f: () => T): [T, T] {
+  kernels.setThreads(1);
+  const one = f();
+  kernels.setThreads(2);
+  const two = f();
+  return [one, two];
+}
+
+const bits = (x: Float32Array) => new Uint32Array(x.buffer, x.byteOffset, x.length);
+function expectSameBits(a: Record<string, Float32Array>, b: Record<string, Float32Array>) {
+  for (const key of Object.keys(a)) expect(bits(a[key]), key).toEqual(bits(b[key]));
+}
+
+describe("results do not depend on the thread count", () => {
+  it("linear layer forward and backward, split along rows and along columns", () => {
+    for (const [N, IC, OC] of [
+      [700, 320, 260], // more rows than columns: cut into row blocks
+      [90, 300, 1100], // more columns: cut into column blocks
+    ]) {
+      const inp = randn(N * IC);
+      const w = randn(OC * IC, 0.1);
+      const b = randn(OC);
+      const dout = randn(N * OC);
+      const run = () => {
+        const out = new Float32Array(N * OC);
+        kernels.matmulForward(out, inp, w, b, N, IC, OC, false);
+        const dinp = new Float32Array(N * IC);
+        const dw = new Float32Array(OC * IC);
+        const db = new Float32Array(OC);
+        kernels.matmulBackward(dinp, dw, db, dout, inp, w, N, IC, OC);
+        return { out, dinp, dw, db };
+      };
+      const [one, two] = atThreads(run);
+      expectSameBits(one, two);
+      const slow = new Float32Array(N * OC);
+      kernels.matmulForwardNaive(slow, inp, w, b, N, IC, OC, false);
+      expect(maxDiff(one.out, slow).abs).toBeLessThan(1e-3);
+    }
+  });
+
+  it("rmsnorm backward, sum of squares, attention and the LM head", () => {
+    const [N, C, NH, KVH, HS, V] = [900, 192, 6, 2, 32, 500];
+    const x = randn(N * C);
+    const w = randn(C);
+    const g = randn(N * C);
+    const starts = new Int32Array([0, 400, 401, 900]);
+    const q = randn(N * NH * HS);
+    const k = randn(N * KVH * HS);
+    const v = randn(N * KVH * HS);
+    const dout = randn(N * NH * HS);
+    const hidden = randn(N * C);
+    const wte = randn(V * C, 0.1);
+    const targets = Int32Array.from({ length: N }, (_, i) => (i * 37) % V);
+    const dlogp = randn(N);
+    const run = () => {
+      const y = new Float32Array(N * C);
+      const rstd = new Float32Array(N);
+      kernels.rmsnormForward(y, rstd, x, w, N, C, 1e-6);
+      const dx = new Float32Array(N * C);
+      const dw = new Float32Array(C);
+      kernels.rmsnormBackward(dx, dw, g, x, w, rstd, N, C);
+      const ss = new Float32Array([kernels.sumsq(g, g.length)]);
+      const out = new Float32Array(N * NH * HS);
+      const lse = new Float32Array(N * NH);
+      kernels.attentionForward(out, lse, q, k, v, starts, 3, NH, KVH, HS);
+      const dq = new Float32Array(q.length);
+      const dk = new Float32Array(k.length);
+      const dv = new Float32Array(v.length);
+      kernels.attentionBackward(dq, dk, dv, dout, out, lse, q, k, v, starts, 3, NH, KVH, HS);
+      const [logp, entropy, hlse] = [new Float32Array(N), new Float32Array(N), new Float32Array(N)];
+      kernels.logitsForward(logp, entropy, hlse, null, hidden, wte, targets, N, C, V, 1);
+      const dh = new Float32Array(N * C);
+      const dwte = new Float32Array(V * C);
+      kernels.logitsBackward(dh, dwte, dlogp, null, null, hlse, entropy, hidden, wte, targets, N, C, V, 1);
+      return { y, dx, dw, ss, out, lse, dq, dk, dv, logp, entropy, dh, dwte };
+    };
+    const [one, two] = atThreads(run);
+    expectSameBits(one, two);
+  });
+});
