@@ -1,5 +1,7 @@
-"""PyTorch side of `npm run bench:engine`: the same decoder shape in plain torch (float32), timed
-for full training steps (forward + backward + AdamW) at a given thread count. Prints one JSON line.
+"""PyTorch side of `npm run bench:engine`: the same decoder shape in plain torch, timed for full
+training steps (forward + backward + AdamW) at a given thread count, in float32 or under
+torch.autocast("cpu", dtype=torch.bfloat16) (fp32 master weights, bf16 matmuls: what a torch user
+runs on a CPU with bf16). Prints one JSON line.
 Attention uses F.scaled_dot_product_attention when this torch has it (2.0+), else the
 matmul-softmax-matmul a torch user would write."""
 import json
@@ -34,6 +36,9 @@ for l in range(L):
         params[f"{l}.qb"] = p(NH * HS)
         params[f"{l}.kb"] = p(KVH * HS)
         params[f"{l}.vb"] = p(KVH * HS)
+    if c.get("qkNorm"):
+        params[f"{l}.qn"] = torch.nn.Parameter(torch.ones(HS))
+        params[f"{l}.kn"] = torch.nn.Parameter(torch.ones(HS))
     params[f"{l}.o"] = p(C, NH * HS)
     params[f"{l}.g"] = p(Fd, C)
     params[f"{l}.u"] = p(Fd, C)
@@ -74,6 +79,8 @@ def step_loss(tokens):
         q = F.linear(h, P[f"{l}.q"], P.get(f"{l}.qb")).view(B, T, NH, HS).transpose(1, 2)
         k = F.linear(h, P[f"{l}.k"], P.get(f"{l}.kb")).view(B, T, KVH, HS).transpose(1, 2)
         v = F.linear(h, P[f"{l}.v"], P.get(f"{l}.vb")).view(B, T, KVH, HS).transpose(1, 2)
+        if c.get("qkNorm"):
+            q, k = rms(q, P[f"{l}.qn"]), rms(k, P[f"{l}.kn"])
         q, k = q * cos + rot(q) * sin, k * cos + rot(k) * sin
         k = k.repeat_interleave(NH // KVH, 1)
         v = v.repeat_interleave(NH // KVH, 1)
@@ -93,7 +100,8 @@ times = []
 for i in range(spec["warmup"] + spec["steps"]):
     t0 = time.perf_counter()
     opt.zero_grad(set_to_none=True)
-    loss = step_loss(tokens)
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=spec.get("precision") == "bf16"):
+        loss = step_loss(tokens)
     loss.backward()
     opt.step()
     if i >= spec["warmup"]:
@@ -101,4 +109,4 @@ for i in range(spec["warmup"] + spec["steps"]):
 times.sort()
 med = times[len(times) // 2]
 print(json.dumps({"seconds_per_step": med, "tokens_per_s": B * T / med, "torch": torch.__version__,
-                  "threads": torch.get_num_threads()}))
+                  "threads": torch.get_num_threads(), "precision": spec.get("precision", "fp32")}))

@@ -127,8 +127,8 @@ export function native(): NativeKernels {
       "run `npm ci` (or `npm run install` to rebuild only the addon) with a C++ compiler installed",
     );
   }
-  // OpenMP threads that spin after a parallel region steal the cores OpenBLAS's own threads need
-  // for the next GEMM (measured 5x slower steps on 2 cores). libgomp reads this when it loads.
+  // Idle OpenMP workers that spin would burn a core the TypeScript between kernels, V8's garbage
+  // collector and tool processes need: they sleep instead. libgomp reads this when it loads.
   process.env.OMP_WAIT_POLICY ??= "passive";
   const require = createRequire(import.meta.url);
   loaded = require(addonPath) as NativeKernels;
