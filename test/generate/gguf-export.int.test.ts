@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { MasoError } from "../../src/errors.js";
-import { decodeF16 } from "../../src/engine/io/float-convert.js";
+import { decodeBf16, decodeF16 } from "../../src/engine/io/float-convert.js";
 import { byteLevelAlphabet, llamaCppPreTokenizer, tokenizerMetadata } from "../../src/engine/io/gguf-tokenizer.js";
 import { BPE_SPLIT_PATTERN } from "../../src/engine/tokenizer/bpe-trainer.js";
 import { compileChatTemplate } from "../../src/engine/tokenizer/chat-template.js";
@@ -85,6 +85,23 @@ describe("GGUF files", () => {
     let bad = 0;
     for (let i = 0; i < w.length; i++) if (Math.abs(back[i] - w[i]) > Math.abs(w[i]) * 2 ** -11 + 1e-7) bad++;
     expect(bad).toBe(0);
+  });
+
+  it("BF16 stores matrices as bfloat16 (rounded to nearest even) and keeps norms in F32", async () => {
+    const model = tinyModel("qwen2", 7);
+    const path = tmp("bf16");
+    await writeGguf(path, model, { dtype: "bf16" });
+    const g = readGguf(new Uint8Array(await readFile(path)));
+    expect(g.metadata.get("general.file_type")).toBe(32);
+    expect(g.tensors.get("blk.0.ffn_gate.weight")!.type).toBe(30);
+    expect(g.tensors.get("blk.0.attn_q.bias")!.type).toBe(0);
+    const w = model.params.get("model.layers.0.mlp.gate_proj.weight");
+    const back = new Float32Array(w.length);
+    decodeBf16(g.u16("blk.0.ffn_gate.weight"), back);
+    let bad = 0;
+    for (let i = 0; i < w.length; i++) if (Math.abs(back[i] - w[i]) > Math.abs(w[i]) * 2 ** -8) bad++;
+    expect(bad).toBe(0);
+    await expect(writeGguf(tmp("bad"), model, { dtype: "f8" as "f16" })).rejects.toThrow(/dtype must be "f32", "f16" or "bf16"/);
   });
 
   it("the llama q/k permutation turns rotate-half RoPE into adjacent-pair RoPE", () => {

@@ -28,7 +28,7 @@ options:
   --format <f>         hf (default): config.json + model.safetensors + the tokenizer files
                        peft: one LoRA adapter (adapter_config.json + adapter_model.safetensors)
                        gguf: one .gguf file (--out is the file) with the tokenizer, for llama.cpp / Ollama
-  --dtype <d>          f32 (default), f16 or bf16 (gguf: f32 or f16)
+  --dtype <d>          f32 (default), f16 or bf16
   --model <name>       which model of a multi-model run
   --adapter <name>     which adapter for --format peft (default: the only one);
                        for --format hf or gguf: merge this adapter into the exported weights
@@ -60,7 +60,6 @@ options:
     const dtypeName = (str(p, "dtype") ?? "f32") as keyof typeof DTYPES;
     if (!(dtypeName in DTYPES)) throw usageError(`export: --dtype must be f32, f16 or bf16, got '${dtypeName}'`, "export");
     if (!["hf", "peft", "gguf"].includes(format)) throw usageError(`export: --format must be hf, peft or gguf, got '${format}'`, "export");
-    if (format === "gguf" && dtypeName === "bf16") throw usageError("export: --format gguf supports --dtype f32 or f16", "export");
     const source = await findModel(src, { part: str(p, "model"), step: num(p, "step", "export", { int: true, min: 0 }) });
     const { config, params } = await loadHfModel(source.hfDir);
     const dtype = DTYPES[dtypeName];
@@ -101,7 +100,7 @@ options:
       println(io, `exported ${source.describe}${also} -> ${out} (HF safetensors, ${dtypeName}${tokenizerNote(tok, files)})`);
       return 0;
     }
-    await writeGguf(out, model, { dtype: dtypeName === "f16" ? "f16" : "f32", tokenizer: tok?.tokenizer, mergeAdapter: merge });
+    await writeGguf(out, model, { dtype: dtypeName, tokenizer: tok?.tokenizer, mergeAdapter: merge });
     println(io, `exported ${source.describe}${also} -> ${out} (GGUF, ${dtypeName}${tokenizerNote(tok)})`);
     return 0;
   },

@@ -21,7 +21,7 @@ export const GGUF_TYPE = {
 } as const;
 
 /** ggml tensor types this writer emits. */
-export const GGML_TYPE = { F32: 0, F16: 1 } as const;
+export const GGML_TYPE = { F32: 0, F16: 1, BF16: 30 } as const;
 export type GgmlType = (typeof GGML_TYPE)[keyof typeof GGML_TYPE];
 
 /** A metadata value with its GGUF type. Arrays hold one element type. */
@@ -39,7 +39,7 @@ export interface GgufTensor {
   name: string;
   dims: number[];
   type: GgmlType;
-  /** raw little-endian element bytes (F32: 4 per element, F16: 2) */
+  /** raw little-endian element bytes (F32: 4 per element, F16 and BF16: 2) */
   data: Uint8Array;
 }
 

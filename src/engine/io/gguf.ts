@@ -13,7 +13,7 @@
 // pairs (x_2i, x_2i+1), so q/k rows (and biases) are permuted per head exactly as llama.cpp's
 // convert_hf_to_gguf.py does. qwen2/qwen3 use llama.cpp's NeoX rope (= rotate_half): no permute.
 import { MasoError } from "../../errors.js";
-import { encodeF16 } from "./float-convert.js";
+import { encodeBf16, encodeF16 } from "./float-convert.js";
 import { writeAtomic, writeFully } from "../../fs/atomic-file.js";
 import type { Decoder } from "../model/decoder.js";
 import { projectionShape } from "../params.js";
@@ -22,10 +22,17 @@ import { tokenizerMetadata } from "./gguf-tokenizer.js";
 import { mergedWeight } from "./merge-adapter.js";
 import { GGML_TYPE, type GgufTensorInfo, type GgufValue, encodeGgufHeader, tensorBytes, tensorPadding } from "./gguf-writer.js";
 
+/** The ggml type of the matrices, and llama.cpp's file type (LLAMA_FTYPE_ALL_F32 / MOSTLY_F16 / MOSTLY_BF16), per dtype. */
+const MATRIX_TYPE = { f32: GGML_TYPE.F32, f16: GGML_TYPE.F16, bf16: GGML_TYPE.BF16 } as const;
+const FILE_TYPE = { f32: 0, f16: 1, bf16: 32 } as const;
+
 /** Options of {@link writeGguf}. */
 export interface GgufExportOptions {
-  /** Matrix precision: "f32" (default, exact) or "f16" (half the size); norms and biases stay F32. */
-  dtype?: "f32" | "f16";
+  /**
+   * Matrix precision: "f32" (default, exact), "f16" or "bf16" (half the size; bf16 keeps fp32's
+   * range, f16 three more bits of mantissa); norms and biases stay F32.
+   */
+  dtype?: "f32" | "f16" | "bf16";
   /** Tokenizer to describe in the file (byte tokenizer or HF byte-level BPE). Without it llama.cpp needs one supplied. */
   tokenizer?: Tokenizer;
   /** Merge this adapter into the matrices: W + (alpha / rank) B A. */
@@ -56,16 +63,15 @@ export function planGguf(model: Decoder, opts: GgufExportOptions = {}): { metada
   if (opts.mergeAdapter !== undefined && !adapter) {
     throw new MasoError("GGUF_ADAPTER", `adapter '${opts.mergeAdapter}' does not exist on this model`);
   }
-  const f16 = (opts.dtype ?? "f32") === "f16";
-  if (opts.dtype !== undefined && opts.dtype !== "f32" && opts.dtype !== "f16") {
-    throw new MasoError("GGUF_DTYPE", `dtype must be "f32" or "f16", got ${String(opts.dtype)}`);
-  }
+  const dtype = opts.dtype ?? "f32";
+  if (!(dtype in MATRIX_TYPE)) throw new MasoError("GGUF_DTYPE", `dtype must be "f32", "f16" or "bf16", got ${String(opts.dtype)}`);
+  const matrixType = MATRIX_TYPE[dtype];
 
   const metadata = new Map<string, GgufValue>();
   const u32 = (key: string, value: number) => metadata.set(`${arch}.${key}`, { type: "u32", value });
   metadata.set("general.architecture", { type: "string", value: arch });
   metadata.set("general.name", { type: "string", value: opts.name ?? `maso-${arch}` });
-  metadata.set("general.file_type", { type: "u32", value: f16 ? 1 : 0 });
+  metadata.set("general.file_type", { type: "u32", value: FILE_TYPE[dtype] });
   u32("context_length", cfg.maxPositionEmbeddings);
   u32("embedding_length", cfg.hiddenSize);
   u32("block_count", cfg.numLayers);
@@ -87,7 +93,7 @@ export function planGguf(model: Decoder, opts: GgufExportOptions = {}): { metada
   const p = model.params;
   const add = (name: string, shape: number[], values: () => Float32Array) => {
     const matrix = shape.length === 2;
-    tensors.push({ info: { name, dims: [...shape].reverse(), type: matrix && f16 ? GGML_TYPE.F16 : GGML_TYPE.F32 }, values });
+    tensors.push({ info: { name, dims: [...shape].reverse(), type: matrix ? matrixType : GGML_TYPE.F32 }, values });
   };
   const V = cfg.vocabSize;
   const C = cfg.hiddenSize;
@@ -156,7 +162,7 @@ export function permuteRope(w: Float32Array, heads: number, HS: number, cols: nu
 function tensorData(info: GgufTensorInfo, values: Float32Array): Uint8Array {
   if (info.type === GGML_TYPE.F32) return new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
   const h = new Uint16Array(values.length);
-  encodeF16(values, h);
+  (info.type === GGML_TYPE.BF16 ? encodeBf16 : encodeF16)(values, h);
   return new Uint8Array(h.buffer);
 }
 
