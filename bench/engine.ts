@@ -1,8 +1,10 @@
-// `npm run bench:engine`: training-step throughput (forward + backward + AdamW, fp32) of maso's
-// engine and of PyTorch on the same shapes and thread count, side by side in one run; MFU against
-// a GEMM peak measured here; peak RSS, and RSS drift over repeated steps (leak check).
-// Prints one JSON object per shape. Env: MASO_BENCH_SHAPES=tiny,small,qwen0.5b-layers,
-// MASO_BENCH_STEPS, MASO_BENCH_LEAK=0 to skip the 100-step RSS check on the tiny shape.
+// `npm run bench:engine`: training-step throughput (forward + backward + AdamW) of maso's engine
+// in fp32 and bf16, against PyTorch fp32 and PyTorch bf16 autocast, on the same shapes and thread
+// count, side by side in one run; MFU against a GEMM peak of the same precision measured here;
+// peak RSS, and RSS drift over repeated steps (leak check on the tiny shape).
+// Prints one JSON object per (shape, precision). Env: MASO_BENCH_SHAPES (default
+// tiny,small,qwen0.5b-layers,qwen2.5-0.5b,qwen3-0.6b), MASO_BENCH_PRECISIONS (default fp32,bf16),
+// MASO_BENCH_STEPS, MASO_BENCH_LEAK=0 to skip the leak check.
 import { execFileSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,7 +28,10 @@ const SHAPES: Shape[] = [
   { name: "tiny", config: BENCH_SHAPES.tiny, batch: 4, seqLen: 256 },
   { name: "small", config: BENCH_SHAPES.small, batch: 4, seqLen: 256 },
   { name: "qwen0.5b-layers", config: BENCH_SHAPES["qwen0.5b-layers"], batch: 2, seqLen: 512 },
+  { name: "qwen2.5-0.5b", config: BENCH_SHAPES["qwen2.5-0.5b"], batch: 2, seqLen: 256 },
+  { name: "qwen3-0.6b", config: BENCH_SHAPES["qwen3-0.6b"], batch: 2, seqLen: 256 },
 ];
+type Precision = "fp32" | "bf16";
 
 /** Training FLOPs per step: 6 per weight per token for every matmul (incl. LM head) + causal attention. */
 function trainFlops(s: Shape): number {
@@ -40,6 +45,7 @@ function trainFlops(s: Shape): number {
   return 6 * matmulParams * tokens + attn;
 }
 
+/** The best of 5 square 1024 GEMMs through maso's GEMM dispatch at the current precision. */
 function gemmPeakGflops(): number {
   const kernels = native();
   const n = 1024;
@@ -57,8 +63,8 @@ function gemmPeakGflops(): number {
   return best;
 }
 
-function benchMaso(s: Shape, warmup: number, steps: number) {
-  const model = new Decoder(s.config, undefined, { seed: 1, trainBase: true });
+function benchMaso(s: Shape, precision: Precision, warmup: number, steps: number) {
+  const model = new Decoder(s.config, undefined, { seed: 1, trainBase: true, precision });
   const opt = createAdamW([{ name: "base", params: model.params, grads: model.grads! }], { lr: 1e-4 });
   let seed = 7;
   const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) % s.config.vocabSize) | 0;
@@ -80,8 +86,8 @@ function benchMaso(s: Shape, warmup: number, steps: number) {
   return { seconds_per_step: med, tokens_per_s: (s.batch * s.seqLen) / med, rss };
 }
 
-function benchTorch(s: Shape, threads: number, warmup: number, steps: number) {
-  const spec = { config: s.config, batch: s.batch, seqLen: s.seqLen, threads, warmup, steps };
+function benchTorch(s: Shape, precision: Precision, threads: number, warmup: number, steps: number) {
+  const spec = { config: s.config, batch: s.batch, seqLen: s.seqLen, threads, warmup, steps, precision };
   try {
     const out = execFileSync(PYTHON, [join(here, "torch_engine.py"), JSON.stringify(spec)], { encoding: "utf8" });
     return JSON.parse(out.trim().split("\n").pop()!) as { seconds_per_step: number; tokens_per_s: number; torch: string };
@@ -92,36 +98,58 @@ function benchTorch(s: Shape, threads: number, warmup: number, steps: number) {
 
 /** RSS after step 10 and after step `steps` of a maso-only run: flat means no leak. */
 function leakCheck(s: Shape, steps: number) {
-  const { rss } = benchMaso(s, 0, steps);
+  const { rss } = benchMaso(s, "fp32", 0, steps);
   const mb = (i: number) => rss[i] / 2 ** 20;
   return { steps, rss_mb_at_10: mb(9), rss_mb_at_end: mb(steps - 1), growth_mb: mb(steps - 1) - mb(9) };
 }
 
-const wanted = (process.env.MASO_BENCH_SHAPES ?? SHAPES.map((s) => s.name).join(",")).split(",");
-const info = native().info();
+const list = (env: string | undefined, all: string) => (env ?? all).split(",");
+const wanted = list(process.env.MASO_BENCH_SHAPES, SHAPES.map((s) => s.name).join(","));
+const precisions = list(process.env.MASO_BENCH_PRECISIONS, "fp32,bf16") as Precision[];
+const kernels = native();
+const info = kernels.info();
+const tokS = (r: ReturnType<typeof benchTorch>) => ("tokens_per_s" in r ? r.tokens_per_s : null);
 for (const s of SHAPES.filter((x) => wanted.includes(x.name))) {
-  // measured per shape, right before it, so background load affects peak and run alike
-  const peak = gemmPeakGflops();
   const big = s.config.vocabSize > 100000;
-  const steps = Number(process.env.MASO_BENCH_STEPS ?? (big ? 3 : 8));
-  const maso = benchMaso(s, 1, steps);
-  const torch = benchTorch(s, info.threads, 1, steps);
-  const flops = trainFlops(s);
-  const gflops = flops / maso.seconds_per_step / 1e9;
-  const rssMb = maso.rss.map((r) => r / 2 ** 20);
-  console.log(
-    JSON.stringify({
-      shape: s.name,
-      tokens_per_step: s.batch * s.seqLen,
-      threads: info.threads,
-      gemm: info.gemm,
-      maso: { seconds_per_step: maso.seconds_per_step, tokens_per_s: maso.tokens_per_s, gflops, mfu: gflops / peak },
-      torch,
-      ratio: "tokens_per_s" in torch ? maso.tokens_per_s / torch.tokens_per_s : null,
-      gemm_peak_gflops: peak,
-      peak_rss_mb: Math.max(...rssMb),
-      rss_drift_mb: rssMb[rssMb.length - 1] - rssMb[1],
-      ...(s.name === "tiny" && process.env.MASO_BENCH_LEAK !== "0" ? { leak_check: leakCheck(s, 100) } : {}),
-    }),
-  );
+  const steps = Number(process.env.MASO_BENCH_STEPS ?? (big ? 2 : 8));
+  const torch = { fp32: benchTorch(s, "fp32", info.threads, 1, steps), bf16: benchTorch(s, "bf16", info.threads, 1, steps) };
+  for (const precision of precisions) {
+    if (precision === "bf16" && !kernels.bf16().onednn) {
+      console.log(JSON.stringify({ shape: s.name, precision, error: "this build has no bf16 GEMM (oneDNN not linked)" }));
+      continue;
+    }
+    // measured per row, right before it, so background load affects peak and run alike
+    kernels.setPrecision(precision);
+    const peak = gemmPeakGflops();
+    kernels.setPrecision("fp32");
+    const maso = benchMaso(s, precision, 1, steps);
+    const gflops = trainFlops(s) / maso.seconds_per_step / 1e9;
+    const rssMb = maso.rss.map((r) => r / 2 ** 20);
+    const ratio = (t: ReturnType<typeof benchTorch>) => {
+      const other = tokS(t);
+      return other ? maso.tokens_per_s / other : null;
+    };
+    console.log(
+      JSON.stringify({
+        shape: s.name,
+        precision,
+        tokens_per_step: s.batch * s.seqLen,
+        threads: info.threads,
+        gemm: info.gemm,
+        maso_tok_s: maso.tokens_per_s,
+        torch_fp32_tok_s: tokS(torch.fp32),
+        torch_bf16_tok_s: tokS(torch.bf16),
+        ratio_fp32: ratio(torch.fp32),
+        ratio_bf16: ratio(torch.bf16),
+        mfu: gflops / peak,
+        maso_gflops: gflops,
+        gemm_peak_gflops: peak,
+        seconds_per_step: maso.seconds_per_step,
+        peak_rss_mb: Math.max(...rssMb),
+        rss_drift_mb: rssMb[rssMb.length - 1] - rssMb[1],
+        torch: { fp32: torch.fp32, bf16: torch.bf16 },
+        ...(s.name === "tiny" && precision === "fp32" && process.env.MASO_BENCH_LEAK !== "0" ? { leak_check: leakCheck(s, 100) } : {}),
+      }),
+    );
+  }
 }

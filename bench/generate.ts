@@ -1,8 +1,11 @@
 // `npm run bench:generate`: generation throughput of maso's Sampler (paged KV cache, continuous
-// batching) and of llama.cpp through node-llama-cpp on the same weights (exported to GGUF F32) and
-// thread count: prefill and decode tokens/s at batch 1, 16, 64 on two shapes, with maso/llama.cpp
-// ratios, plus maso's prefix-sharing speed-up for 8 samples of one 256-token prompt.
-// Prints one JSON object. Env: MASO_THREADS, MASO_BENCH_SHAPES=tiny,small, MASO_BENCH_BATCHES=1,16,64,
+// batching; fp32 and bf16 GEMMs) and of llama.cpp through node-llama-cpp on the same weights,
+// exported by maso to GGUF F16 and BF16 (llama.cpp's 16-bit formats), at the same thread count:
+// prefill and decode tokens/s at batch 1, 16, 64, one row per (batch, maso precision, llama.cpp
+// format) with maso/llama.cpp ratios, plus maso's prefix-sharing speed-up for 8 samples of one
+// 256-token prompt. Prints one JSON object. Env: MASO_THREADS, MASO_BENCH_SHAPES (tiny,small;
+// also qwen0.5b-layers, qwen2.5-0.5b, qwen3-0.6b), MASO_BENCH_BATCHES=1,16,64,
+// MASO_BENCH_PRECISIONS=fp32,bf16, MASO_BENCH_FORMATS=f16,bf16,
 // MASO_BENCH_PROMPT (64), MASO_BENCH_NEW (16), MASO_NODE_LLAMA_CPP=<path to node-llama-cpp's dist/index.js>
 // when the package is not installed in this project. Measures only; changes nothing on disk but a temp dir.
 import { mkdtemp, rm } from "node:fs/promises";
@@ -17,12 +20,16 @@ import { BENCH_SHAPES } from "./shapes.js";
 import { createByteTokenizer } from "../src/engine/tokenizer/byte-tokenizer.js";
 import { defaultThreads, native } from "../src/native/binding.js";
 
-const SHAPES: Record<string, ModelConfig> = { tiny: BENCH_SHAPES.tiny, small: BENCH_SHAPES.small };
+const SHAPES: Record<string, ModelConfig> = BENCH_SHAPES;
+type Precision = "fp32" | "bf16";
+type Format = "f16" | "bf16";
 
 const list = (env: string | undefined, def: string) => (env ?? def).split(",").filter(Boolean);
 const threads = defaultThreads();
 const shapes = list(process.env.MASO_BENCH_SHAPES, "tiny,small");
 const batches = list(process.env.MASO_BENCH_BATCHES, "1,16,64").map(Number);
+const precisions = list(process.env.MASO_BENCH_PRECISIONS, "fp32,bf16") as Precision[];
+const formats = list(process.env.MASO_BENCH_FORMATS, "f16,bf16") as Format[];
 const PROMPT = Number(process.env.MASO_BENCH_PROMPT ?? 64);
 const NEW = Number(process.env.MASO_BENCH_NEW ?? 16);
 const round = (x: number) => Math.round(x * 10) / 10;
@@ -161,7 +168,7 @@ async function main(): Promise<void> {
     promptTokens: PROMPT,
     newTokens: NEW,
     notes:
-      "tokens/s over all sequences; decode = one new token per sequence per step; llama.cpp runs F32 weights with its default F16 KV cache",
+      "tokens/s over all sequences; decode = one new token per sequence per step; llama.cpp runs maso's F16 or BF16 export with its default F16 KV cache",
     shapes: [] as object[],
   };
   try {
@@ -169,19 +176,37 @@ async function main(): Promise<void> {
       const config = SHAPES[name];
       if (!config) throw new Error(`unknown shape ${name}; use ${Object.keys(SHAPES).join(",")}`);
       const model = new Decoder(config, undefined, { seed: 1, trainBase: false });
-      const path = join(dir, `${name}.gguf`);
-      await writeGguf(path, model, { tokenizer: createByteTokenizer() });
+      const paths = new Map<Format, string>();
+      for (const f of formats) {
+        const path = join(dir, `${name}-${f}.gguf`);
+        await writeGguf(path, model, { tokenizer: createByteTokenizer(), dtype: f });
+        paths.set(f, path);
+      }
       const rows = [];
       for (const B of batches) {
-        const maso = await masoRates(model, B);
-        const cpp = llama ? await llamaRates(llama, path, B) : null;
-        rows.push({
-          batch: B,
-          maso,
-          llamaCpp: cpp,
-          ratio: cpp ? { prefill: ratio(maso.prefillTokS, cpp.prefillTokS), decode: ratio(maso.decodeTokS, cpp.decodeTokS) } : null,
-        });
+        const cpp = new Map<Format, Rates | { error: string }>();
+        for (const [f, path] of paths)
+          if (llama) cpp.set(f, await llamaRates(llama, path, B).catch((e: Error) => ({ error: e.message.split("\n")[0] })));
+        for (const precision of precisions) {
+          if (precision === "bf16" && !native().bf16().onednn) continue;
+          model.precision = precision;
+          const maso = await masoRates(model, B);
+          for (const f of formats) {
+            const theirs = cpp.get(f) ?? null;
+            rows.push({
+              batch: B,
+              precision,
+              maso,
+              llamaCpp: theirs ? { format: f.toUpperCase(), ...theirs } : null,
+              ratio:
+                theirs && "prefillTokS" in theirs
+                  ? { prefill: ratio(maso.prefillTokS, theirs.prefillTokS), decode: ratio(maso.decodeTokS, theirs.decodeTokS) }
+                  : null,
+            });
+          }
+        }
       }
+      model.precision = "fp32";
       const entry: Record<string, unknown> = { shape: name, params: model.params.data.length, rows };
       if (name === "small" || shapes.length === 1) entry.prefixSharing = await prefixSharing(model);
       (out.shapes as object[]).push(entry);

@@ -1,0 +1,95 @@
+// `npm run bench:rl-step`: one LoRA RL step at the full Qwen2.5-0.5B shape (random weights, the real
+// Qwen3 tokenizer's vocabulary) — 16 episodes of a two-role workflow (drafter → reviser), 128 new
+// tokens per role call, one adapter per role on a shared base, GRPO — in fp32 and in bf16, each in
+// its own process so peak RSS is that precision's. Prints one JSON line per precision: wall time of
+// the step, its phase split (rollout, score, advantages, update) and peak RSS.
+// Env: MASO_BENCH_PRECISIONS (default fp32,bf16), MASO_BENCH_EPISODES (16), MASO_BENCH_TOKENS (128).
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { loadHfTokenizer, qwen3TokenizerDir } from "../src/engine/tokenizer/hf-tokenizer.js";
+import { sharedOutcome } from "../src/rewards/outcome.js";
+import { adapterPerRole, createRuntime } from "../src/runtime/index.js";
+import { END, START } from "../src/workflow/graph-types.js";
+import { workflow } from "../src/workflow/graph.js";
+import { textParser } from "../src/workflow/parsers.js";
+import { defineRole } from "../src/workflow/role.js";
+import { BENCH_SHAPES } from "./shapes.js";
+
+type Precision = "fp32" | "bf16";
+const SHAPE = "qwen2.5-0.5b";
+
+async function oneStep(precision: Precision) {
+  const episodes = Number(process.env.MASO_BENCH_EPISODES ?? 16);
+  const maxNewTokens = Number(process.env.MASO_BENCH_TOKENS ?? 128);
+  interface S {
+    q: string;
+    draft: string;
+    answer: string;
+  }
+  const role = (name: string, prompt: (s: S) => string) =>
+    defineRole<S, string>({ name, prompt: (s) => [{ role: "user", content: prompt(s) }], parse: textParser(), fallback: () => "", maxNewTokens });
+  const wf = workflow<S>({ name: "bench-rl-step" })
+    .role("draft", role("drafter", (s) => `Answer briefly: ${s.q}`), { update: (draft) => ({ draft }) })
+    .role("revise", role("reviser", (s) => `Question: ${s.q}\nDraft: ${s.draft}\nImprove the draft.`), { update: (answer) => ({ answer }) })
+    .edge(START, "draft")
+    .edge("draft", "revise")
+    .edge("revise", END)
+    .compile();
+  const tokenizer = await loadHfTokenizer(qwen3TokenizerDir());
+  const rt = await createRuntime<S, string>({
+    workflow: wf,
+    models: [
+      {
+        name: "base",
+        source: { config: { ...BENCH_SHAPES[SHAPE], maxPositionEmbeddings: 1024 }, seed: 1 },
+        lora: { rank: 16, alpha: 32, targets: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"] },
+        tokenizer,
+        precision,
+      },
+    ],
+    cast: adapterPerRole("base", ["drafter", "reviser"]),
+    rewards: [sharedOutcome((t, task: string) => (t.finalState.answer.length % 7 === Number(task) ? 1 : 0))],
+    advantage: { estimator: "grpo" },
+    trainer: { lr: 1e-4, epochs: 1 },
+  });
+  const batch = Array.from({ length: episodes }, (_, i) => ({
+    episode: { id: `e${i}`, state: { q: `What is ${i % 4} plus ${i % 3}?`, draft: "", answer: "" }, taskId: `t${i % 4}` },
+    task: String(i % 7),
+  }));
+  const t0 = performance.now();
+  const r = await rt.controller.step(batch);
+  const wall = (performance.now() - t0) / 1000;
+  const p = r.timings.phases;
+  const s = (ms: number | undefined) => Number(((ms ?? 0) / 1000).toFixed(2));
+  return {
+    bench: "rl-step",
+    shape: SHAPE,
+    precision,
+    episodes,
+    max_new_tokens: maxNewTokens,
+    tokens: r.trajectories.reduce((a, t) => a + (t.metrics.outputTokens ?? 0) + (t.metrics.promptTokens ?? 0), 0),
+    wall_s: Number(wall.toFixed(2)),
+    phases_s: { rollout: s(p.rollout), rewards: s(p.rewards), score: s(p.score), advantages: s(p.advantages), update: s(p.update) },
+    generation_s: s(r.timings.generationMs),
+    peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
+    threads: Number(process.env.MASO_THREADS ?? 0) || undefined,
+  };
+}
+
+const child = process.argv.indexOf("--precision");
+if (child >= 0) {
+  console.log(JSON.stringify(await oneStep(process.argv[child + 1] as Precision)));
+} else {
+  const self = fileURLToPath(import.meta.url);
+  for (const precision of (process.env.MASO_BENCH_PRECISIONS ?? "fp32,bf16").split(",")) {
+    try {
+      const out = execFileSync(process.execPath, [...process.execArgv, self, "--precision", precision], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      console.log(out.trim().split("\n").pop());
+    } catch (err) {
+      console.log(JSON.stringify({ bench: "rl-step", shape: SHAPE, precision, error: err instanceof Error ? err.message.split("\n")[0] : String(err) }));
+    }
+  }
+}
