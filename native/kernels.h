@@ -12,6 +12,7 @@
 // input gradients accumulate (+=) so residual branches can add into one buffer.
 #pragma once
 #include <cstdint>
+#include <string>
 
 namespace maso {
 
@@ -22,6 +23,21 @@ void gemm(bool transA, bool transB, int M, int N, int K, float alpha, const floa
 void gemm_naive(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
                 const float* B, int ldb, float beta, float* C, int ldc);
 const char* gemm_name();
+
+// ---- bf16 GEMMs (native/gemm_bf16.cc) -----------------------------------------------------------
+// Process-wide precision of gemm(): 0 fp32, 1 bf16 operands with fp32 accumulation and output.
+void set_precision(int p);
+int get_precision();
+// gemm() with operands rounded to bf16, through oneDNN; false (C untouched) when oneDNN is not
+// linked or refuses the shape, and the caller computes in fp32.
+bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
+               const float* B, int ldb, float beta, float* C, int ldc);
+// dst (n) = src rounded to bf16 bits, nearest-even (denormals flush to signed zero)
+void to_bf16(uint16_t* dst, const float* src, int64_t n);
+bool has_onednn();
+std::string onednn_version();  // "" when not linked
+bool cpu_avx512bf16();
+bool cpu_amxbf16();
 
 // ---- linear layer: out = inp @ weight^T + bias ------------------------------------------------
 // out (N,OC) = or += (accumulate); inp (N,IC); weight (OC,IC); bias (OC) or null

@@ -54,6 +54,7 @@ void gemm_naive(bool transA, bool transB, int M, int N, int K, float alpha, cons
 
 void gemm(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
           const float* B, int ldb, float beta, float* C, int ldc) {
+  if (get_precision() == 1 && gemm_bf16(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)) return;
   if (M <= 0 || N <= 0) return;
   if (K <= 0) {
     for (int i = 0; i < M; i++)
