@@ -15,4 +15,5 @@ export MASO_ADDON="$work/build/Release/maso.node"
 cd "$root"
 node bin/maso.js doctor | tee "$work/doctor.txt"
 grep -q "none found: portable" "$work/doctor.txt"
+grep -q "oneDNN not linked" "$work/doctor.txt"
 npx vitest run test/engine/kernels.int.test.ts test/engine/gemm-bf16.int.test.ts test/engine/decoder-parity.int.test.ts

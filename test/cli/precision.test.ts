@@ -1,12 +1,13 @@
 // `precision` reaches the model: the run config's models.<m>.precision and `--precision` on
 // `maso train` / `maso eval` end up on the Decoder, whose forward sets the process-wide GEMM switch;
-// bad values fail naming the flag; --resume refuses a precision change.
+// bad values fail naming the flag; --resume refuses a precision change; `maso doctor` reports bf16 support.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import * as demo from "../../examples/two-role-demo/workflow.js";
 import { parseFlags } from "../../src/cli/args.js";
+import { doctorReport, formatDoctor } from "../../src/cli/doctor.js";
 import { precisionFlag, withPrecision } from "../../src/cli/precision-flag.js";
 import { runtimeOptions } from "../../src/cli/train/runtime-options.js";
 import { trainingModule } from "../../src/cli/train/workflow-module.js";
@@ -64,6 +65,18 @@ describe("precision setting", () => {
     const resumed = await cliInProcess("train", "--resume", runDir, "--precision", "fp32");
     expect(resumed.code).toBe(2);
     expect(resumed.err).toContain("drop --precision");
+  });
+
+  it("maso doctor reports oneDNN and the CPU's bf16 instructions", () => {
+    const r = doctorReport();
+    expect(r.bf16).toEqual(native().bf16());
+    const line = formatDoctor(r)
+      .split("\n")
+      .find((l) => l.startsWith("bf16 "));
+    expect(line).toContain(onednn ? `oneDNN ${r.bf16!.version}` : "oneDNN not linked");
+    const without = formatDoctor({ ...r, bf16: { onednn: false, version: "", cpu: { avx512bf16: false, amxbf16: false } } });
+    expect(without).toContain("oneDNN not linked: precision bf16 unavailable");
+    expect(without).toContain("cpu without bf16 instructions");
   });
 
   it("maso train and maso eval refuse a bad --precision with a usage error", async () => {
