@@ -34,6 +34,15 @@ bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const
                const float* B, int ldb, float beta, float* C, int ldc);
 // dst (n) = src rounded to bf16 bits, nearest-even (denormals flush to signed zero)
 void to_bf16(uint16_t* dst, const float* src, int64_t n);
+// Holds gemm() at fp32 for a scope (restoring the precision after): attention's per-head products
+// stay fp32, as in the sampler's decode attention, so sampler and trainer compute one function.
+struct Fp32Gemms {
+  int saved = get_precision();
+  Fp32Gemms() { set_precision(0); }
+  ~Fp32Gemms() { set_precision(saved); }
+  Fp32Gemms(const Fp32Gemms&) = delete;
+  Fp32Gemms& operator=(const Fp32Gemms&) = delete;
+};
 bool has_onednn();
 std::string onednn_version();  // "" when not linked
 bool cpu_avx512bf16();

@@ -4,11 +4,15 @@
 // PyTorch references from one fixture: the float64 model and the same model on float32 copies
 // under torch.autocast("cpu", dtype=torch.bfloat16).
 //
+// The engine rounds the operands of the weight GEMMs (projections, MLP, LM head) and keeps
+// attention's per-head products in fp32; autocast rounds those too.
+//
 // Tolerances, with EPS = 2^-8 (the spacing of bf16 numbers at 1):
-// - against float64: outputs within 8·EPS·max(1, |largest reference value|), gradients within
-//   48·EPS of each tensor's largest entry. Operand rounding errs by up to EPS/2 per GEMM input; it
-//   compounds through 2-3 layers, the softmax and the backward chain, and the Qwen2 case (tied
-//   head, temperature 0.7, logits up to ~20) amplifies it most: its worst gradient is ~36·EPS.
+// - against float64: outputs within 8·EPS·max(1, |largest reference value|) (worst seen 3.3·EPS),
+//   gradients within 32·EPS of each tensor's largest entry. Operand rounding errs by up to EPS/2
+//   per GEMM input; it compounds through 2-3 layers, the softmax and the backward chain, and the
+//   Qwen2 case (tied head, temperature 0.7, logits up to ~20) amplifies it most: its worst
+//   gradient is ~26·EPS (autocast's ~73·EPS); the others stay under 8·EPS.
 // - against autocast: autocast also rounds every GEMM's OUTPUT to bf16 (logits, activations), and
 //   we keep outputs in fp32, so the two differ by more than either differs from float64. We check
 //   that our error against float64 is at most 1.5× autocast's own (we round less, so are about as
@@ -103,7 +107,7 @@ describe.skipIf(!onednn)("bf16 decoder against PyTorch float64 and bf16 autocast
           const d = maxDiff(fp32Grads.get(name)!, fx.get(name));
           fp32Worst = Math.max(fp32Worst, d.abs / Math.max(d.scale, 1e-6));
         }
-        expectBf16Accuracy("worst gradient", worst, 48 * EPS, fp32Worst);
+        expectBf16Accuracy("worst gradient", worst, 32 * EPS, fp32Worst);
       });
     });
   }
