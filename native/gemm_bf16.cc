@@ -8,6 +8,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <new>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -186,8 +187,19 @@ bool lookup(Prim& out, const Key& key, int M, int N, int K, bool ta, bool tb, in
     }
     Prim p;
     if (!make(p, M, N, K, ta, tb, ldc, alpha, beta)) p.p = nullptr;
-    it = g_cache.emplace(key, p).first;
-    g_order.push_back(key);
+    try {
+      g_order.push_back(key);
+    } catch (const std::bad_alloc&) {
+      if (p.p) dnnl_primitive_destroy(p.p);
+      return false;
+    }
+    try {
+      it = g_cache.emplace(key, p).first;
+    } catch (const std::bad_alloc&) {
+      g_order.pop_back();
+      if (p.p) dnnl_primitive_destroy(p.p);
+      return false;
+    }
   }
   out = it->second;
   return out.p != nullptr;
@@ -205,9 +217,13 @@ bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const
   if (!stream) return false;
   Scratch& s = t_scratch;
   const size_t na = (size_t)M * K, nb = (size_t)K * N;
-  if (s.a.size() < na) s.a.resize(na);
-  if (s.b.size() < nb) s.b.resize(nb);
-  if (s.pad.size() < pr.scratch) s.pad.resize(pr.scratch);
+  try {
+    if (s.a.size() < na) s.a.resize(na);
+    if (s.b.size() < nb) s.b.resize(nb);
+    if (s.pad.size() < pr.scratch) s.pad.resize(pr.scratch);
+  } catch (const std::bad_alloc&) {
+    return false;  // the fp32 path needs no scratch of ours
+  }
   // stored A is (M,K) or, transposed, (K,M); likewise B is (K,N) or (N,K)
   pack_bf16(s.a.data(), A, transA ? K : M, transA ? M : K, lda);
   pack_bf16(s.b.data(), B, transB ? N : K, transB ? K : N, ldb);

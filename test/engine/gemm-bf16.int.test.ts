@@ -105,6 +105,16 @@ describe.skipIf(!onednn)("bf16 GEMM through oneDNN", () => {
       for (let j = c.N; j < p.ldc && i * p.ldc + j < bf.length; j++) expect(bf[i * p.ldc + j]).toBe(p.C0[i * p.ldc + j]);
   });
 
+  it("stays exact past the primitive cache's bound (300 shapes, the oldest evicted, then asked again)", () => {
+    for (const M of [...Array.from({ length: 300 }, (_, i) => i + 1), 1, 2, 3]) {
+      const c: Case = { ta: false, tb: true, M, N: 3, K: 5, alpha: 1, beta: 0 };
+      const p = problem(c);
+      const bf = run(c, p, "bf16");
+      for (let i = 0; i < M; i++)
+        for (let j = 0; j < 3; j++) expect(Math.abs(bf[i * p.ldc + j] - p.want[i * 3 + j])).toBeLessThanOrEqual(1e-5 * p.scale[i * 3 + j]);
+    }
+  });
+
   it("rounds operands to nearest-even bf16 and keeps NaN and infinities", () => {
     // C = A (M,1) @ [1]: each output is one rounded operand
     const vals = [1, 1 + 2 ** -8, 1 + 3 * 2 ** -8, 1 + 2 ** -8 + 2 ** -20, -2.5, 65504.7, 3.0e38, Number.POSITIVE_INFINITY, Number.NaN];
