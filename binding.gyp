@@ -11,14 +11,15 @@
         "native/logits.cc",
         "native/optim.cc",
         "native/addon_decode.cc",
-        "native/decode.cc"
+        "native/decode.cc",
+        "native/gemm_bf16.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")", "native"],
-      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "<!(node scripts/detect-blas.cjs defines)"],
+      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "<!(node scripts/detect-blas.cjs defines)", "<!(node scripts/detect-dnnl.cjs defines)"],
       "cflags!": ["-fno-exceptions", "-O2"],
       "cflags_cc!": ["-fno-exceptions", "-fno-rtti", "-O2"],
-      "cflags_cc": ["-std=c++17", "-O3", "-march=native", "-fopenmp", "<!@(node scripts/detect-blas.cjs cflags)"],
-      "libraries": ["-fopenmp", "<!@(node scripts/detect-blas.cjs libs)"],
+      "cflags_cc": ["-std=c++17", "-O3", "-march=native", "-fopenmp", "<!@(node scripts/detect-blas.cjs cflags)", "<!@(node scripts/detect-dnnl.cjs cflags)"],
+      "libraries": ["-fopenmp", "<!@(node scripts/detect-blas.cjs libs)", "<!@(node scripts/detect-dnnl.cjs libs)"],
       "xcode_settings": {
         "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
         "OTHER_CPLUSPLUSFLAGS": ["-std=c++17", "-O3", "<!@(node scripts/detect-blas.cjs cflags)"]

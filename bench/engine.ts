@@ -64,7 +64,8 @@ function gemmPeakGflops(): number {
 }
 
 function benchMaso(s: Shape, precision: Precision, warmup: number, steps: number) {
-  const model = new Decoder(s.config, undefined, { seed: 1, trainBase: true, precision });
+  const model = new Decoder(s.config, undefined, { seed: 1, trainBase: true });
+  model.precision = precision;
   const opt = createAdamW([{ name: "base", params: model.params, grads: model.grads! }], { lr: 1e-4 });
   let seed = 7;
   const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) % s.config.vocabSize) | 0;

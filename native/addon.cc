@@ -247,6 +247,57 @@ Napi::Value SetThreads(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// Elements a row-major (rows, cols) matrix at leading dimension ld spans; ld < cols is an error.
+int64_t span(const Call& c, int i, const char* name, int rows, int cols, int ld) {
+  if (ld < cols) c.fail(i, name, "must be >= " + std::to_string(cols) + " (the stored row length)");
+  return rows == 0 || cols == 0 ? 0 : (int64_t)(rows - 1) * ld + cols;
+}
+
+// C (M,N) = alpha op(A) op(B) + beta C through gemm(), at the current precision.
+Napi::Value Gemm(const Napi::CallbackInfo& info) {
+  CALL("gemm", 13);
+  bool ta = c.flag(0, "transA"), tb = c.flag(1, "transB");
+  int M = c.dim(2, "M"), N = c.dim(3, "N"), K = c.dim(4, "K");
+  int lda = c.dim(7, "lda"), ldb = c.dim(9, "ldb"), ldc = c.dim(12, "ldc");
+  float* A = c.f32(6, "A", span(c, 7, "lda", ta ? K : M, ta ? M : K, lda));
+  float* B = c.f32(8, "B", span(c, 9, "ldb", tb ? N : K, tb ? K : N, ldb));
+  float* C = c.f32(11, "C", span(c, 12, "ldc", M, N, ldc));
+  gemm(ta, tb, M, N, K, (float)c.number(5, "alpha"), A, lda, B, ldb, (float)c.number(10, "beta"), C, ldc);
+  return info.Env().Undefined();
+}
+
+Napi::Value SetPrecision(const Napi::CallbackInfo& info) {
+  CALL("setPrecision", 1);
+  std::string p = info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : "";
+  if (p == "fp32") {
+    set_precision(0);
+  } else if (p == "bf16") {
+    if (!has_onednn())
+      throw Napi::Error::New(info.Env(), "maso native setPrecision(): bf16 needs oneDNN, and this build of the addon "
+                                         "was made without it (install libdnnl-dev and rebuild the addon)");
+    set_precision(1);
+  } else {
+    c.fail(0, "precision", "must be \"fp32\" or \"bf16\"");
+  }
+  return info.Env().Undefined();
+}
+
+Napi::Value Precision(const Napi::CallbackInfo& info) {
+  return Napi::String::New(info.Env(), get_precision() == 1 ? "bf16" : "fp32");
+}
+
+Napi::Value Bf16(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("onednn", has_onednn());
+  o.Set("version", onednn_version());
+  Napi::Object cpu = Napi::Object::New(env);
+  cpu.Set("avx512bf16", cpu_avx512bf16());
+  cpu.Set("amxbf16", cpu_amxbf16());
+  o.Set("cpu", cpu);
+  return o;
+}
+
 Napi::Value Info(const Napi::CallbackInfo& info) {
   Napi::Object o = Napi::Object::New(info.Env());
   o.Set("gemm", gemm_name());
@@ -285,6 +336,10 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   EXPORT("adamwUpdate", AdamwUpdate);
   EXPORT("setThreads", SetThreads);
   EXPORT("info", Info);
+  EXPORT("gemm", Gemm);
+  EXPORT("setPrecision", SetPrecision);
+  EXPORT("precision", Precision);
+  EXPORT("bf16", Bf16);
 #undef EXPORT
   RegisterDecodeBindings(env, exports);
   return exports;

@@ -102,6 +102,7 @@ static int64_t attention_work(const int32_t* starts, int B, int NH, int HS) {
 // One task per (sequence, query head); its GEMMs run on the task's thread.
 void attention_forward(float* out, float* lse, const float* q, const float* k, const float* v,
                        const int32_t* starts, int B, int NH, int KVH, int HS) {
+  Fp32Gemms fp32;
   const int group = NH / KVH;
   const float sc = 1.0f / std::sqrt((float)HS);
   const int ldq = NH * HS, ldk = KVH * HS;
@@ -150,6 +151,7 @@ void attention_forward(float* out, float* lse, const float* q, const float* k, c
 void attention_backward(float* dq, float* dk, float* dv, const float* dout, const float* out,
                         const float* lse, const float* q, const float* k, const float* v,
                         const int32_t* starts, int B, int NH, int KVH, int HS) {
+  Fp32Gemms fp32;
   const int group = NH / KVH;
   const float sc = 1.0f / std::sqrt((float)HS);
   const int ldq = NH * HS, ldk = KVH * HS;

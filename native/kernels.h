@@ -12,6 +12,7 @@
 // input gradients accumulate (+=) so residual branches can add into one buffer.
 #pragma once
 #include <cstdint>
+#include <string>
 
 namespace maso {
 
@@ -25,6 +26,30 @@ void gemm_naive(bool transA, bool transB, int M, int N, int K, float alpha, cons
 void gemm_serial(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
                  const float* B, int ldb, float beta, float* C, int ldc);
 const char* gemm_name();
+
+// ---- bf16 GEMMs (native/gemm_bf16.cc) -----------------------------------------------------------
+// Process-wide precision of gemm(): 0 fp32, 1 bf16 operands with fp32 accumulation and output.
+void set_precision(int p);
+int get_precision();
+// gemm() with operands rounded to bf16, through oneDNN; false (C untouched) when oneDNN is not
+// linked or refuses the shape, and the caller computes in fp32.
+bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
+               const float* B, int ldb, float beta, float* C, int ldc);
+// dst (n) = src rounded to bf16 bits, nearest-even (denormals flush to signed zero)
+void to_bf16(uint16_t* dst, const float* src, int64_t n);
+// Holds gemm() at fp32 for a scope (restoring the precision after): attention's per-head products
+// stay fp32, as in the sampler's decode attention, so sampler and trainer compute one function.
+struct Fp32Gemms {
+  int saved = get_precision();
+  Fp32Gemms() { set_precision(0); }
+  ~Fp32Gemms() { set_precision(saved); }
+  Fp32Gemms(const Fp32Gemms&) = delete;
+  Fp32Gemms& operator=(const Fp32Gemms&) = delete;
+};
+bool has_onednn();
+std::string onednn_version();  // "" when not linked
+bool cpu_avx512bf16();
+bool cpu_amxbf16();
 
 // ---- linear layer: out = inp @ weight^T + bias ------------------------------------------------
 // out (N,OC) = or += (accumulate); inp (N,IC); weight (OC,IC); bias (OC) or null

@@ -73,6 +73,7 @@ static const int64_t GEMM_SPLIT_MIN = 1 << 22;  // multiply-adds; below it one c
 
 void gemm(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
           const float* B, int ldb, float beta, float* C, int ldc) {
+  if (get_precision() == 1 && gemm_bf16(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)) return;
   if (M <= 0 || N <= 0) return;
   if (K <= 0) {
     for (int i = 0; i < M; i++)

@@ -3,7 +3,7 @@
 import { spawnSync } from "node:child_process";
 import { arch, cpus, platform } from "node:os";
 import { isolationLevel } from "../envs/code-verifier/isolation.js";
-import { addonPath, native } from "../native/binding.js";
+import { addonPath, type Bf16Support, native } from "../native/binding.js";
 
 export interface DoctorReport {
   node: string;
@@ -15,6 +15,8 @@ export interface DoctorReport {
   blasConfig?: string;
   threads?: number;
   openmp?: boolean;
+  /** oneDNN (for `precision: bf16`) and the CPU's bf16 instructions. */
+  bf16?: Bf16Support;
   /** The code verifier's OS layer on this machine (docs/security.md). */
   verifierIsolation: string;
   /** `nats-server --version`, or null when it is not installed (only `--nats embedded` needs it). */
@@ -39,10 +41,24 @@ export function doctorReport(): DoctorReport {
   };
   try {
     const i = native().info();
-    return { ...base, nativeBuild: "ok", gemm: i.gemm, blasConfig: i.blasConfig.trim(), threads: i.threads, openmp: i.openmp };
+    return {
+      ...base,
+      nativeBuild: "ok",
+      gemm: i.gemm,
+      blasConfig: i.blasConfig.trim(),
+      threads: i.threads,
+      openmp: i.openmp,
+      bf16: native().bf16(),
+    };
   } catch (err) {
     return { ...base, nativeBuild: "missing", error: err instanceof Error ? err.message : String(err) };
   }
+}
+
+function formatBf16(b: Bf16Support): string {
+  const cpu = [b.cpu.amxbf16 && "AMX-BF16", b.cpu.avx512bf16 && "AVX512-BF16"].filter(Boolean).join(", ");
+  const onednn = b.onednn ? `oneDNN ${b.version}` : "oneDNN not linked: precision bf16 unavailable (install libdnnl-dev and rebuild)";
+  return `${onednn}; cpu ${cpu || "without bf16 instructions (bf16 GEMMs emulated, slower than fp32)"}`;
 }
 
 export function formatDoctor(r: DoctorReport): string {
@@ -53,6 +69,7 @@ export function formatDoctor(r: DoctorReport): string {
         ? "none found: portable blocked GEMM (slow; install libopenblas-dev and rebuild)"
         : `${r.gemm} [${r.blasConfig}]`;
     lines.push(`BLAS         ${blas}`, `threads      ${r.threads}`, `openmp       ${r.openmp ? "yes" : "no"}`);
+    if (r.bf16) lines.push(`bf16         ${formatBf16(r.bf16)}`);
   } else {
     lines.push(`error        ${r.error}`);
   }

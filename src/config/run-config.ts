@@ -65,6 +65,8 @@ export const modelSchema = z
     optimizer: optimizerSchema.default(() => optimizerSchema.parse({})),
     /** frozen copy for the KL-to-reference term (kept only when algorithm.klCoef > 0) */
     reference: z.boolean().default(true),
+    /** GEMM operands: fp32, or bf16 (rounded operands, fp32 accumulation; needs oneDNN, see `maso doctor`) */
+    precision: z.enum(["fp32", "bf16"]).default("fp32"),
   })
   .strict()
   .superRefine((m, ctx) => {

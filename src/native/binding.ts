@@ -10,6 +10,16 @@ import { MasoError } from "../errors.js";
 type F32 = Float32Array;
 type I32 = Int32Array;
 
+/** GEMM operand precision: fp32, or bf16 operands with fp32 accumulation and output. */
+export type Precision = "fp32" | "bf16";
+
+export interface Bf16Support {
+  onednn: boolean;
+  /** oneDNN's version, "" when not linked */
+  version: string;
+  cpu: { avx512bf16: boolean; amxbf16: boolean };
+}
+
 /** Raw kernel bindings; argument order mirrors native/kernels.h. */
 export interface NativeKernels {
   matmulForward(out: F32, inp: F32, weight: F32, bias: F32 | null, N: number, IC: number, OC: number, accumulate: boolean): void;
@@ -105,6 +115,27 @@ export interface NativeKernels {
     bc2: number,
   ): void;
   setThreads(n: number): void;
+  /** C (M,N) = alpha op(A) op(B) + beta C, row-major, at the current precision (native/kernels.h gemm). */
+  gemm(
+    transA: boolean,
+    transB: boolean,
+    M: number,
+    N: number,
+    K: number,
+    alpha: number,
+    A: F32,
+    lda: number,
+    B: F32,
+    ldb: number,
+    beta: number,
+    C: F32,
+    ldc: number,
+  ): void;
+  /** Process-wide GEMM precision; "bf16" throws when the addon was built without oneDNN. */
+  setPrecision(p: Precision): void;
+  precision(): Precision;
+  /** What bf16 GEMMs can use: oneDNN (linked or not, its version) and the CPU's bf16 instructions. */
+  bf16(): Bf16Support;
   info(): { gemm: "openblas" | "accelerate" | "portable"; blasConfig: string; threads: number; openmp: boolean };
 }
 

@@ -11,6 +11,7 @@ import { loadTokenizer } from "../engine/tokenizer/load-tokenizer.js";
 import { checkTokenizerFits } from "../engine/tokenizer/tokenizer-fit.js";
 import type { Tokenizer } from "../engine/tokenizer/types.js";
 import { MasoError } from "../errors.js";
+import { type Precision, native } from "../native/binding.js";
 
 /** Where a model's weights come from. */
 export type ModelSource =
@@ -44,6 +45,8 @@ export interface ModelSpec {
   tokenizer?: Tokenizer;
   /** Seeds LoRA and value-head initialisation (default 0). */
   seed?: number;
+  /** GEMM operand precision of this model's forward, backward and decode steps (default "fp32"). */
+  precision?: Precision;
 }
 
 /** A model after validation, with defaults applied. */
@@ -80,7 +83,16 @@ export function resolveModelSpec(spec: ModelSpec): ResolvedModelSpec {
   if (ref === "frozen-copy" && train === "lora")
     throw new MasoError("MODEL_SPEC", `${where}: a LoRA model's reference is its base with the adapter off`, "use reference: 'auto'");
   const reference = ref === "auto" ? (train === "lora" ? "adapter-off" : "none") : ref;
-  return { ...spec, train, reference };
+  const precision = spec.precision ?? "fp32";
+  if (precision !== "fp32" && precision !== "bf16")
+    throw new MasoError("MODEL_SPEC", `${where}: precision is "${precision}"`, "use fp32 or bf16");
+  if (precision === "bf16" && !native().bf16().onednn)
+    throw new MasoError(
+      "BF16_UNAVAILABLE",
+      `${where}: precision is "bf16" but the native addon was built without oneDNN`,
+      "install oneDNN (Debian/Ubuntu: apt-get install libdnnl-dev) and rebuild the addon with `npm run install`, or use precision fp32",
+    );
+  return { ...spec, train, reference, precision };
 }
 
 /**
@@ -109,5 +121,6 @@ export async function loadModel(spec: ResolvedModelSpec): Promise<{ decoder: Dec
     decoder = new Decoder(config, params, { seed: spec.seed ?? 0 });
   }
   decoder.setTrainBase(spec.train === "full");
+  decoder.precision = spec.precision ?? "fp32";
   return { decoder, tokenizer };
 }

@@ -92,6 +92,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
   if (spec.valueHead && !model.valueHead) model.addValueHead(spec.valueHead.hidden, { detach: spec.valueHead.detach ?? true });
   const reference = spec.reference === "frozen-copy" ? new Decoder(model.config, model.params.zerosLike(), { trainBase: false }) : null;
   reference?.params.data.set(model.params.data);
+  if (reference) reference.precision = model.precision;
   const cfg = resolveTrainerConfig(options.trainer);
   const units: Map<string, TrainUnit> = spec.train === "frozen" ? new Map() : createUnits(model, cfg);
   const generator = (options.generator ?? createSamplerGenerator)(model, tokenizer);

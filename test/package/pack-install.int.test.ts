@@ -72,6 +72,7 @@ describe.skipIf(NO_NPM !== "")(`the packed package, installed into a fresh proje
       expect(files).toContain(f);
     for (const f of ["scripts/lifecycle.cjs", "scripts/detect-blas.cjs", "LICENSE", "README.md", "docs/config.md"])
       expect(files).toContain(f);
+    expect(files).toContain("scripts/detect-dnnl.cjs");
     const strays = files.filter((f) => /^(src|test|bench|examples|recipes|models)\/|\.map$|\.test\.|(^|\/)test-[^/]*$/.test(f));
     expect(strays).toEqual([]);
   });

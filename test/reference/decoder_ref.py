@@ -4,7 +4,9 @@ Given a case spec (JSON on argv[1]) it builds a random Llama/Qwen2/Qwen3-style d
 LoRA adapters and a value head, runs every sequence *separately* (so maso's packing is checked,
 not assumed), and writes to argv[2]: manifest.json + tensors.bin (raw little-endian f32) holding
 the parameters, the batch, per-token log-probs/entropies/values, every gradient, and the loss
-after each of a few AdamW steps. Never imports maso code.
+after each of a few AdamW steps. With "autocast": true in the spec it also runs the same forward
+and backward on float32 copies under torch.autocast("cpu", dtype=torch.bfloat16) and writes those
+outputs and gradients under bf16/. Never imports maso code.
 """
 import json
 import math
@@ -25,7 +27,7 @@ def rope(x, pos, theta):
     half = hs // 2
     inv = 1.0 / (theta ** (torch.arange(0, hs, 2, dtype=torch.float64) / hs))
     ang = pos[:, None].double() * inv[None, :]
-    cos, sin = ang.cos()[:, None, :], ang.sin()[:, None, :]
+    cos, sin = ang.cos()[:, None, :].to(x.dtype), ang.sin()[:, None, :].to(x.dtype)
     x1, x2 = x[..., :half], x[..., half:]
     return torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], dim=-1)
 
@@ -146,6 +148,31 @@ def forward(c, P, adapters, VH, seq, temperature):
 lora_scale = {}
 
 
+def autocast_bf16(c, P, adapters, VH, seqs, temperature, weights, tensors):
+    """The forward and backward under CPU bf16 autocast, on float32 copies of the parameters."""
+    f32 = lambda d: {k: v.detach().float().requires_grad_(True) for k, v in d.items()}
+    P32, A32, V32 = f32(P), {n: f32(a) for n, a in adapters.items()}, f32(VH)
+    w_logp, w_ent, w_val = (w.float() for w in weights)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        outs = [forward(c, P32, A32, V32, s, temperature) for s in seqs]
+    logp = torch.cat([o[0].float() for o in outs])
+    ent = torch.cat([o[1].float() for o in outs])
+    loss = (w_logp * logp).sum() + (w_ent * ent).sum()
+    if V32:
+        val = torch.cat([o[2].float() for o in outs])
+        loss = loss + (w_val * val).sum()
+        tensors["bf16/out/values"] = val.detach()
+    loss.backward()
+    tensors["bf16/out/logp"], tensors["bf16/out/entropy"] = logp.detach(), ent.detach()
+    for k, v in P32.items():
+        tensors[f"bf16/grad/param/{k}"] = v.grad.detach().clone()
+    for an, a in A32.items():
+        for k, v in a.items():
+            tensors[f"bf16/grad/adapter/{an}/{k}"] = v.grad.detach().clone()
+    for k, v in V32.items():
+        tensors[f"bf16/grad/value/{k}"] = v.grad.detach().clone()
+
+
 def main():
     spec = json.loads(sys.argv[1])
     out = sys.argv[2]
@@ -207,6 +234,9 @@ def main():
             tensors[f"grad/adapter/{an}/{k}"] = v.grad.detach().clone()
     for k, v in VH.items():
         tensors[f"grad/value/{k}"] = v.grad.detach().clone()
+
+    if spec.get("autocast"):
+        autocast_bf16(c, P, adapters, VH, seqs, temperature, (w_logp, w_ent, w_val), tensors)
 
     # a few AdamW steps with global-norm clipping: the loss before each step
     opt_spec = spec["optimizer"]

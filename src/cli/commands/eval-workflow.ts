@@ -11,6 +11,7 @@ import type { CheckpointChoice } from "../../run/resume.js";
 import type { Workflow } from "../../workflow/graph-types.js";
 import { type Parsed, str } from "../args.js";
 import { usageError } from "../exit-codes.js";
+import { precisionFlag, withPrecision } from "../precision-flag.js";
 import { runtimeOptions } from "../train/runtime-options.js";
 import { scoredSplit, trainingModule, type WorkflowModule } from "../train/workflow-module.js";
 import { loadExports, workflowRoles } from "./train.js";
@@ -60,7 +61,7 @@ export async function workflowRun(src: string, rc: Record<string, unknown> | nul
   if (fromFile && str(p, "checkpoint") !== undefined && choice !== "init")
     throw usageError(`${command}: a workflow file has no checkpoints; pass a run directory instead`, command);
   const roles = workflowRoles(mod.workflow as Workflow<object, string>);
-  const { config, cast } = resolveRunConfig(raw, { roles, source });
+  const { config, cast } = resolveRunConfig(withPrecision(raw, precisionFlag(p, command)), { roles, source });
   const opts = runtimeOptions(config, cast, mod);
   return { file, mod, roles, opts, choice, runDir: fromFile ? undefined : src, fromFile };
 }

@@ -12,6 +12,7 @@ import { MasoError } from "../../errors.js";
 import { evalLoss } from "../../run/pretrain.js";
 import { num, parseFlags, str } from "../args.js";
 import { usageError } from "../exit-codes.js";
+import { precisionFlag } from "../precision-flag.js";
 import { findModel } from "../model-source.js";
 import { loadPretrainData } from "../pretrain-data.js";
 import { evalWorkflow, isWorkflowFile } from "./eval-workflow.js";
@@ -47,6 +48,7 @@ options:
   --split <test|dev>    workflows: which held-out tasks (default: test when the module has them)
   --checkpoint <which>  workflow runs: best (default when present), latest, a step, or init (untrained)
   --config <file>       workflow file: the run config (default: the module's 'config' export)
+  --precision <p>       fp32 (default) or bf16 GEMM operands for every model (bf16 needs oneDNN)
   --json                print the result as JSON`,
   async run(argv, io) {
     const p = parseFlags(
@@ -62,6 +64,7 @@ options:
         split: { type: "string" },
         checkpoint: { type: "string" },
         config: { type: "string" },
+        precision: { type: "string" },
       },
       1,
     );
@@ -94,7 +97,9 @@ options:
     const stream = data.heldOut ?? data.train;
     const seqLen = num(p, "seq-len", "eval", { int: true, min: 2, max: 1_000_000 }) ?? runCfg?.seqLen ?? 64;
     const windows = num(p, "windows", "eval", { int: true, min: 1, max: 1_000_000 }) ?? 32;
-    const loss = evalLoss(new Decoder(config, params, { trainBase: false }), stream, seqLen, windows);
+    const model = new Decoder(config, params, { trainBase: false });
+    model.precision = precisionFlag(p, "eval") ?? "fp32";
+    const loss = evalLoss(model, stream, seqLen, windows);
     const result = { model: source.describe, step: source.checkpoint?.step ?? null, heldOutLoss: loss, seqLen, windows };
     println(
       io,

@@ -17,6 +17,7 @@ import { runTraining } from "../../run/rl-run.js";
 import type { Workflow } from "../../workflow/graph-types.js";
 import { num, parseFlags, str } from "../args.js";
 import { usageError } from "../exit-codes.js";
+import { precisionFlag, withPrecision } from "../precision-flag.js";
 import { checkTraining } from "../train/check-run.js";
 import { runtimeOptions } from "../train/runtime-options.js";
 import { isWorkflow, moduleExports, trainingModule } from "../train/workflow-module.js";
@@ -32,6 +33,7 @@ const FLAGS = {
   nats: { type: "string" },
   workers: { type: "string" },
   "run-id": { type: "string" },
+  precision: { type: "string" },
 } as const;
 
 /** `--nats`, `--workers`, `--run-id` over the config's runtime section (allowed with --resume: where workers run is not a training setting). */
@@ -128,7 +130,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   let raw: unknown;
   let exp: Record<string, unknown>;
   if (resumeDir !== undefined) {
-    const extra = ["config", "run-dir", "steps", "check"].filter((k) => p.values[k] !== undefined);
+    const extra = ["config", "run-dir", "steps", "check", "precision"].filter((k) => p.values[k] !== undefined);
     if (extra.length)
       throw usageError(`train: --resume takes every setting from ${join(resumeDir, CONFIG_FILE)}; drop --${extra.join(", --")}`, "train");
     const saved = await savedConfig(resumeDir);
@@ -150,11 +152,14 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     const steps = num(p, "steps", "train", { int: true, min: 1 });
     const r = raw as Record<string, unknown>;
     raw = withRuntimeFlags(
-      {
-        ...r,
-        ...(str(p, "run-dir") && { runDir: str(p, "run-dir") }),
-        ...(steps !== undefined && { schedule: { ...(r.schedule as object), steps } }),
-      },
+      withPrecision(
+        {
+          ...r,
+          ...(str(p, "run-dir") && { runDir: str(p, "run-dir") }),
+          ...(steps !== undefined && { schedule: { ...(r.schedule as object), steps } }),
+        },
+        precisionFlag(p, "train"),
+      ) as Record<string, unknown>,
       p,
     );
   }
@@ -254,7 +259,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
 export const trainCommand: Command = {
   name: "train",
   summary: "train a workflow's roles with RL, with checkpoints and exact --resume",
-  help: `usage: maso train <workflow file> [--config <file>] [--run-dir <dir>] [--steps <n>] [--check]
+  help: `usage: maso train <workflow file> [--config <file>] [--run-dir <dir>] [--steps <n>] [--precision fp32|bf16] [--check]
                   [--nats <url|embedded> [--workers spawn|attach] [--run-id <id>]]
        maso train --resume <runDir> [<workflow file>] [--nats …]
 
@@ -269,6 +274,8 @@ options:
   --config <file>     run config (JSON/YAML/JS/TS); replaces the module's 'config' export
   --run-dir <dir>     overrides runDir
   --steps <n>         overrides schedule.steps
+  --precision <p>     fp32 or bf16 GEMM operands for every model (over models.<m>.precision; bf16
+                      needs oneDNN, see 'maso doctor')
   --resume <runDir>   continue that run from its newest good checkpoint (settings from its config.json)
   --nats <url>        run every worker group in its own process over NATS (runtime.transport "nats");
                       'embedded' starts a nats-server on 127.0.0.1 for the run (docs/distributed.md)

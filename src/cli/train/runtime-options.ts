@@ -30,6 +30,7 @@ export function modelSpec(name: string, m: ModelCfg, config: RunConfig): ModelSp
     valueHead: m.valueHead ? { hidden: m.valueHead.hidden, detach: m.valueHead.detach } : undefined,
     reference: !keepRef ? "none" : train === "lora" ? "auto" : "frozen-copy",
     seed: config.seed,
+    precision: m.precision,
   };
 }
 

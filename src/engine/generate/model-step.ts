@@ -36,6 +36,7 @@ export interface StepInput {
 /** Runs the step, fills the cache rows and returns raw logits (M,V) (no temperature applied). */
 export function runStep(model: Decoder, cache: KvCache, input: StepInput): Float32Array {
   const kernels = native();
+  kernels.setPrecision(model.precision);
   const cfg = model.config;
   const N = input.ids.length;
   const C = cfg.hiddenSize;

@@ -8,7 +8,7 @@
 // size, V vocab, R LoRA rank. Activations in a Tape are overwritten per call (=); parameter
 // gradients accumulate (+=) until the optimiser zeroes them.
 import { MasoError } from "../../errors.js";
-import { native } from "../../native/binding.js";
+import { type Precision, native } from "../../native/binding.js";
 import type { LoraConfig, ModelConfig } from "../config.js";
 import type { ParamTable } from "../params.js";
 import { type PackedBatch, type SequenceInput, packBatch } from "./batch.js";
@@ -94,6 +94,11 @@ export class Decoder {
   readonly rng: SeededRng;
   /** Per-layer views into `params`; the sampler reads the same memory, so updates are seen at once. */
   readonly lw: readonly LayerWeights[];
+  /**
+   * GEMM operand precision of this model. The native switch is process-wide, so forward(),
+   * backward() and the sampler's step set it on entry: models of one process may differ.
+   */
+  precision: Precision = "fp32";
   private lg: LayerGrads[] | null;
 
   constructor(config: ModelConfig, params?: ParamTable, opts: DecoderOptions = {}) {
@@ -140,6 +145,7 @@ export class Decoder {
   /** Runs a packed batch. See SequenceInput for the loss mask and per-sequence adapters. */
   forward(seqs: readonly SequenceInput[], opts: ForwardOptions = {}): ForwardResult {
     const kernels = native();
+    kernels.setPrecision(this.precision);
     const cfg = this.config;
     const batch = packBatch(cfg, seqs, (n) => this.adapters.has(n));
     const temperature = opts.temperature ?? 1;
@@ -193,6 +199,7 @@ export class Decoder {
       throw new MasoError("TAPE_REUSED", "backward() was already called on this forward's tape", "run forward({grad: true}) again");
     tape.consumed = true;
     const kernels = native();
+    kernels.setPrecision(this.precision);
     const cfg = this.config;
     const { batch } = tape;
     const { N, M } = batch;

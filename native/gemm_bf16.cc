@@ -1,0 +1,264 @@
+// bf16 GEMMs through oneDNN's matmul primitive, behind the process-wide precision switch.
+// Only the operands are rounded to bf16 (nearest-even); products accumulate and land in fp32, so a
+// bf16 GEMM differs from the fp32 one by operand rounding alone. oneDNN's C API has no bf16 gemm
+// function, so each shape becomes a matmul primitive (milliseconds to create), kept in a small cache.
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <new>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "kernels.h"
+#if MASO_DNNL
+#include <oneapi/dnnl/dnnl.h>
+#endif
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+#ifdef __AVX512BF16__
+#include <immintrin.h>
+#endif
+
+namespace maso {
+
+static std::atomic<int> g_precision{0};
+
+void set_precision(int p) { g_precision.store(p, std::memory_order_relaxed); }
+int get_precision() { return g_precision.load(std::memory_order_relaxed); }
+
+// Round-to-nearest-even; NaN stays a (quiet) NaN. Denormal inputs become signed zero, as the
+// AVX512-BF16 instruction does, so the scalar and vector paths give the same bits.
+uint16_t bf16_round(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x0040u);
+  if ((u & 0x7f800000u) == 0) return (uint16_t)((u >> 16) & 0x8000u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return (uint16_t)(u >> 16);
+}
+
+void to_bf16(uint16_t* dst, const float* src, int64_t n) {
+  int64_t i = 0;
+#ifdef __AVX512BF16__
+  for (; i + 32 <= n; i += 32) {
+    __m512bh r = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(src + i + 16), _mm512_loadu_ps(src + i));
+    _mm512_storeu_si512((void*)(dst + i), (__m512i)r);
+  }
+  for (; i < n; i += 16) {
+    const int left = (int)(n - i < 16 ? n - i : 16);
+    const __mmask16 m = (__mmask16)((1u << left) - 1u);
+    __m256bh r = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(m, src + i));
+    _mm256_mask_storeu_epi16((void*)(dst + i), m, (__m256i)r);
+  }
+#endif
+  for (; i < n; i++) dst[i] = bf16_round(src[i]);
+}
+
+bool cpu_avx512bf16() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned a, b, c, d;
+  return __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a & (1u << 5));
+#else
+  return false;
+#endif
+}
+
+bool cpu_amxbf16() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned a, b, c, d;
+  return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (d & (1u << 22));
+#else
+  return false;
+#endif
+}
+
+#if MASO_DNNL
+
+bool has_onednn() { return true; }
+
+std::string onednn_version() {
+  const dnnl_version_t* v = dnnl_version();
+  return std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
+}
+
+namespace {
+
+// Rows of `rows` x `cols` at stride ld, packed densely as bf16. Parallel only when large enough to
+// pay for the fork (inside an OpenMP region it runs on the calling thread).
+void pack_bf16(uint16_t* dst, const float* src, int rows, int cols, int ld) {
+  const bool big = (int64_t)rows * cols >= (1 << 16);
+#pragma omp parallel for schedule(static) if (big)
+  for (int r = 0; r < rows; r++) to_bf16(dst + (size_t)r * cols, src + (size_t)r * ld, cols);
+}
+
+// Converted operands live in buffers owned by the calling thread, grown to the largest call seen.
+struct Scratch {
+  std::vector<uint16_t> a, b;
+  std::vector<uint8_t> pad;
+};
+thread_local Scratch t_scratch;
+
+dnnl_engine_t cpu_engine() {
+  static dnnl_engine_t e = [] {
+    dnnl_engine_t x = nullptr;
+    if (dnnl_engine_create(&x, dnnl_cpu, 0) != dnnl_success) x = nullptr;
+    return x;
+  }();
+  return e;
+}
+
+dnnl_stream_t thread_stream() {
+  // one per thread: a CPU stream is cheap, and sharing one across threads is not allowed
+  thread_local dnnl_stream_t s = [] {
+    dnnl_stream_t x = nullptr;
+    if (!cpu_engine() || dnnl_stream_create(&x, cpu_engine(), dnnl_stream_default_flags) != dnnl_success)
+      x = nullptr;
+    return x;
+  }();
+  return s;
+}
+
+using Key = std::tuple<int, int, int, bool, bool, int, int, int, float, float>;
+
+struct Prim {
+  dnnl_primitive_t p = nullptr;  // null: oneDNN refused this shape; remembered so we ask once
+  dnnl_memory_desc_t a, b, c;
+  size_t scratch = 0;
+};
+
+// Primitives are immutable and the scratchpad is ours (user mode), so one primitive may run on
+// several threads at once; the lock only guards the map.
+std::mutex g_mu;
+std::map<Key, Prim> g_cache;
+std::deque<Key> g_order;  // insertion order, oldest first: the bound evicts from the front
+const size_t CACHE_MAX = 256;
+
+bool make(Prim& out, int M, int N, int K, bool ta, bool tb, int ldc, float alpha, float beta) {
+  dnnl_engine_t eng = cpu_engine();
+  if (!eng) return false;
+  // A and B are packed densely in their stored orientation; the strides express the transposes
+  dnnl_dims_t ad = {M, K}, as = {ta ? 1 : K, ta ? M : 1};
+  dnnl_dims_t bd = {K, N}, bs = {tb ? 1 : N, tb ? K : 1};
+  dnnl_dims_t cd = {M, N}, cs = {ldc, 1};
+  if (dnnl_memory_desc_init_by_strides(&out.a, 2, ad, dnnl_bf16, as) != dnnl_success) return false;
+  if (dnnl_memory_desc_init_by_strides(&out.b, 2, bd, dnnl_bf16, bs) != dnnl_success) return false;
+  if (dnnl_memory_desc_init_by_strides(&out.c, 2, cd, dnnl_f32, cs) != dnnl_success) return false;
+  dnnl_matmul_desc_t md;
+  if (dnnl_matmul_desc_init(&md, &out.a, &out.b, nullptr, &out.c) != dnnl_success) return false;
+  dnnl_primitive_attr_t attr = nullptr;
+  dnnl_post_ops_t po = nullptr;
+  dnnl_primitive_desc_t pd = nullptr;
+  bool ok = dnnl_primitive_attr_create(&attr) == dnnl_success &&
+            dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) == dnnl_success;
+  if (ok && alpha != 1.0f) ok = dnnl_primitive_attr_set_output_scales(attr, 1, 0, &alpha) == dnnl_success;
+  if (ok && beta != 0.0f) {
+    // dst = alpha * A B + beta * dst
+    ok = dnnl_post_ops_create(&po) == dnnl_success && dnnl_post_ops_append_sum(po, beta) == dnnl_success &&
+         dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success;
+  }
+  if (ok) ok = dnnl_primitive_desc_create(&pd, &md, attr, eng, nullptr) == dnnl_success;
+  if (ok) {
+    const dnnl_memory_desc_t* sp = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    out.scratch = sp ? dnnl_memory_desc_get_size(sp) : 0;
+    ok = dnnl_primitive_create(&out.p, pd) == dnnl_success;
+    if (!ok) out.p = nullptr;
+  }
+  if (pd) dnnl_primitive_desc_destroy(pd);
+  if (po) dnnl_post_ops_destroy(po);
+  if (attr) dnnl_primitive_attr_destroy(attr);
+  return ok;
+}
+
+// The cached primitive for a shape (creating it on first use); false when oneDNN refuses it.
+bool lookup(Prim& out, const Key& key, int M, int N, int K, bool ta, bool tb, int ldc, float alpha, float beta) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  auto it = g_cache.find(key);
+  if (it == g_cache.end()) {
+    if (g_cache.size() >= CACHE_MAX) {
+      auto old = g_cache.find(g_order.front());
+      if (old->second.p) dnnl_primitive_destroy(old->second.p);
+      g_cache.erase(old);
+      g_order.pop_front();
+    }
+    Prim p;
+    if (!make(p, M, N, K, ta, tb, ldc, alpha, beta)) p.p = nullptr;
+    try {
+      g_order.push_back(key);
+    } catch (const std::bad_alloc&) {
+      if (p.p) dnnl_primitive_destroy(p.p);
+      return false;
+    }
+    try {
+      it = g_cache.emplace(key, p).first;
+    } catch (const std::bad_alloc&) {
+      g_order.pop_back();
+      if (p.p) dnnl_primitive_destroy(p.p);
+      return false;
+    }
+  }
+  out = it->second;
+  return out.p != nullptr;
+}
+
+}  // namespace
+
+bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
+               const float* B, int ldb, float beta, float* C, int ldc) {
+  if (M <= 0 || N <= 0 || K <= 0) return false;
+  const Key key{M, N, K, transA, transB, lda, ldb, ldc, alpha, beta};
+  Prim pr;
+  if (!lookup(pr, key, M, N, K, transA, transB, ldc, alpha, beta)) return false;
+  dnnl_stream_t stream = thread_stream();
+  if (!stream) return false;
+  Scratch& s = t_scratch;
+  const size_t na = (size_t)M * K, nb = (size_t)K * N;
+  try {
+    if (s.a.size() < na) s.a.resize(na);
+    if (s.b.size() < nb) s.b.resize(nb);
+    if (s.pad.size() < pr.scratch) s.pad.resize(pr.scratch);
+  } catch (const std::bad_alloc&) {
+    return false;  // the fp32 path needs no scratch of ours
+  }
+  // stored A is (M,K) or, transposed, (K,M); likewise B is (K,N) or (N,K)
+  pack_bf16(s.a.data(), A, transA ? K : M, transA ? M : K, lda);
+  pack_bf16(s.b.data(), B, transB ? N : K, transB ? K : N, ldb);
+
+  dnnl_engine_t eng = cpu_engine();
+  dnnl_memory_t ma = nullptr, mb = nullptr, mc = nullptr, ms = nullptr;
+  bool ok = dnnl_memory_create(&ma, &pr.a, eng, s.a.data()) == dnnl_success &&
+            dnnl_memory_create(&mb, &pr.b, eng, s.b.data()) == dnnl_success &&
+            dnnl_memory_create(&mc, &pr.c, eng, C) == dnnl_success;
+  int nargs = 3;
+  dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}, {DNNL_ARG_SCRATCHPAD, nullptr}};
+  if (ok && pr.scratch > 0) {
+    dnnl_memory_desc_t sd;
+    dnnl_dims_t dims = {(dnnl_dim_t)pr.scratch};
+    ok = dnnl_memory_desc_init_by_tag(&sd, 1, dims, dnnl_u8, dnnl_a) == dnnl_success &&
+         dnnl_memory_create(&ms, &sd, eng, s.pad.data()) == dnnl_success;
+    args[3].memory = ms;
+    nargs = 4;
+  }
+  if (ok) ok = dnnl_primitive_execute(pr.p, stream, nargs, args) == dnnl_success;
+  if (ok) ok = dnnl_stream_wait(stream) == dnnl_success;
+  for (dnnl_memory_t m : {ma, mb, mc, ms})
+    if (m) dnnl_memory_destroy(m);
+  // oneDNN checks its arguments before it computes, so a refusal leaves C as it was for the fp32 path
+  return ok;
+}
+
+#else
+
+bool has_onednn() { return false; }
+std::string onednn_version() { return ""; }
+bool gemm_bf16(bool, bool, int, int, int, float, const float*, int, const float*, int, float, float*, int) {
+  return false;
+}
+
+#endif
+
+}  // namespace maso
