@@ -6,6 +6,7 @@
         "native/addon.cc",
         "native/threads.cc",
         "native/matmul.cc",
+        "native/bf16_weights.cc",
         "native/kernels.cc",
         "native/attention.cc",
         "native/logits.cc",

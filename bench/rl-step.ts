@@ -27,10 +27,24 @@ async function oneStep(precision: Precision) {
     answer: string;
   }
   const role = (name: string, prompt: (s: S) => string) =>
-    defineRole<S, string>({ name, prompt: (s) => [{ role: "user", content: prompt(s) }], parse: textParser(), fallback: () => "", maxNewTokens });
+    defineRole<S, string>({
+      name,
+      prompt: (s) => [{ role: "user", content: prompt(s) }],
+      parse: textParser(),
+      fallback: () => "",
+      maxNewTokens,
+    });
   const wf = workflow<S>({ name: "bench-rl-step" })
-    .role("draft", role("drafter", (s) => `Answer briefly: ${s.q}`), { update: (draft) => ({ draft }) })
-    .role("revise", role("reviser", (s) => `Question: ${s.q}\nDraft: ${s.draft}\nImprove the draft.`), { update: (answer) => ({ answer }) })
+    .role(
+      "draft",
+      role("drafter", (s) => `Answer briefly: ${s.q}`),
+      { update: (draft) => ({ draft }) },
+    )
+    .role(
+      "revise",
+      role("reviser", (s) => `Question: ${s.q}\nDraft: ${s.draft}\nImprove the draft.`),
+      { update: (answer) => ({ answer }) },
+    )
     .edge(START, "draft")
     .edge("draft", "revise")
     .edge("revise", END)
@@ -89,7 +103,14 @@ if (child >= 0) {
       });
       console.log(out.trim().split("\n").pop());
     } catch (err) {
-      console.log(JSON.stringify({ bench: "rl-step", shape: SHAPE, precision, error: err instanceof Error ? err.message.split("\n")[0] : String(err) }));
+      console.log(
+        JSON.stringify({
+          bench: "rl-step",
+          shape: SHAPE,
+          precision,
+          error: err instanceof Error ? err.message.split("\n")[0] : String(err),
+        }),
+      );
     }
   }
 }

@@ -282,6 +282,11 @@ Napi::Value SetPrecision(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+Napi::Value WeightsChanged(const Napi::CallbackInfo& info) {
+  weights_changed();
+  return info.Env().Undefined();
+}
+
 Napi::Value Precision(const Napi::CallbackInfo& info) {
   return Napi::String::New(info.Env(), get_precision() == 1 ? "bf16" : "fp32");
 }
@@ -338,6 +343,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   EXPORT("info", Info);
   EXPORT("gemm", Gemm);
   EXPORT("setPrecision", SetPrecision);
+  EXPORT("weightsChanged", WeightsChanged);
   EXPORT("precision", Precision);
   EXPORT("bf16", Bf16);
 #undef EXPORT

@@ -217,21 +217,26 @@ bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const
   if (!stream) return false;
   Scratch& s = t_scratch;
   const size_t na = (size_t)M * K, nb = (size_t)K * N;
+  // stored A is (M,K) or, transposed, (K,M); likewise B is (K,N) or (N,K)
+  const int brows = transB ? N : K, bcols = transB ? K : N;
+  const uint16_t* bbits = B == weight_operand() ? cached_bf16(B, brows, bcols, ldb) : nullptr;
   try {
     if (s.a.size() < na) s.a.resize(na);
-    if (s.b.size() < nb) s.b.resize(nb);
+    if (!bbits && s.b.size() < nb) s.b.resize(nb);
     if (s.pad.size() < pr.scratch) s.pad.resize(pr.scratch);
   } catch (const std::bad_alloc&) {
     return false;  // the fp32 path needs no scratch of ours
   }
-  // stored A is (M,K) or, transposed, (K,M); likewise B is (K,N) or (N,K)
   pack_bf16(s.a.data(), A, transA ? K : M, transA ? M : K, lda);
-  pack_bf16(s.b.data(), B, transB ? N : K, transB ? K : N, ldb);
+  if (!bbits) {
+    pack_bf16(s.b.data(), B, brows, bcols, ldb);
+    bbits = s.b.data();
+  }
 
   dnnl_engine_t eng = cpu_engine();
   dnnl_memory_t ma = nullptr, mb = nullptr, mc = nullptr, ms = nullptr;
   bool ok = dnnl_memory_create(&ma, &pr.a, eng, s.a.data()) == dnnl_success &&
-            dnnl_memory_create(&mb, &pr.b, eng, s.b.data()) == dnnl_success &&
+            dnnl_memory_create(&mb, &pr.b, eng, const_cast<uint16_t*>(bbits)) == dnnl_success &&
             dnnl_memory_create(&mc, &pr.c, eng, C) == dnnl_success;
   int nargs = 3;
   dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}, {DNNL_ARG_SCRATCHPAD, nullptr}};

@@ -46,6 +46,21 @@ struct Fp32Gemms {
   Fp32Gemms(const Fp32Gemms&) = delete;
   Fp32Gemms& operator=(const Fp32Gemms&) = delete;
 };
+// A bf16 GEMM whose B operand is the weight marked by the innermost WeightOperand scope of this
+// thread uses a cached bf16 copy of it (native/bf16_weights.cc) instead of converting it again.
+struct WeightOperand {
+  const float* prev;
+  explicit WeightOperand(const float* w);
+  ~WeightOperand();
+  WeightOperand(const WeightOperand&) = delete;
+  WeightOperand& operator=(const WeightOperand&) = delete;
+};
+const float* weight_operand();
+// the bf16 copy of the stored (rows, cols) matrix at w with leading dimension ld; null when it does
+// not fit the cache (the caller converts into scratch)
+const uint16_t* cached_bf16(const float* w, int rows, int cols, int ld);
+// weights were written in place: every cached copy is outdated (AdamW updates call it themselves)
+void weights_changed();
 bool has_onednn();
 std::string onednn_version();  // "" when not linked
 bool cpu_avx512bf16();

@@ -45,7 +45,10 @@ void logits_forward(float* logp, float* entropy, float* lse, float* logits, cons
   for (int r0 = 0; r0 < M; r0 += chunk) {
     int rows = M - r0 < chunk ? M - r0 : chunk;
     float* z = logits ? logits + (size_t)r0 * V : scratch.data();
-    gemm(false, true, rows, V, C, invTemp, hidden + (size_t)r0 * C, C, wte, C, 0.0f, z, V);
+    {
+      WeightOperand w(wte);
+      gemm(false, true, rows, V, C, invTemp, hidden + (size_t)r0 * C, C, wte, C, 0.0f, z, V);
+    }
     softmax_stats(z, targets + r0, logp + r0, entropy + r0, lse + r0, rows, V);
   }
 }
@@ -63,6 +66,7 @@ void logits_backward(float* dhidden, float* dwte, const float* dlogp, const floa
     if (logits) {
       z = logits + (size_t)r0 * V;
     } else {
+      WeightOperand w(wte);
       gemm(false, true, rows, V, C, invTemp, hidden + (size_t)r0 * C, C, wte, C, 0.0f, zbuf.data(), V);
       z = zbuf.data();
     }
@@ -82,7 +86,10 @@ void logits_backward(float* dhidden, float* dwte, const float* dlogp, const floa
       d[targets[m]] += gl * invTemp;
     }
     // dhidden (rows,C) += dz (rows,V) @ wte (V,C) ; dwte (V,C) += dz^T (V,rows) @ hidden (rows,C)
-    gemm(false, false, rows, C, V, 1.0f, dz.data(), V, wte, C, 1.0f, dhidden + (size_t)r0 * C, C);
+    {
+      WeightOperand w(wte);
+      gemm(false, false, rows, C, V, 1.0f, dz.data(), V, wte, C, 1.0f, dhidden + (size_t)r0 * C, C);
+    }
     if (dwte) gemm(true, false, V, C, rows, 1.0f, dz.data(), V, hidden + (size_t)r0 * C, C, 1.0f, dwte, C);
   }
 }

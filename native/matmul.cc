@@ -112,6 +112,7 @@ static void add_bias(float* out, const float* bias, int N, int OC) {
 
 void matmul_forward(float* out, const float* inp, const float* weight, const float* bias, int N,
                     int IC, int OC, bool accumulate) {
+  WeightOperand w(weight);
   gemm(false, true, N, OC, IC, 1.0f, inp, IC, weight, IC, accumulate ? 1.0f : 0.0f, out, OC);
   if (bias) add_bias(out, bias, N, OC);
 }
@@ -125,7 +126,10 @@ void matmul_forward_naive(float* out, const float* inp, const float* weight, con
 void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
                      const float* weight, int N, int IC, int OC) {
   // dinp (N,IC) += dout (N,OC) @ weight (OC,IC)
-  if (dinp) gemm(false, false, N, IC, OC, 1.0f, dout, OC, weight, IC, 1.0f, dinp, IC);
+  if (dinp) {
+    WeightOperand w(weight);
+    gemm(false, false, N, IC, OC, 1.0f, dout, OC, weight, IC, 1.0f, dinp, IC);
+  }
   // dweight (OC,IC) += dout^T (OC,N) @ inp (N,IC)
   if (dweight) gemm(true, false, OC, IC, N, 1.0f, dout, OC, inp, IC, 1.0f, dweight, IC);
   if (dbias) {

@@ -8,6 +8,7 @@ namespace maso {
 
 void adamw_update(float* param, const float* grad, float* m, float* v, int64_t n, float lr,
                   float beta1, float beta2, float eps, float weightDecay, float bc1, float bc2) {
+  weights_changed();  // bf16 copies of these weights are outdated
   const float stepSize = lr / bc1;
   const float bc2Sqrt = std::sqrt(bc2);
 #pragma omp parallel for simd schedule(static) if (pays(n))

@@ -91,6 +91,7 @@ export function decoderPart(name: string, model: Decoder): Checkpointable {
         for (const s of model.valueHead.params.specs)
           copyInto(model.valueHead.params.get(s.name), t.get(s.name) ?? new Float32Array(), `${name}/${s.name}`);
       }
+      model.weightsWritten();
     },
   };
 }

@@ -51,5 +51,6 @@ export function applyWeights(model: Decoder, withBase: boolean, bytes: Uint8Arra
     new Uint8Array(dst.buffer, dst.byteOffset, dst.byteLength).set(bytes.subarray(o, o + n * 4));
     o += n * 4;
   });
+  model.weightsWritten();
   return header.version;
 }

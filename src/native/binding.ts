@@ -131,6 +131,8 @@ export interface NativeKernels {
     C: F32,
     ldc: number,
   ): void;
+  /** Weights were written in place (a load, a sync): bf16 GEMMs convert them again. AdamW updates say so themselves. */
+  weightsChanged(): void;
   /** Process-wide GEMM precision; "bf16" throws when the addon was built without oneDNN. */
   setPrecision(p: Precision): void;
   precision(): Precision;

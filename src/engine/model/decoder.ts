@@ -251,6 +251,11 @@ export class Decoder {
   }
 
   /** Zeroes base, adapter and value-head gradients. */
+  /** Call after writing weights in place (a checkpoint load, a weight sync): bf16 GEMMs then convert them again. */
+  weightsWritten(): void {
+    native().weightsChanged();
+  }
+
   zeroGrad(): void {
     this.grads?.data.fill(0);
     for (const a of this.adapters.values()) a.grads.data.fill(0);

@@ -1,0 +1,110 @@
+// bf16 copies of weight matrices for bf16 GEMMs. Converting a weight costs a full read of its fp32
+// values, as much memory traffic as a decode step's whole GEMM, so a weight is converted once and
+// its copy kept until the weights change. Every AdamW update and every weights_changed() call (JS
+// loading weights in place) starts a new epoch that outdates all copies; a fingerprint of sampled
+// elements also catches a new buffer that reuses a freed one's address. Copies are bounded by
+// MASO_BF16_CACHE_MB (default 4096; 0 turns the cache off), least recently used out first.
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <list>
+#include <map>
+#include <mutex>
+#include <new>
+#include <tuple>
+#include <vector>
+
+#include "kernels.h"
+
+namespace maso {
+
+namespace {
+
+constexpr int FINGERPRINT = 16;
+std::atomic<uint64_t> g_epoch{0};
+thread_local const float* t_weight = nullptr;
+
+using Key = std::tuple<const float*, int, int, int>;  // address, rows, cols, leading dimension
+struct Copy {
+  uint64_t epoch;
+  uint32_t sample[FINGERPRINT];
+  std::vector<uint16_t> bits;
+  std::list<Key>::iterator use;
+};
+std::mutex g_mu;
+std::map<Key, Copy> g_copies;
+std::list<Key> g_lru;  // front: least recently used
+size_t g_bytes = 0;
+
+size_t limit_bytes() {
+  static const size_t limit = [] {
+    const char* env = std::getenv("MASO_BF16_CACHE_MB");
+    const long mb = env && *env ? std::strtol(env, nullptr, 10) : 4096;
+    return mb > 0 ? (size_t)mb << 20 : (size_t)0;
+  }();
+  return limit;
+}
+
+void fingerprint(uint32_t* out, const float* w, int rows, int cols, int ld) {
+  const int64_t n = (int64_t)rows * cols;
+  for (int i = 0; i < FINGERPRINT; i++) {
+    const int64_t e = n <= 1 ? 0 : (int64_t)((double)i * (n - 1) / (FINGERPRINT - 1));
+    std::memcpy(&out[i], w + (size_t)(e / cols) * ld + e % cols, 4);
+  }
+}
+
+void convert(uint16_t* dst, const float* w, int rows, int cols, int ld) {
+#pragma omp parallel for schedule(static) if ((int64_t)rows * cols >= (1 << 16))
+  for (int r = 0; r < rows; r++) to_bf16(dst + (size_t)r * cols, w + (size_t)r * ld, cols);
+}
+
+void drop(std::map<Key, Copy>::iterator it) {
+  g_bytes -= it->second.bits.size() * sizeof(uint16_t);
+  g_lru.erase(it->second.use);
+  g_copies.erase(it);
+}
+
+}  // namespace
+
+WeightOperand::WeightOperand(const float* w) : prev(t_weight) { t_weight = w; }
+WeightOperand::~WeightOperand() { t_weight = prev; }
+const float* weight_operand() { return t_weight; }
+
+void weights_changed() { g_epoch.fetch_add(1, std::memory_order_relaxed); }
+
+const uint16_t* cached_bf16(const float* w, int rows, int cols, int ld) {
+  const size_t bytes = (size_t)rows * cols * sizeof(uint16_t);
+  if (bytes > limit_bytes()) return nullptr;
+  uint32_t sample[FINGERPRINT];
+  fingerprint(sample, w, rows, cols, ld);
+  const uint64_t epoch = g_epoch.load(std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(g_mu);
+  const Key key{w, rows, cols, ld};
+  auto it = g_copies.find(key);
+  if (it != g_copies.end()) {
+    Copy& c = it->second;
+    g_lru.splice(g_lru.end(), g_lru, c.use);
+    if (c.epoch != epoch || std::memcmp(c.sample, sample, sizeof sample) != 0) {
+      convert(c.bits.data(), w, rows, cols, ld);
+      c.epoch = epoch;
+      std::memcpy(c.sample, sample, sizeof sample);
+    }
+    return c.bits.data();
+  }
+  while (g_bytes + bytes > limit_bytes() && !g_lru.empty()) drop(g_copies.find(g_lru.front()));
+  try {
+    Copy c{epoch, {}, std::vector<uint16_t>((size_t)rows * cols), {}};
+    std::memcpy(c.sample, sample, sizeof sample);
+    convert(c.bits.data(), w, rows, cols, ld);
+    g_lru.push_back(key);
+    c.use = std::prev(g_lru.end());
+    it = g_copies.emplace(key, std::move(c)).first;
+  } catch (const std::bad_alloc&) {
+    if (!g_lru.empty() && g_lru.back() == key) g_lru.pop_back();
+    return nullptr;  // the caller converts into its scratch instead
+  }
+  g_bytes += bytes;
+  return it->second.bits.data();
+}
+
+}  // namespace maso

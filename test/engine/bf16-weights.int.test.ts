@@ -1,0 +1,72 @@
+// The bf16 copies of weights that bf16 GEMMs keep between calls: a kept copy gives the same bits as
+// converting the weight afresh, and is never used stale — after an AdamW update, after a write that
+// JS reports with weightsChanged(), and after a write that changes the sampled elements (a new
+// buffer at a freed one's address). Skipped where the addon was built without oneDNN.
+import { afterEach, describe, expect, it } from "vitest";
+import { fillNormal } from "../../src/engine/model/init.js";
+import { native } from "../../src/native/binding.js";
+import { createRng } from "../../src/rng.js";
+
+const kernels = native();
+const rng = createRng(3);
+const randn = (n: number) => {
+  const x = new Float32Array(n);
+  fillNormal(x, rng, 1);
+  return x;
+};
+const [N, IC, OC] = [64, 96, 80];
+afterEach(() => kernels.setPrecision("fp32"));
+
+/** out = inp W^T through matmulForward (W marked as a weight: the cache) at bf16. */
+function cached(inp: Float32Array, w: Float32Array): Float32Array {
+  kernels.setPrecision("bf16");
+  const out = new Float32Array(N * OC);
+  kernels.matmulForward(out, inp, w, null, N, IC, OC, false);
+  return out;
+}
+
+/** The same product through the plain gemm binding, which converts W afresh every call. */
+function fresh(inp: Float32Array, w: Float32Array): Float32Array {
+  kernels.setPrecision("bf16");
+  const out = new Float32Array(N * OC);
+  kernels.gemm(false, true, N, OC, IC, 1, inp, IC, w, IC, 0, out, OC);
+  return out;
+}
+
+describe.skipIf(!kernels.bf16().onednn)("bf16 weight copies", () => {
+  it("equal a fresh conversion, and follow every kind of weight change", () => {
+    const inp = randn(N * IC);
+    const w = randn(OC * IC);
+    expect(cached(inp, w)).toEqual(fresh(inp, w));
+    expect(cached(inp, w)).toEqual(fresh(inp, w)); // second call: the kept copy
+
+    // an AdamW update outdates the copy by itself
+    const grad = randn(w.length);
+    const [m, v] = [new Float32Array(w.length), new Float32Array(w.length)];
+    kernels.adamwUpdate(w, grad, m, v, w.length, 0.05, 0.9, 0.999, 1e-8, 0, 0.1, 0.001);
+    expect(cached(inp, w)).toEqual(fresh(inp, w));
+
+    // one element written in place (not one of the sampled ones), reported by JS
+    w[IC + 5] += 4;
+    kernels.weightsChanged();
+    expect(cached(inp, w)).toEqual(fresh(inp, w));
+
+    // the whole buffer rewritten, unreported (a new tensor where an old one lived): the fingerprint
+    w.set(randn(w.length));
+    expect(cached(inp, w)).toEqual(fresh(inp, w));
+  });
+
+  it("fp32 GEMMs ignore the copies", () => {
+    const inp = randn(N * IC);
+    const w = randn(OC * IC);
+    cached(inp, w);
+    kernels.setPrecision("fp32");
+    const a = new Float32Array(N * OC);
+    const b = new Float32Array(N * OC);
+    kernels.matmulForward(a, inp, w, null, N, IC, OC, false);
+    kernels.matmulForwardNaive(b, inp, w, null, N, IC, OC, false);
+    let worst = 0;
+    for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
+    expect(worst).toBeLessThan(1e-4); // bf16 would be off by ~1e-2 here
+  });
+});
