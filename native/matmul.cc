@@ -56,6 +56,16 @@ void gemm_naive(bool transA, bool transB, int M, int N, int K, float alpha, cons
 void gemm_serial(bool transA, bool transB, int M, int N, int K, float alpha, const float* A,
                         int lda, const float* B, int ldb, float beta, float* C, int ldc) {
 #if MASO_BLAS_ID == 1 || MASO_BLAS_ID == 2
+  if (M == 1) {
+    // one row (a decode step at batch 1): a GEMV reads B once, where a GEMM would first copy it
+    // into packed panels — twice the memory traffic of a step that is all memory traffic
+    const int incx = transA ? lda : 1;
+    if (beta == 0.0f) std::memset(C, 0, sizeof(float) * N);  // beta 0 must not read C (NaN * 0)
+    const float b = beta == 0.0f ? 1.0f : beta;
+    if (transB) cblas_sgemv(CblasRowMajor, CblasNoTrans, N, K, alpha, B, ldb, A, incx, b, C, 1);
+    else cblas_sgemv(CblasRowMajor, CblasTrans, K, N, alpha, B, ldb, A, incx, b, C, 1);
+    return;
+  }
   cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
               M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 #else

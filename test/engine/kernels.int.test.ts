@@ -27,6 +27,25 @@ describe("fast kernels agree with the naive reference", () => {
     expect(maxDiff(fast, slow).abs).toBeLessThan(1e-4);
   });
 
+  it("a one-row GEMM (a batch-1 decode step) equals the float64 product, every transpose, beta 0 over NaN and beta 1", () => {
+    const [N, K] = [1100, 37]; // N past one column block, so the blocks run as GEMVs
+    for (const ta of [false, true])
+      for (const tb of [false, true])
+        for (const beta of [0, 1]) {
+          const lda = ta ? 3 : K; // transposed A is a column of a wider matrix
+          const A = randn(ta ? K * lda : K);
+          const B = randn(N * K);
+          const C = beta ? randn(N) : new Float32Array(N).fill(Number.NaN);
+          const want = Array.from({ length: N }, (_, j) => {
+            let s = beta ? C[j] : 0;
+            for (let p = 0; p < K; p++) s += 0.5 * A[ta ? p * lda : p] * B[tb ? j * K + p : p * N + j];
+            return s;
+          });
+          kernels.gemm(ta, tb, 1, N, K, 0.5, A, lda, B, tb ? K : N, beta, C, N);
+          expect(maxDiff(C, Float32Array.from(want)).abs, `ta=${ta} tb=${tb} beta=${beta}`).toBeLessThan(1e-4);
+        }
+  });
+
   it("blocked GEMM attention equals the per-row loops, forward and backward, across block edges", () => {
     const [NH, KVH, HS] = [4, 2, 16];
     const starts = new Int32Array([0, 300, 301, 431]); // 300 spans three row blocks; a length-1 sequence
