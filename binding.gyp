@@ -7,6 +7,7 @@
         "native/threads.cc",
         "native/matmul.cc",
         "native/bf16_weights.cc",
+        "native/gemv_bf16.cc",
         "native/kernels.cc",
         "native/attention.cc",
         "native/logits.cc",

@@ -210,6 +210,10 @@ bool lookup(Prim& out, const Key& key, int M, int N, int K, bool ta, bool tb, in
 bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
                const float* B, int ldb, float beta, float* C, int ldc) {
   if (M <= 0 || N <= 0 || K <= 0) return false;
+  // stored A is (M,K) or, transposed, (K,M); likewise B is (K,N) or (N,K)
+  const int brows = transB ? N : K, bcols = transB ? K : N;
+  const uint16_t* bbits = B == weight_operand() ? cached_bf16(B, brows, bcols, ldb) : nullptr;
+  if (bbits && M == 1 && transB && gemv_bf16(N, K, alpha, A, transA ? lda : 1, bbits, beta, C)) return true;
   const Key key{M, N, K, transA, transB, lda, ldb, ldc, alpha, beta};
   Prim pr;
   if (!lookup(pr, key, M, N, K, transA, transB, ldc, alpha, beta)) return false;
@@ -217,9 +221,6 @@ bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const
   if (!stream) return false;
   Scratch& s = t_scratch;
   const size_t na = (size_t)M * K, nb = (size_t)K * N;
-  // stored A is (M,K) or, transposed, (K,M); likewise B is (K,N) or (N,K)
-  const int brows = transB ? N : K, bcols = transB ? K : N;
-  const uint16_t* bbits = B == weight_operand() ? cached_bf16(B, brows, bcols, ldb) : nullptr;
   try {
     if (s.a.size() < na) s.a.resize(na);
     if (!bbits && s.b.size() < nb) s.b.resize(nb);

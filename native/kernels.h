@@ -59,6 +59,8 @@ const float* weight_operand();
 // the bf16 copy of the stored (rows, cols) matrix at w with leading dimension ld; null when it does
 // not fit the cache (the caller converts into scratch)
 const uint16_t* cached_bf16(const float* w, int rows, int cols, int ld);
+// y (N) = alpha * x W^T (+ beta y) with W a dense bf16 (N, K); false where the CPU lacks AVX512-BF16
+bool gemv_bf16(int N, int K, float alpha, const float* x, int incx, const uint16_t* w, float beta, float* y);
 // weights were written in place: every cached copy is outdated (AdamW updates call it themselves)
 void weights_changed();
 bool has_onednn();

@@ -56,6 +56,21 @@ describe.skipIf(!kernels.bf16().onednn)("bf16 weight copies", () => {
     expect(cached(inp, w)).toEqual(fresh(inp, w));
   });
 
+  it("a one-row product (batch-1 decode) against a kept copy equals the general bf16 GEMM", () => {
+    const [K, M] = [300, 1000]; // K not a multiple of 32: the masked tail
+    const x = randn(K);
+    const w = randn(M * K);
+    kernels.setPrecision("bf16");
+    const a = new Float32Array(M);
+    kernels.matmulForward(a, x, w, null, 1, K, M, false);
+    kernels.matmulForward(a, x, w, null, 1, K, M, false); // the kept copy: the GEMV path
+    const b = new Float32Array(M);
+    kernels.gemm(false, true, 1, M, K, 1, x, K, w, K, 0, b, M);
+    let worst = 0;
+    for (let i = 0; i < M; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]) / (1 + Math.abs(b[i])));
+    expect(worst).toBeLessThan(1e-5);
+  });
+
   it("fp32 GEMMs ignore the copies", () => {
     const inp = randn(N * IC);
     const w = randn(OC * IC);

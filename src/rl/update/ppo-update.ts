@@ -2,6 +2,7 @@
 // minibatch is split into per-role chunks, guarded by approximate KL, back-propagated, clipped and
 // stepped with the optimisers of exactly the units it trained. No sample data leaves this function.
 import type { Decoder } from "../../engine/model/decoder.js";
+import { savedFloatsPerToken } from "../../engine/model/weights.js";
 import type { Rng } from "../../rng.js";
 import { type ChunkResult, chunkLoss } from "./chunk-loss.js";
 import { roleStats } from "./role-stats.js";
@@ -15,13 +16,37 @@ export interface UpdateWhat {
   critic: boolean;
 }
 
-function chunksOf(mb: readonly TrainSample[]): TrainSample[][] {
+/**
+ * Activations one chunk's forward may save for its backward (2 GiB of floats). A larger chunk is
+ * cut at sequence boundaries into pieces that fit, each run forward and back on its own, so an
+ * update's memory is bounded by this, not by the minibatch; small models never reach it.
+ */
+export const ACTIVATION_BUDGET_FLOATS = 2 ** 29;
+
+/** Samples of one role, adapter and forward temperature, cut into pieces of at most `maxTokens` tokens. */
+function chunksOf(mb: readonly TrainSample[], maxTokens: number): TrainSample[][] {
   const groups = new Map<string, TrainSample[]>();
   for (const s of mb) {
     const k = JSON.stringify([s.role, s.adapter, forwardTemperature(s.temperature)]);
     groups.set(k, [...(groups.get(k) ?? []), s]);
   }
-  return [...groups.values()];
+  const out: TrainSample[][] = [];
+  for (const group of groups.values()) {
+    let piece: TrainSample[] = [];
+    let tokens = 0;
+    for (const s of group) {
+      const n = s.tokens.length;
+      if (piece.length > 0 && tokens + n > maxTokens) {
+        out.push(piece);
+        piece = [];
+        tokens = 0;
+      }
+      piece.push(s);
+      tokens += n;
+    }
+    out.push(piece);
+  }
+  return out;
 }
 
 /** The units one chunk sends gradient to and that should be stepped. */
@@ -54,27 +79,34 @@ export function ppoUpdate(
   let steps = 0;
   let normSum = 0;
   let mbIndex = 0;
+  const maxTokens = Math.max(1, Math.floor(ACTIVATION_BUDGET_FLOATS / savedFloatsPerToken(model.config)));
   for (let epoch = 0; epoch < cfg.epochs; epoch++) {
     const order = rng.shuffle(samples);
     const size = cfg.minibatchSize > 0 ? cfg.minibatchSize : order.length;
     for (let i = 0; i < order.length; i += size, mbIndex++) {
       const mb = order.slice(i, i + size);
       const d = { tokens: mb.reduce((a, s) => a + s.oldLogp.length, 0), seqs: mb.length };
-      const results: [ChunkResult, TrainSample[]][] = chunksOf(mb).map((c) => [chunkLoss(model, c, cfg, what, d), c]);
+      // each chunk runs forward and back before the next, so only one chunk's activations live
+      model.zeroGrad();
+      const done: { r: Pick<ChunkResult, "role" | "metrics" | "tokens">; mine: TrainUnit[]; norm: number }[] = [];
+      for (const c of chunksOf(mb, maxTokens)) {
+        const { tape, grads, ...r } = chunkLoss(model, c, cfg, what, d);
+        const mine = unitsFor(c[0], units, what);
+        const before = snapshotGrads(mine);
+        model.backward(tape, grads);
+        done.push({ r, mine, norm: Math.sqrt(deltaSq(mine, before)) });
+      }
       if (what.policy && cfg.approxKlSkip !== undefined) {
-        const kl = results.reduce((a, [r]) => a + r.metrics.approxKl * r.tokens, 0) / Math.max(d.tokens, 1);
+        const kl = done.reduce((a, { r }) => a + r.metrics.approxKl * r.tokens, 0) / Math.max(d.tokens, 1);
         if (!(kl <= cfg.approxKlSkip)) {
-          for (const [r] of results) stats.skip(r.role);
+          model.zeroGrad();
+          for (const { r } of done) stats.skip(r.role);
           continue;
         }
       }
-      model.zeroGrad();
       const touched = new Set<TrainUnit>();
-      for (const [r, c] of results) {
-        const mine = unitsFor(c[0], units, what);
-        const before = snapshotGrads(mine);
-        model.backward(r.tape, r.grads);
-        stats.add(r, mbIndex, Math.sqrt(deltaSq(mine, before)));
+      for (const { r, mine, norm } of done) {
+        stats.add(r, mbIndex, norm);
         for (const u of mine) touched.add(u);
       }
       const norm = clipAndStep([...touched], cfg.maxGradNorm);

@@ -47,7 +47,7 @@ export function roleStats() {
     return a;
   };
   return {
-    add(r: ChunkResult, minibatch: number, gradNorm: number): void {
+    add(r: Pick<ChunkResult, "role" | "metrics">, minibatch: number, gradNorm: number): void {
       const a = get(r.role);
       a.chunks++;
       a.pgLoss += r.metrics.pgLoss;

@@ -1,0 +1,47 @@
+// One-row bf16 products against a cached bf16 weight (a decode step at batch 1): y = alpha x W^T
+// (+ beta y), W stored (N, K). A GEMV reads each weight once and does two flops per element, so it
+// runs at memory speed; a general matmul primitive spends its time on setup and blocking instead.
+// x is rounded to bf16 like any bf16 GEMM operand; dot products accumulate in fp32.
+#include <cstring>
+#include <vector>
+
+#include "kernels.h"
+#include "vec.h"
+#ifdef __AVX512BF16__
+#include <immintrin.h>
+#endif
+
+namespace maso {
+
+#ifdef __AVX512BF16__
+static float dot_bf16(const uint16_t* w, const uint16_t* x, int K) {
+  __m512 acc = _mm512_setzero_ps();
+  int k = 0;
+  for (; k + 32 <= K; k += 32)
+    acc = _mm512_dpbf16_ps(acc, (__m512bh)_mm512_loadu_si512(w + k), (__m512bh)_mm512_loadu_si512(x + k));
+  if (k < K) {
+    const __mmask32 m = (__mmask32)((1ull << (K - k)) - 1ull);
+    acc = _mm512_dpbf16_ps(acc, (__m512bh)_mm512_maskz_loadu_epi16(m, w + k), (__m512bh)_mm512_maskz_loadu_epi16(m, x + k));
+  }
+  return _mm512_reduce_add_ps(acc);
+}
+
+bool gemv_bf16(int N, int K, float alpha, const float* x, int incx, const uint16_t* w, float beta, float* y) {
+  thread_local std::vector<uint16_t> xb;
+  std::vector<float> xs(K);
+  for (int k = 0; k < K; k++) xs[k] = x[(size_t)k * incx];
+  if (xb.size() < (size_t)K) xb.resize(K);
+  to_bf16(xb.data(), xs.data(), K);
+  const uint16_t* xp = xb.data();
+#pragma omp parallel for schedule(static) if (pays((int64_t)N * K))
+  for (int j = 0; j < N; j++) {
+    const float d = alpha * dot_bf16(w + (size_t)j * K, xp, K);
+    y[j] = beta == 0.0f ? d : d + beta * y[j];
+  }
+  return true;
+}
+#else
+bool gemv_bf16(int, int, float, const float*, int, const uint16_t*, float, float*) { return false; }
+#endif
+
+}  // namespace maso
