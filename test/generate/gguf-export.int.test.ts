@@ -71,37 +71,31 @@ describe("GGUF files", () => {
     expect(g.metadata.get("tokenizer.ggml.merges")).toEqual([]);
   });
 
-  it("F16 stores matrices as half floats and keeps norms in F32", async () => {
-    const model = tinyModel("qwen3", 6);
-    const path = tmp("f16");
-    await writeGguf(path, model, { dtype: "f16" });
+  // ggml type and llama.cpp file type per dtype; the relative rounding error bound of each format
+  it.each([
+    { dtype: "f16", ggml: 1, fileType: 1, decode: decodeF16, rel: 2 ** -11, floor: 1e-7 },
+    { dtype: "bf16", ggml: 30, fileType: 32, decode: decodeBf16, rel: 2 ** -8, floor: 0 },
+  ] as const)("$dtype stores matrices in 16 bits (nearest) and keeps norms and biases in F32", async (c) => {
+    const model = tinyModel("qwen2", 6);
+    const path = tmp(c.dtype);
+    await writeGguf(path, model, { dtype: c.dtype });
     const g = readGguf(new Uint8Array(await readFile(path)));
-    expect(g.metadata.get("general.file_type")).toBe(1);
-    expect(g.tensors.get("blk.0.ffn_up.weight")!.type).toBe(1);
+    expect(g.metadata.get("general.file_type")).toBe(c.fileType);
+    expect(g.tensors.get("blk.0.ffn_up.weight")!.type).toBe(c.ggml);
     expect(g.tensors.get("blk.0.attn_norm.weight")!.type).toBe(0);
+    expect(g.tensors.get("blk.0.attn_q.bias")!.type).toBe(0);
     const w = model.params.get("model.layers.0.mlp.up_proj.weight");
     const back = new Float32Array(w.length);
-    decodeF16(g.u16("blk.0.ffn_up.weight"), back);
+    c.decode(g.u16("blk.0.ffn_up.weight"), back);
     let bad = 0;
-    for (let i = 0; i < w.length; i++) if (Math.abs(back[i] - w[i]) > Math.abs(w[i]) * 2 ** -11 + 1e-7) bad++;
+    for (let i = 0; i < w.length; i++) if (Math.abs(back[i] - w[i]) > Math.abs(w[i]) * c.rel + c.floor) bad++;
     expect(bad).toBe(0);
   });
 
-  it("BF16 stores matrices as bfloat16 (rounded to nearest even) and keeps norms in F32", async () => {
-    const model = tinyModel("qwen2", 7);
-    const path = tmp("bf16");
-    await writeGguf(path, model, { dtype: "bf16" });
-    const g = readGguf(new Uint8Array(await readFile(path)));
-    expect(g.metadata.get("general.file_type")).toBe(32);
-    expect(g.tensors.get("blk.0.ffn_gate.weight")!.type).toBe(30);
-    expect(g.tensors.get("blk.0.attn_q.bias")!.type).toBe(0);
-    const w = model.params.get("model.layers.0.mlp.gate_proj.weight");
-    const back = new Float32Array(w.length);
-    decodeBf16(g.u16("blk.0.ffn_gate.weight"), back);
-    let bad = 0;
-    for (let i = 0; i < w.length; i++) if (Math.abs(back[i] - w[i]) > Math.abs(w[i]) * 2 ** -8) bad++;
-    expect(bad).toBe(0);
-    await expect(writeGguf(tmp("bad"), model, { dtype: "f8" as "f16" })).rejects.toThrow(/dtype must be "f32", "f16" or "bf16"/);
+  it("refuses an unknown dtype", async () => {
+    await expect(writeGguf(tmp("bad"), tinyModel("llama", 1), { dtype: "f8" as "f16" })).rejects.toThrow(
+      /dtype must be "f32", "f16" or "bf16"/,
+    );
   });
 
   it("the llama q/k permutation turns rotate-half RoPE into adjacent-pair RoPE", () => {
