@@ -120,7 +120,9 @@ describe("maso CLI", () => {
     expect(gguf.err).toBe("");
     expect(gguf.code).toBe(0);
     expect(readFileSync(ggufFile).subarray(0, 4).toString("latin1")).toBe("GGUF");
-    expect((await cli("export", runDir, "--out", ggufFile, "--format", "gguf", "--dtype", "bf16")).code).toBe(2);
+    const bf16 = await cli("export", runDir, "--out", ggufFile, "--format", "gguf", "--dtype", "bf16");
+    expect(bf16.code, bf16.err).toBe(0);
+    expect(bf16.out).toContain("GGUF, bf16");
     // SFT on completions only: full weights, then a LoRA adapter, on a fixed prompt -> completion map
     const data = join(root, "sft.jsonl");
     const rows = Array.from({ length: 30 }, (_, i) => JSON.stringify({ prompt: `item ${i} colour:`, completion: " blue" }));
