@@ -53,11 +53,6 @@ void fingerprint(uint32_t* out, const float* w, int rows, int cols, int ld) {
   }
 }
 
-void convert(uint16_t* dst, const float* w, int rows, int cols, int ld) {
-#pragma omp parallel for schedule(static) if ((int64_t)rows * cols >= (1 << 16))
-  for (int r = 0; r < rows; r++) to_bf16(dst + (size_t)r * cols, w + (size_t)r * ld, cols);
-}
-
 void drop(std::map<Key, Copy>::iterator it) {
   g_bytes -= it->second.bits.size() * sizeof(uint16_t);
   g_lru.erase(it->second.use);
@@ -85,7 +80,7 @@ const uint16_t* cached_bf16(const float* w, int rows, int cols, int ld) {
     Copy& c = it->second;
     g_lru.splice(g_lru.end(), g_lru, c.use);
     if (c.epoch != epoch || std::memcmp(c.sample, sample, sizeof sample) != 0) {
-      convert(c.bits.data(), w, rows, cols, ld);
+      pack_bf16(c.bits.data(), w, rows, cols, ld);
       c.epoch = epoch;
       std::memcpy(c.sample, sample, sizeof sample);
     }
@@ -95,7 +90,7 @@ const uint16_t* cached_bf16(const float* w, int rows, int cols, int ld) {
   try {
     Copy c{epoch, {}, std::vector<uint16_t>((size_t)rows * cols), {}};
     std::memcpy(c.sample, sample, sizeof sample);
-    convert(c.bits.data(), w, rows, cols, ld);
+    pack_bf16(c.bits.data(), w, rows, cols, ld);
     g_lru.push_back(key);
     c.use = std::prev(g_lru.end());
     it = g_copies.emplace(key, std::move(c)).first;

@@ -59,6 +59,13 @@ void to_bf16(uint16_t* dst, const float* src, int64_t n) {
   for (; i < n; i++) dst[i] = bf16_round(src[i]);
 }
 
+// Inside an OpenMP region the loop runs on the calling thread.
+void pack_bf16(uint16_t* dst, const float* src, int rows, int cols, int ld) {
+  const bool big = (int64_t)rows * cols >= (1 << 16);
+#pragma omp parallel for schedule(static) if (big)
+  for (int r = 0; r < rows; r++) to_bf16(dst + (size_t)r * cols, src + (size_t)r * ld, cols);
+}
+
 bool cpu_avx512bf16() {
 #if defined(__x86_64__) || defined(__i386__)
   unsigned a, b, c, d;
@@ -87,14 +94,6 @@ std::string onednn_version() {
 }
 
 namespace {
-
-// Rows of `rows` x `cols` at stride ld, packed densely as bf16. Parallel only when large enough to
-// pay for the fork (inside an OpenMP region it runs on the calling thread).
-void pack_bf16(uint16_t* dst, const float* src, int rows, int cols, int ld) {
-  const bool big = (int64_t)rows * cols >= (1 << 16);
-#pragma omp parallel for schedule(static) if (big)
-  for (int r = 0; r < rows; r++) to_bf16(dst + (size_t)r * cols, src + (size_t)r * ld, cols);
-}
 
 // Converted operands live in buffers owned by the calling thread, grown to the largest call seen.
 struct Scratch {

@@ -2,7 +2,6 @@
 // (+ beta y), W stored (N, K). A GEMV reads each weight once and does two flops per element, so it
 // runs at memory speed; a general matmul primitive spends its time on setup and blocking instead.
 // x is rounded to bf16 like any bf16 GEMM operand; dot products accumulate in fp32.
-#include <cstring>
 #include <vector>
 
 #include "kernels.h"
@@ -27,11 +26,10 @@ static float dot_bf16(const uint16_t* w, const uint16_t* x, int K) {
 }
 
 bool gemv_bf16(int N, int K, float alpha, const float* x, int incx, const uint16_t* w, float beta, float* y) {
-  thread_local std::vector<uint16_t> xb;
-  std::vector<float> xs(K);
-  for (int k = 0; k < K; k++) xs[k] = x[(size_t)k * incx];
+  thread_local std::vector<uint16_t> xb;  // grown once, not allocated per decode step
   if (xb.size() < (size_t)K) xb.resize(K);
-  to_bf16(xb.data(), xs.data(), K);
+  if (incx == 1) to_bf16(xb.data(), x, K);
+  else pack_bf16(xb.data(), x, K, 1, incx);  // a strided column: K rows of one
   const uint16_t* xp = xb.data();
 #pragma omp parallel for schedule(static) if (pays((int64_t)N * K))
   for (int j = 0; j < N; j++) {

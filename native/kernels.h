@@ -37,6 +37,8 @@ bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const
                const float* B, int ldb, float beta, float* C, int ldc);
 // dst (n) = src rounded to bf16 bits, nearest-even (denormals flush to signed zero)
 void to_bf16(uint16_t* dst, const float* src, int64_t n);
+// dst = the (rows, cols) matrix at src with leading dimension ld, as dense bf16 (rows x cols)
+void pack_bf16(uint16_t* dst, const float* src, int rows, int cols, int ld);
 // Holds gemm() at fp32 for a scope (restoring the precision after): attention's per-head products
 // stay fp32, as in the sampler's decode attention, so sampler and trainer compute one function.
 struct Fp32Gemms {

@@ -54,7 +54,7 @@ void gemm_naive(bool transA, bool transB, int M, int N, int K, float alpha, cons
 }
 
 void gemm_serial(bool transA, bool transB, int M, int N, int K, float alpha, const float* A,
-                        int lda, const float* B, int ldb, float beta, float* C, int ldc) {
+                 int lda, const float* B, int ldb, float beta, float* C, int ldc) {
 #if MASO_BLAS_ID == 1 || MASO_BLAS_ID == 2
   if (M == 1) {
     // one row (a decode step at batch 1): a GEMV reads B once, where a GEMM would first copy it
