@@ -1,4 +1,7 @@
 {
+  # The kernels are compiled for one instruction-set level (scripts/cpu-level.cjs): MASO_LEVEL, or
+  # the best the building CPU runs. maso.level next to the addon records it for the loader.
+  "variables": { "maso_level%": "<!(node scripts/cpu-level.cjs build)" },
   "targets": [
     {
       "target_name": "maso",
@@ -17,15 +20,26 @@
         "native/gemm_bf16.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")", "native"],
-      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "<!(node scripts/detect-blas.cjs defines)", "<!(node scripts/detect-dnnl.cjs defines)"],
+      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "<!(node scripts/detect-blas.cjs defines)", "<!(node scripts/detect-dnnl.cjs defines)", "MASO_LEVEL=\"<(maso_level)\""],
       "cflags!": ["-fno-exceptions", "-O2"],
       "cflags_cc!": ["-fno-exceptions", "-fno-rtti", "-O2"],
-      "cflags_cc": ["-std=c++17", "-O3", "-march=native", "-fopenmp", "<!@(node scripts/detect-blas.cjs cflags)", "<!@(node scripts/detect-dnnl.cjs cflags)"],
+      "cflags_cc": ["-std=c++17", "-O3", "<!@(node scripts/cpu-level.cjs cflags <(maso_level))", "-fopenmp", "<!@(node scripts/detect-blas.cjs cflags)", "<!@(node scripts/detect-dnnl.cjs cflags)"],
       "libraries": ["-fopenmp", "<!@(node scripts/detect-blas.cjs libs)", "<!@(node scripts/detect-dnnl.cjs libs)"],
       "xcode_settings": {
         "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
         "OTHER_CPLUSPLUSFLAGS": ["-std=c++17", "-O3", "<!@(node scripts/detect-blas.cjs cflags)"]
       }
+    },
+    {
+      "target_name": "maso_level",
+      "type": "none",
+      "dependencies": ["maso"],
+      "actions": [{
+        "action_name": "record_level",
+        "inputs": ["scripts/cpu-level.cjs"],
+        "outputs": ["<(PRODUCT_DIR)/maso.level"],
+        "action": ["node", "-e", "require('fs').writeFileSync(process.argv[1], process.argv[2])", "<(PRODUCT_DIR)/maso.level", "<(maso_level)"]
+      }]
     }
   ]
 }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 
+#include "cpu.h"
 #include "kernels.h"
 #include "napi-args.h"
 
@@ -309,6 +310,7 @@ Napi::Value Info(const Napi::CallbackInfo& info) {
   o.Set("blasConfig", blas_config());
   o.Set("threads", get_threads());
   o.Set("openmp", has_openmp());
+  o.Set("level", build_level());
   return o;
 }
 

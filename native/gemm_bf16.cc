@@ -17,10 +17,11 @@
 #if MASO_DNNL
 #include <oneapi/dnnl/dnnl.h>
 #endif
+#include "cpu.h"
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
-#ifdef __AVX512BF16__
+#if MASO_BF16_KERNELS
 #include <immintrin.h>
 #endif
 
@@ -42,9 +43,10 @@ uint16_t bf16_round(float x) {
   return (uint16_t)(u >> 16);
 }
 
-void to_bf16(uint16_t* dst, const float* src, int64_t n) {
+#if MASO_BF16_KERNELS
+// The conversion instruction rounds exactly as bf16_round does.
+MASO_TARGET_BF16 static int64_t to_bf16_avx512(uint16_t* dst, const float* src, int64_t n) {
   int64_t i = 0;
-#ifdef __AVX512BF16__
   for (; i + 32 <= n; i += 32) {
     __m512bh r = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(src + i + 16), _mm512_loadu_ps(src + i));
     _mm512_storeu_si512((void*)(dst + i), (__m512i)r);
@@ -55,6 +57,15 @@ void to_bf16(uint16_t* dst, const float* src, int64_t n) {
     __m256bh r = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(m, src + i));
     _mm256_mask_storeu_epi16((void*)(dst + i), m, (__m256i)r);
   }
+  return n;
+}
+#endif
+
+void to_bf16(uint16_t* dst, const float* src, int64_t n) {
+  int64_t i = 0;
+#if MASO_BF16_KERNELS
+  static const bool vector = cpu_avx512bf16();
+  if (vector) i = to_bf16_avx512(dst, src, n);
 #endif
   for (; i < n; i++) dst[i] = bf16_round(src[i]);
 }
@@ -66,10 +77,11 @@ void pack_bf16(uint16_t* dst, const float* src, int rows, int cols, int ld) {
   for (int r = 0; r < rows; r++) to_bf16(dst + (size_t)r * cols, src + (size_t)r * ld, cols);
 }
 
+// __builtin_cpu_supports also checks that the OS saves the zmm state; cpuid alone does not.
 bool cpu_avx512bf16() {
-#if defined(__x86_64__) || defined(__i386__)
-  unsigned a, b, c, d;
-  return __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a & (1u << 5));
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512bf16");
 #else
   return false;
 #endif

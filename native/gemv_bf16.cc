@@ -4,16 +4,17 @@
 // x is rounded to bf16 like any bf16 GEMM operand; dot products accumulate in fp32.
 #include <vector>
 
+#include "cpu.h"
 #include "kernels.h"
 #include "vec.h"
-#ifdef __AVX512BF16__
+#if MASO_BF16_KERNELS
 #include <immintrin.h>
 #endif
 
 namespace maso {
 
-#ifdef __AVX512BF16__
-static float dot_bf16(const uint16_t* w, const uint16_t* x, int K) {
+#if MASO_BF16_KERNELS
+MASO_TARGET_BF16 static float dot_bf16(const uint16_t* w, const uint16_t* x, int K) {
   __m512 acc = _mm512_setzero_ps();
   int k = 0;
   for (; k + 32 <= K; k += 32)
@@ -26,6 +27,8 @@ static float dot_bf16(const uint16_t* w, const uint16_t* x, int K) {
 }
 
 bool gemv_bf16(int N, int K, float alpha, const float* x, int incx, const uint16_t* w, float beta, float* y) {
+  static const bool supported = cpu_avx512bf16();
+  if (!supported) return false;
   thread_local std::vector<uint16_t> xb;  // grown once, not allocated per decode step
   if (xb.size() < (size_t)K) xb.resize(K);
   if (incx == 1) to_bf16(xb.data(), x, K);

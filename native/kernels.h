@@ -67,8 +67,6 @@ bool gemv_bf16(int N, int K, float alpha, const float* x, int incx, const uint16
 void weights_changed();
 bool has_onednn();
 std::string onednn_version();  // "" when not linked
-bool cpu_avx512bf16();
-bool cpu_amxbf16();
 
 // ---- linear layer: out = inp @ weight^T + bias ------------------------------------------------
 // out (N,OC) = or += (accumulate); inp (N,IC); weight (OC,IC); bias (OC) or null

@@ -1,5 +1,6 @@
 // Thread control for our own kernels (OpenMP) and for the linked BLAS, kept in one place so
 // `maso doctor` and the first log line of a run can report the truth.
+#include "cpu.h"
 #include "kernels.h"
 #ifdef _OPENMP
 #include <omp.h>
@@ -42,6 +43,15 @@ const char* blas_config() {
   return "Apple Accelerate";
 #else
   return "portable blocked GEMM (no BLAS linked)";
+#endif
+}
+
+// binding.gyp defines MASO_LEVEL; a build made some other way says so.
+const char* build_level() {
+#ifdef MASO_LEVEL
+  return MASO_LEVEL;
+#else
+  return "unknown";
 #endif
 }
 
