@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+// Builds the prebuilt addons the package ships: one per instruction-set level of this platform
+// (each linking the BLAS and oneDNN found here) and one portable build (baseline level, no BLAS,
+// no oneDNN) that loads wherever those libraries are missing. Each build runs in a scratch copy,
+// so the clone's own build/ is left alone. `npm pack` runs this (prepack) and `clean` (postpack).
+const { spawnSync } = require("node:child_process");
+const { copyFileSync, cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } = require("node:fs");
+const { tmpdir } = require("node:os");
+const { dirname, join } = require("node:path");
+const { levels } = require("./cpu-level.cjs");
+
+const root = join(__dirname, "..");
+const out = join(root, "prebuilds", `${process.platform}-${process.arch}`);
+
+/** node-gyp's entry point: the one npm runs its scripts with, else npm's own copy. */
+function nodeGyp() {
+  if (process.env.npm_config_node_gyp) return process.env.npm_config_node_gyp;
+  const npm = spawnSync("sh", ["-c", "command -v npm"], { encoding: "utf8" }).stdout.trim();
+  return join(dirname(dirname(realpathSync(npm))), "node_modules", "node-gyp", "bin", "node-gyp.js");
+}
+
+/** `--nodedir` as npm is configured (its scripts get it in the environment), so no headers download. */
+function nodedirFlag() {
+  const configured = process.env.npm_config_nodedir ?? spawnSync("npm", ["config", "get", "nodedir"], { encoding: "utf8" }).stdout?.trim();
+  return configured && configured !== "undefined" && configured !== "null" ? [`--nodedir=${configured}`] : [];
+}
+
+function build(level, file, env) {
+  const work = mkdtempSync(join(tmpdir(), "maso-prebuild-"));
+  try {
+    for (const p of ["native", "scripts", "binding.gyp", "package.json"]) cpSync(join(root, p), join(work, p), { recursive: true });
+    symlinkSync(join(root, "node_modules"), join(work, "node_modules"));
+    const t0 = Date.now();
+    const r = spawnSync(process.execPath, [nodeGyp(), "rebuild", "-j", "max", ...nodedirFlag()], {
+      cwd: work,
+      env: { ...process.env, ...env, MASO_LEVEL: level },
+      encoding: "utf8",
+    });
+    if (r.status !== 0) {
+      console.error(`${r.stdout}${r.stderr}`.split("\n").slice(-30).join("\n"));
+      throw new Error(`the ${file} build failed`);
+    }
+    copyFileSync(join(work, "build", "Release", "maso.node"), join(out, file));
+    console.error(`maso: prebuilt ${file} (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+const step = process.argv[2] ?? "build";
+rmSync(join(root, "prebuilds"), { recursive: true, force: true });
+if (step === "build") {
+  mkdirSync(out, { recursive: true });
+  try {
+    for (const level of levels()) build(level, `maso.${level}.node`, {});
+    build(levels().at(-1), "maso.portable.node", { MASO_BLAS: "none", MASO_DNNL: "none" });
+  } catch (err) {
+    rmSync(join(root, "prebuilds"), { recursive: true, force: true });
+    console.error(`maso: ${err.message}`);
+    process.exit(1);
+  }
+} else if (step !== "clean") {
+  console.error("usage: node scripts/prebuild.cjs [build|clean]");
+  process.exit(2);
+}
