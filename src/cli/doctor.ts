@@ -3,14 +3,15 @@
 import { spawnSync } from "node:child_process";
 import { arch, cpus, platform } from "node:os";
 import { isolationLevel } from "../envs/code-verifier/isolation.js";
-import { addonPath, type Bf16Support, native } from "../native/binding.js";
+import { type AddonChoice, addonChoice, type Bf16Support, native } from "../native/binding.js";
 
 export interface DoctorReport {
   node: string;
   platform: string;
   cpu: string;
   nativeBuild: "ok" | "missing";
-  addon: string;
+  /** the addon file that loaded, its origin and instruction-set level, and the CPU's levels */
+  addon?: AddonChoice;
   gemm?: string;
   blasConfig?: string;
   threads?: number;
@@ -35,7 +36,6 @@ export function doctorReport(): DoctorReport {
     node: process.version,
     platform: `${platform()}-${arch()}`,
     cpu: `${cpus()[0]?.model ?? "unknown"} x${cpus().length}`,
-    addon: addonPath,
     verifierIsolation: isolationLevel(),
     natsServer: natsServerVersion(),
   };
@@ -44,6 +44,7 @@ export function doctorReport(): DoctorReport {
     return {
       ...base,
       nativeBuild: "ok",
+      addon: addonChoice(),
       gemm: i.gemm,
       blasConfig: i.blasConfig.trim(),
       threads: i.threads,
@@ -62,7 +63,12 @@ function formatBf16(b: Bf16Support): string {
 }
 
 export function formatDoctor(r: DoctorReport): string {
-  const lines = [`node         ${r.node} (${r.platform})`, `cpu          ${r.cpu}`, `native build ${r.nativeBuild} (${r.addon})`];
+  const lines = [`node         ${r.node} (${r.platform})`, `cpu          ${r.cpu}`, `native build ${r.nativeBuild}`];
+  if (r.addon) {
+    const a = r.addon;
+    lines.push(`addon        ${a.origin} ${a.path}`, `kernels      ${a.level} (this CPU runs ${a.cpuLevels.join(", ")})`);
+    for (const p of a.passedOver) lines.push(`passed over  ${p}`);
+  }
   if (r.nativeBuild === "ok") {
     const blas =
       r.gemm === "portable"

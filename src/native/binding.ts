@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { MasoError } from "../errors.js";
 
 type F32 = Float32Array;
@@ -138,35 +138,107 @@ export interface NativeKernels {
   precision(): Precision;
   /** What bf16 GEMMs can use: oneDNN (linked or not, its version) and the CPU's bf16 instructions. */
   bf16(): Bf16Support;
-  info(): { gemm: "openblas" | "accelerate" | "portable"; blasConfig: string; threads: number; openmp: boolean };
+  /** `level`: the instruction-set level the addon was compiled for */
+  info(): { gemm: "openblas" | "accelerate" | "portable"; blasConfig: string; threads: number; openmp: boolean; level: string };
 }
 
 const here = dirname(fileURLToPath(import.meta.url));
-/**
- * Where node-gyp puts the addon, relative to both src/native and dist/native. MASO_ADDON points
- * at another build (e.g. one made with MASO_BLAS=none) without touching the installed one.
- */
-export const addonPath = process.env.MASO_ADDON || join(here, "..", "..", "build", "Release", "maso.node");
+const root = join(here, "..", "..");
+const require = createRequire(import.meta.url);
+const cpuLevel = require(join(root, "scripts", "cpu-level.cjs")) as {
+  supported(): string[];
+  prebuiltFiles(root: string): string[];
+};
+
+/** Which addon file was loaded, and why others were passed over. */
+export interface AddonChoice {
+  path: string;
+  /** MASO_ADDON (a build the user points at), a source build of this package, or a shipped prebuilt */
+  origin: "MASO_ADDON" | "source build" | "prebuilt";
+  /** the instruction-set level it was compiled for (scripts/cpu-level.cjs) */
+  level: string;
+  /** the levels this CPU runs, best first */
+  cpuLevels: string[];
+  /** candidates that were passed over, each with its reason */
+  passedOver: string[];
+}
 
 let loaded: NativeKernels | undefined;
+let choice: AddonChoice | undefined;
+
+/** The level a source build recorded next to its addon, or "unknown" (a build made by hand). */
+function sourceBuildLevel(file: string): string {
+  try {
+    return readFileSync(join(dirname(file), "maso.level"), "utf8").trim() || "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
+/**
+ * Finds and loads the addon: MASO_ADDON if set, else this package's source build when the CPU runs
+ * its level, else the best prebuilt this CPU runs whose libraries are present. A build for
+ * instructions the CPU lacks is never loaded: it would die of an illegal instruction, not an error.
+ */
+function load(): { kernels: NativeKernels; choice: AddonChoice } {
+  const cpuLevels = cpuLevel.supported();
+  const passedOver: string[] = [];
+  const tryLoad = (path: string, origin: AddonChoice["origin"]) => {
+    try {
+      const kernels = require(path) as NativeKernels;
+      return { kernels, choice: { path, origin, level: kernels.info().level, cpuLevels, passedOver } };
+    } catch (err) {
+      passedOver.push(`${path}: ${(err as Error).message.split("\n")[0]}`);
+      return undefined;
+    }
+  };
+  const forced = process.env.MASO_ADDON;
+  if (forced) {
+    const r = existsSync(forced) ? tryLoad(forced, "MASO_ADDON") : undefined;
+    if (r) return r;
+    throw new MasoError(
+      "NATIVE_MISSING",
+      `MASO_ADDON=${forced} cannot be loaded (${passedOver[0] ?? "no such file"})`,
+      "unset MASO_ADDON or point it at a built maso.node",
+    );
+  }
+  const source = join(root, "build", "Release", "maso.node");
+  if (existsSync(source)) {
+    const level = sourceBuildLevel(source);
+    if (level === "unknown" || cpuLevels.includes(level)) {
+      const r = tryLoad(source, "source build");
+      if (r) return r;
+    } else passedOver.push(`${source}: built for ${level}, which this CPU lacks (it runs ${cpuLevels.join(", ")})`);
+  }
+  for (const file of cpuLevel.prebuiltFiles(root)) {
+    if (!existsSync(file)) continue;
+    const r = tryLoad(file, "prebuilt");
+    if (r) return r;
+  }
+  throw new MasoError(
+    "NATIVE_MISSING",
+    passedOver.length > 0 ? `no native addon loads here:\n  ${passedOver.join("\n  ")}` : `native addon not found at ${source}`,
+    "run `npm run install` in the maso package (it builds the addon; g++, make and python3 needed) — `maso doctor` says more",
+  );
+}
 
 /** The native kernels, loaded on first use with the thread count from MASO_THREADS (default: all cores). */
 export function native(): NativeKernels {
   if (loaded) return loaded;
-  if (!existsSync(addonPath)) {
-    throw new MasoError(
-      "NATIVE_MISSING",
-      `native addon not found at ${addonPath}`,
-      "run `npm ci` (or `npm run install` to rebuild only the addon) with a C++ compiler installed",
-    );
-  }
   // Idle OpenMP workers that spin would burn a core the TypeScript between kernels, V8's garbage
   // collector and tool processes need: they sleep instead. libgomp reads this when it loads.
   process.env.OMP_WAIT_POLICY ??= "passive";
-  const require = createRequire(import.meta.url);
-  loaded = require(addonPath) as NativeKernels;
-  loaded.setThreads(defaultThreads());
+  const r = load();
+  r.kernels.setThreads(defaultThreads());
+  loaded = r.kernels;
+  choice = r.choice;
   return loaded;
+}
+
+/** Which addon file runs (loading it if needed). */
+export function addonChoice(): AddonChoice {
+  native();
+  return choice as AddonChoice;
 }
 
 /** Thread count for kernels and BLAS: MASO_THREADS if set, else every core Node sees. */

