@@ -2,7 +2,7 @@
 // does, so our BM25 scores match FTS5's. A term is a string of UTF-8 byte values (char codes 0–255):
 // the stemmer works on bytes and may cut inside a character, as FTS5's does.
 
-import { porterStem } from "./porter.js";
+import { PORTER_MAX_BYTES, porterStem } from "./porter.js";
 import { CONTINUE_ONLY, FOLD_RUNS, TOKEN_RANGES } from "./unicode61-tables.js";
 
 /** FTS5 keeps at most this many bytes of a term. */
@@ -71,43 +71,62 @@ export function unicode61Tokens(text: string): string[] {
   const n = text.length;
   let i = 0;
   while (i < n) {
-    let c = text.codePointAt(i) as number;
-    if (classOf(c) !== TOKEN) {
+    const c = text.codePointAt(i) as number;
+    if ((c < 0x80 ? bmpClass[c] : classOf(c)) !== TOKEN) {
       i += c > 0xffff ? 2 : 1;
       continue;
     }
+    // most tokens are ASCII: scan them by char code, and fold by slicing
     const start = i;
-    let ascii = true;
-    let term = "";
     while (i < n) {
-      c = text.codePointAt(i) as number;
-      const cls = classOf(c);
-      if (cls === NOT_TOKEN) break;
-      const width = c > 0xffff ? 2 : 1;
-      if (c >= 0x80 && ascii) {
-        ascii = false;
-        term = fold(text.slice(start, i));
-      }
-      if (!ascii) {
-        const f = folds.get(c) ?? c;
-        if (f >= 0) term += utf8(f);
-      }
-      i += width;
+      const a = text.charCodeAt(i);
+      if (a >= 0x80 || bmpClass[a] !== TOKEN) break;
+      i++;
     }
-    out.push(ascii ? fold(text.slice(start, i)) : term);
+    if (i < n && text.charCodeAt(i) >= 0x80) i = wideToken(text, start, out);
+    else out.push(fold(text.slice(start, i)));
   }
   return out;
+}
+
+/** Reads the token at `start`, which has a non-ASCII character, into `out`; returns where it ends. */
+function wideToken(text: string, start: number, out: string[]): number {
+  let term = "";
+  let i = start;
+  while (i < text.length) {
+    const c = text.codePointAt(i) as number;
+    if (classOf(c) === NOT_TOKEN) break;
+    if (c < 0x80) term += fold(text[i]);
+    else {
+      const f = folds.get(c) ?? c;
+      if (f >= 0) term += utf8(f);
+    }
+    i += c > 0xffff ? 2 : 1;
+  }
+  out.push(term);
+  return i;
 }
 
 /** Folds an ASCII run (only A–Z change). */
 const fold = (ascii: string): string => ascii.toLowerCase();
 
+/** Stems of recent tokens: a collection repeats few words many times, and stemming costs more than a lookup. */
+const stems = new Map<string, string>();
+const MAX_CACHED_STEMS = 200_000;
+
 /** The terms FTS5 'porter unicode61' indexes for `text`, in order (one per position). */
 export function tokenize(text: string): string[] {
   const tokens = unicode61Tokens(text);
   for (let i = 0; i < tokens.length; i++) {
-    const t = porterStem(tokens[i]);
-    tokens[i] = t.length > MAX_TERM_BYTES ? t.slice(0, MAX_TERM_BYTES) : t;
+    const token = tokens[i];
+    let t = stems.get(token);
+    if (t === undefined) {
+      t = porterStem(token);
+      if (t.length > MAX_TERM_BYTES) t = t.slice(0, MAX_TERM_BYTES);
+      if (stems.size >= MAX_CACHED_STEMS) stems.clear();
+      if (token.length <= PORTER_MAX_BYTES) stems.set(token, t);
+    }
+    tokens[i] = t;
   }
   return tokens;
 }
