@@ -90,7 +90,7 @@ export function evidenceTarget(passages: readonly string[], facts: readonly Step
 export function searchable(questions: ChainQuestion[], docs: RetrieverDoc[]) {
   const dir = join(tmpdir(), "maso-qa-mixture");
   mkdirSync(dir, { recursive: true });
-  const retriever = openRetriever(join(dir, `${contentHash(docs).slice(0, 16)}.fts.db`), { docs, onStale: "rebuild" });
+  const retriever = openRetriever(join(dir, `${contentHash(docs).slice(0, 16)}.bm25`), { docs, onStale: "rebuild" });
   const search = (query: string) => retriever.search(query, QA_TOP_K).map((h) => h.text);
   return { questions, search, close: () => retriever.close() };
 }

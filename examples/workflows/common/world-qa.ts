@@ -56,7 +56,7 @@ export const TOP_K = 4;
  * built on first use and reused by every later run and process (buildIndex writes atomically).
  */
 const indexFileOf = (seed: number): string =>
-  join(tmpdir(), "maso-retriever", `world-${seed}-${contentHash(worldOf(seed).docs).slice(0, 16)}.fts.db`);
+  join(tmpdir(), "maso-retriever", `world-${seed}-${contentHash(worldOf(seed).docs).slice(0, 16)}.bm25`);
 
 /** The reference world's index file. */
 export const INDEX_FILE = indexFileOf(WORLD_SEED);

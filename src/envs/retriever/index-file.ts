@@ -1,15 +1,22 @@
-// Builds a BM25 index file (SQLite FTS5) from a document collection and reads its metadata.
-// Builds into a temporary file and renames, so a crash never leaves a half-written index behind.
+// Writes a BM25 index file (the document collection with its metadata) and reads it back.
+// The file is a JSON header line (format tag, schema version, content hash, doc count) and a JSON
+// line of [id, title, text] triples; the inverted index is rebuilt in memory on open, which takes
+// less time than reading a serialized one would. Writes go to a temporary file that is then
+// renamed, so a crash never leaves a half-written index behind.
 
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import Database from "better-sqlite3";
 import { MasoError } from "../../errors.js";
 import type { IndexInfo, RetrieverDoc } from "./types.js";
 
-/** Bump when the table layout or tokenizer changes; older files are then reported stale. */
-export const INDEX_SCHEMA_VERSION = 1;
+/** Bump when the file layout or tokenizer changes; older files are then reported stale. */
+export const INDEX_SCHEMA_VERSION = 2;
+
+/** The header's `format` tag. */
+const FORMAT = "maso-bm25-index";
+/** A header is one short line; reading this much always reaches its end. */
+const HEADER_MAX_BYTES = 4096;
 
 /** sha256 over the collection (ids, titles, texts, in order), as hex. */
 export function contentHash(docs: readonly RetrieverDoc[]): string {
@@ -19,11 +26,8 @@ export function contentHash(docs: readonly RetrieverDoc[]): string {
   return h.digest("hex");
 }
 
-/**
- * Writes a fresh index of `docs` to `file` (replacing any existing one) and returns its metadata.
- * @example buildIndex([{ id: "d1", title: "Kora", text: "Kora was born in Velmo." }], "/tmp/world.fts.db")
- */
-export function buildIndex(docs: readonly RetrieverDoc[], file: string): IndexInfo {
+/** Throws `RETRIEVER_BAD_DOC` / `RETRIEVER_DUPLICATE_ID` unless every doc has string fields and a unique id. */
+export function checkDocs(docs: readonly RetrieverDoc[]): void {
   const seen = new Set<string>();
   for (const d of docs) {
     if (typeof d?.id !== "string" || typeof d.title !== "string" || typeof d.text !== "string")
@@ -31,61 +35,93 @@ export function buildIndex(docs: readonly RetrieverDoc[], file: string): IndexIn
     if (seen.has(d.id)) throw new MasoError("RETRIEVER_DUPLICATE_ID", `duplicate document id "${d.id}"`, "make document ids unique");
     seen.add(d.id);
   }
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.tmp-${process.pid}`;
-  rmSync(tmp, { force: true });
-  const hash = contentHash(docs);
-  const db = new Database(tmp);
-  try {
-    db.pragma("journal_mode = OFF");
-    db.pragma("synchronous = OFF");
-    db.exec(`
-      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-      CREATE VIRTUAL TABLE docs USING fts5(doc_id UNINDEXED, title, text, tokenize = 'porter unicode61');
-    `);
-    const insertMeta = db.prepare("INSERT INTO meta (key, value) VALUES (?, ?)");
-    const insertDoc = db.prepare("INSERT INTO docs (doc_id, title, text) VALUES (?, ?, ?)");
-    db.transaction(() => {
-      for (const d of docs) insertDoc.run(d.id, d.title, d.text);
-      insertMeta.run("schema_version", String(INDEX_SCHEMA_VERSION));
-      insertMeta.run("content_hash", hash);
-      insertMeta.run("doc_count", String(docs.length));
-    })();
-    db.exec("INSERT INTO docs (docs) VALUES ('optimize')");
-  } catch (err) {
-    db.close();
-    rmSync(tmp, { force: true });
-    throw err;
-  }
-  db.close();
-  renameSync(tmp, file);
-  return { file, schemaVersion: INDEX_SCHEMA_VERSION, contentHash: hash, docCount: docs.length };
 }
 
 /**
- * Reads an index file's metadata without modifying it.
+ * Writes a fresh index of `docs` to `file` (replacing any existing one) and returns its metadata.
+ * @example buildIndex([{ id: "d1", title: "Kora", text: "Kora was born in Velmo." }], "/tmp/world.bm25")
+ */
+export function buildIndex(docs: readonly RetrieverDoc[], file: string): IndexInfo {
+  checkDocs(docs);
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.tmp-${process.pid}`;
+  const info: IndexInfo = { file, schemaVersion: INDEX_SCHEMA_VERSION, contentHash: contentHash(docs), docCount: docs.length };
+  const header = { format: FORMAT, schemaVersion: info.schemaVersion, contentHash: info.contentHash, docCount: info.docCount };
+  try {
+    writeFileSync(tmp, `${JSON.stringify(header)}\n${JSON.stringify(docs.map((d) => [d.id, d.title, d.text]))}\n`);
+    renameSync(tmp, file);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+  return info;
+}
+
+const corrupt = (file: string, why: string): MasoError =>
+  new MasoError(
+    "RETRIEVER_INDEX_CORRUPT",
+    `index at ${file} is unreadable or not a maso BM25 index (${why})`,
+    "delete it or open it with { docs, onStale: 'rebuild' }",
+  );
+
+/** The header fields, or why there are none. */
+function parseHeader(line: string): IndexInfo | string {
+  if (line.startsWith("SQLite format 3")) return "an SQLite database, as schema version 1 indexes were";
+  let h: Record<string, unknown>;
+  try {
+    h = JSON.parse(line);
+  } catch {
+    return "no JSON header line";
+  }
+  if (h?.format !== FORMAT) return "no maso-bm25-index format tag";
+  const { schemaVersion, contentHash: hash, docCount } = h;
+  if (!Number.isInteger(schemaVersion) || !Number.isInteger(docCount) || typeof hash !== "string" || !/^[0-9a-f]{64}$/.test(hash))
+    return "metadata incomplete";
+  return { file: "", schemaVersion: schemaVersion as number, contentHash: hash, docCount: docCount as number };
+}
+
+/**
+ * Reads an index file's metadata (its header line only) without modifying it.
  * Throws MasoError `RETRIEVER_INDEX_MISSING` or `RETRIEVER_INDEX_CORRUPT`.
  */
 export function readIndexInfo(file: string): IndexInfo {
   if (!existsSync(file)) throw new MasoError("RETRIEVER_INDEX_MISSING", `no index at ${file}`, "call buildIndex(docs, file) first");
-  let db: Database.Database | undefined;
+  const buf = Buffer.alloc(HEADER_MAX_BYTES);
+  let n: number;
   try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
-    const rows = db.prepare("SELECT key, value FROM meta").all() as { key: string; value: string }[];
-    db.prepare("SELECT doc_id, title, text FROM docs LIMIT 1").all();
-    const meta = new Map(rows.map((r) => [r.key, r.value]));
-    const schemaVersion = Number(meta.get("schema_version"));
-    const docCount = Number(meta.get("doc_count"));
-    const hash = meta.get("content_hash");
-    if (!Number.isInteger(schemaVersion) || !Number.isInteger(docCount) || !hash) throw new Error("metadata incomplete");
-    return { file, schemaVersion, contentHash: hash, docCount };
+    const fd = openSync(file, "r");
+    try {
+      n = readSync(fd, buf, 0, buf.length, 0);
+    } finally {
+      closeSync(fd);
+    }
   } catch (err) {
-    throw new MasoError(
-      "RETRIEVER_INDEX_CORRUPT",
-      `index at ${file} is unreadable or not a maso index (${(err as Error).message})`,
-      "delete it or open it with { docs, onStale: 'rebuild' }",
-    );
-  } finally {
-    db?.close();
+    throw corrupt(file, (err as Error).message);
   }
+  const end = buf.subarray(0, n).indexOf(10);
+  const header = parseHeader(buf.subarray(0, end < 0 ? n : end).toString("utf8"));
+  if (typeof header === "string") throw corrupt(file, header);
+  return { ...header, file };
+}
+
+/**
+ * The documents of the index `info` describes, checked against its doc count and content hash.
+ * Throws MasoError `RETRIEVER_INDEX_CORRUPT` for a truncated or edited file.
+ */
+export function readIndexDocs(info: IndexInfo): RetrieverDoc[] {
+  let rows: unknown;
+  try {
+    const raw = readFileSync(info.file, "utf8");
+    const nl = raw.indexOf("\n");
+    rows = JSON.parse(nl < 0 ? "" : raw.slice(nl + 1));
+  } catch (err) {
+    throw corrupt(info.file, `documents unreadable: ${(err as Error).message}`);
+  }
+  const valid = (r: unknown): r is [string, string, string] => Array.isArray(r) && r.length === 3 && r.every((x) => typeof x === "string");
+  if (!Array.isArray(rows) || !rows.every(valid)) throw corrupt(info.file, "documents are not [id, title, text] rows");
+  const docs = rows.map(([id, title, text]) => ({ id, title, text }));
+  if (docs.length !== info.docCount) throw corrupt(info.file, `${docs.length} documents, header says ${info.docCount}`);
+  if (info.schemaVersion === INDEX_SCHEMA_VERSION && contentHash(docs) !== info.contentHash)
+    throw corrupt(info.file, "documents do not match the header's content hash");
+  return docs;
 }

@@ -1,10 +1,10 @@
 // Opens a BM25 index file for searching, reusing it when it matches and never rebuilding silently:
 // a missing, stale (hash/schema) or corrupt file is an error unless the caller asks to rebuild.
 
-import Database from "better-sqlite3";
 import { MasoError } from "../../errors.js";
-import { buildIndex, contentHash, INDEX_SCHEMA_VERSION, readIndexInfo } from "./index-file.js";
-import { toMatchExpression } from "./sanitize-query.js";
+import { Bm25Index } from "./bm25-index.js";
+import { buildIndex, contentHash, INDEX_SCHEMA_VERSION, readIndexDocs, readIndexInfo } from "./index-file.js";
+import { queryTerms } from "./sanitize-query.js";
 import type { IndexInfo, Retriever, RetrieverDoc, SearchHit } from "./types.js";
 
 /** How to open an index. */
@@ -22,14 +22,14 @@ export interface OpenRetrieverOptions {
 /**
  * Opens (or, when asked, builds) a retriever over an index file.
  * @example
- * const r = openRetriever("/tmp/world.fts.db", { docs, onStale: "rebuild" });
+ * const r = openRetriever("/tmp/world.bm25", { docs, onStale: "rebuild" });
  * r.search("Where was Kora Velin born?", 4);
  */
 export function openRetriever(file: string, options: OpenRetrieverOptions = {}): Retriever {
   const { docs, onStale = "error" } = options;
   const rebuild = (): Retriever => {
     if (!docs) throw new MasoError("RETRIEVER_NO_DOCS", "cannot rebuild the index without docs", "pass { docs } to openRetriever");
-    return openHandle(buildIndex(docs, file), true, options);
+    return openHandle(buildIndex(docs, file), docs, options);
   };
   let info: IndexInfo;
   try {
@@ -53,27 +53,32 @@ export function openRetriever(file: string, options: OpenRetrieverOptions = {}):
       "rebuild it with buildIndex or { onStale: 'rebuild' }",
     );
   }
-  return openHandle(info, false, options);
+  let stored: RetrieverDoc[];
+  try {
+    stored = readIndexDocs(info);
+  } catch (err) {
+    if (onStale === "rebuild" && err instanceof MasoError) return rebuild();
+    throw err;
+  }
+  return openHandle(info, stored, options, false);
 }
 
-function openHandle(info: IndexInfo, built: boolean, options: OpenRetrieverOptions): Retriever {
-  const db = new Database(info.file, { readonly: true, fileMustExist: true });
+/** A retriever over `docs`, which are the contents of the index file `info` describes. */
+function openHandle(info: IndexInfo, docs: readonly RetrieverDoc[], options: OpenRetrieverOptions, built = true): Retriever {
+  let index: Bm25Index | null = new Bm25Index(docs);
   const w = options.weights ?? { title: 1, text: 1 };
-  const stmt = db.prepare(
-    "SELECT doc_id AS id, title, text, -bm25(docs, 0.0, ?, ?) AS score FROM docs WHERE docs MATCH ? ORDER BY bm25(docs, 0.0, ?, ?) LIMIT ?",
-  );
-  const one = (query: string, k: number): SearchHit[] => {
-    const match = toMatchExpression(query);
-    const limit = Math.max(0, Math.floor(k));
-    if (match === null || limit === 0) return [];
-    return stmt.all(w.title, w.text, match, w.title, w.text, limit) as SearchHit[];
+  const search = (query: string, k: number): SearchHit[] => {
+    if (index === null) throw new MasoError("RETRIEVER_CLOSED", `the retriever over ${info.file} is closed`, "open it again");
+    const terms = queryTerms(query);
+    return terms.length === 0 ? [] : index.search(terms, k, w);
   };
-  const many = db.transaction((queries: readonly string[], k: number) => queries.map((q) => one(q, k)));
   return {
     info,
     built,
-    search: one,
-    searchMany: (queries, k) => many(queries, k),
-    close: () => db.close(),
+    search,
+    searchMany: (queries, k) => queries.map((q) => search(q, k)),
+    close: () => {
+      index = null;
+    },
   };
 }

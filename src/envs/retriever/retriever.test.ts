@@ -1,16 +1,50 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { MasoError } from "../../errors.js";
 import { FIXTURE_DOCS } from "./fixtures.js";
 import { buildIndex, contentHash, INDEX_SCHEMA_VERSION, readIndexInfo } from "./index-file.js";
 import { openRetriever } from "./open-retriever.js";
+import { porterStem } from "./porter.js";
 import { queryTerms, toMatchExpression } from "./sanitize-query.js";
+import { tokenize } from "./tokenize.js";
 
 const dir = mkdtempSync(join(tmpdir(), "maso-retriever-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("tokenizer", () => {
+  it("folds case and diacritics, splits on separators and stems as FTS5 porter unicode61", () => {
+    expect(tokenize("Caresses PONIES, ties; the sky's relational café")).toEqual([
+      "caress",
+      "poni",
+      "ti",
+      "the",
+      "sky",
+      "s",
+      "relat",
+      "cafe",
+    ]);
+    // terms are UTF-8 byte values; FTS5 strips Latin diacritics only
+    const utf8 = (s: string) => Buffer.from(s, "utf8").toString("latin1");
+    expect(tokenize("e\u0301cole Straße ΣΊΣΥΦΟΣ 東京")).toEqual(["ecol", "straß", "σίσυφοσ", "東京"].map(utf8));
+    expect(["hopeful", "goodness", "formative", "electrical", "adjustable", "digitizer", "valency"].map(porterStem)).toEqual([
+      "hope",
+      "good",
+      "form",
+      "electr",
+      "adjust",
+      "digit",
+      "valenc",
+    ]);
+  });
+
+  it("leaves short and long tokens unstemmed, and treats a lone surrogate as a separator", () => {
+    expect(tokenize("is ties ponies")).toEqual(["is", "ti", "poni"]);
+    expect(tokenize(`${"relational".repeat(7)}`)).toEqual(["relational".repeat(7)]);
+    expect(tokenize("ab\ud800cd")).toEqual(["ab", "cd"]);
+  });
+});
 
 describe("query sanitising", () => {
   it("keeps only quoted word terms joined by OR", () => {
@@ -23,7 +57,7 @@ describe("query sanitising", () => {
 });
 
 describe("retriever", () => {
-  const file = join(dir, "fixture.db");
+  const file = join(dir, "fixture.bm25");
   buildIndex(FIXTURE_DOCS, file);
 
   it("ranks the right document first", () => {
@@ -85,7 +119,7 @@ describe("retriever", () => {
   });
 
   it("detects a stale index and rebuilds only when asked", () => {
-    const f = join(dir, "stale.db");
+    const f = join(dir, "stale.bm25");
     buildIndex(FIXTURE_DOCS, f);
     const changed = FIXTURE_DOCS.map((d) => (d.id === "d2" ? { ...d, text: "Tamsrun lies in Kelvaria." } : d));
     expect(() => openRetriever(f, { docs: changed })).toThrow(/stale/);
@@ -104,29 +138,97 @@ describe("retriever", () => {
   });
 
   it("treats an old schema version as stale", () => {
-    const f = join(dir, "old-schema.db");
+    const f = join(dir, "old-schema.bm25");
     buildIndex(FIXTURE_DOCS, f);
-    const db = new Database(f);
-    db.prepare("UPDATE meta SET value = '0' WHERE key = 'schema_version'").run();
-    db.close();
+    writeFileSync(f, readFileSync(f, "utf8").replace(`"schemaVersion":${INDEX_SCHEMA_VERSION}`, '"schemaVersion":0'));
     expect(() => openRetriever(f)).toThrow(/schema version 0/);
     const r = openRetriever(f, { docs: FIXTURE_DOCS, onStale: "rebuild" });
     expect(r.info.schemaVersion).toBe(INDEX_SCHEMA_VERSION);
     r.close();
   });
 
+  const codeOf = (f: () => unknown): string | undefined => {
+    try {
+      f();
+    } catch (e) {
+      return (e as MasoError).code;
+    }
+  };
+
   it("reports corrupt and missing files clearly", () => {
-    const bad = join(dir, "corrupt.db");
-    writeFileSync(bad, "this is not sqlite");
+    const bad = join(dir, "corrupt.bm25");
+    writeFileSync(bad, "this is not an index");
     expect(() => readIndexInfo(bad)).toThrow(MasoError);
     expect(() => openRetriever(bad)).toThrow(/RETRIEVER_INDEX_CORRUPT|unreadable/);
     const r = openRetriever(bad, { docs: FIXTURE_DOCS, onStale: "rebuild" });
     expect(r.built).toBe(true);
     r.close();
-    expect(() => openRetriever(join(dir, "missing.db"))).toThrow(/no index/);
-    const m = openRetriever(join(dir, "sub", "missing.db"), { docs: FIXTURE_DOCS, onStale: "rebuild" });
+    expect(() => openRetriever(join(dir, "missing.bm25"))).toThrow(/no index/);
+    const m = openRetriever(join(dir, "sub", "missing.bm25"), { docs: FIXTURE_DOCS, onStale: "rebuild" });
     expect(m.built).toBe(true);
     m.close();
+  });
+
+  it("rejects an SQLite index file and rebuilds it when asked", () => {
+    const f = join(dir, "old.fts.db");
+    writeFileSync(f, Buffer.concat([Buffer.from("SQLite format 3\0"), Buffer.alloc(4080)]));
+    expect(codeOf(() => openRetriever(f, { docs: FIXTURE_DOCS }))).toBe("RETRIEVER_INDEX_CORRUPT");
+    expect(() => readIndexInfo(f)).toThrow(/SQLite database/);
+    const r = openRetriever(f, { docs: FIXTURE_DOCS, onStale: "rebuild" });
+    expect(r.built).toBe(true);
+    expect(r.search("Kora Velin", 1)[0].id).toBe("d1");
+    r.close();
+  });
+
+  it("reports truncated, edited and garbage files as corrupt, never crashing", () => {
+    const good = join(dir, "good.bm25");
+    buildIndex(FIXTURE_DOCS, good);
+    const bytes = readFileSync(good);
+    const text = bytes.toString("utf8");
+    const variants: Record<string, Buffer | string> = {
+      empty: "",
+      "header only": text.slice(0, text.indexOf("\n") + 1),
+      "cut mid-documents": bytes.subarray(0, Math.floor(bytes.length * 0.7)),
+      "cut mid-header": bytes.subarray(0, 20),
+      "edited text": text.replace("Tamsrun is a river city", "Tamsrun is a lake city"),
+      "a document dropped": text.replace(/\["d6",[^\]]*\]/, "").replace(",]", "]"),
+      "bad rows": text.replace(/\n.*\n$/, '\n[["d1", 3, "x"]]\n'),
+      "random bytes": Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 7919 + 13) % 256)),
+      "a JSON number": "42\n42\n",
+    };
+    for (const [name, content] of Object.entries(variants)) {
+      const f = join(dir, `bad-${name.replace(/ /g, "-")}.bm25`);
+      writeFileSync(f, content);
+      expect(
+        codeOf(() => openRetriever(f)),
+        name,
+      ).toBe("RETRIEVER_INDEX_CORRUPT");
+      const r = openRetriever(f, { docs: FIXTURE_DOCS, onStale: "rebuild" });
+      expect(r.built, name).toBe(true);
+      r.close();
+      expect(openRetriever(f).built, name).toBe(false);
+    }
+  });
+
+  it("throws a clear error after close", () => {
+    const r = openRetriever(file);
+    r.close();
+    expect(codeOf(() => r.search("Kora", 1))).toBe("RETRIEVER_CLOSED");
+  });
+
+  it("breaks score ties by document order", () => {
+    const twins = [
+      { id: "z", title: "Same", text: "one two three" },
+      { id: "a", title: "Other", text: "four five six seven" },
+      { id: "m", title: "Same", text: "one two three" },
+      { id: "b", title: "Same", text: "one two three" },
+    ];
+    const f = join(dir, "twins.bm25");
+    buildIndex(twins, f);
+    const r = openRetriever(f);
+    expect(r.search("same one", 4).map((h) => h.id)).toEqual(["z", "m", "b"]);
+    expect(r.search("same one", 2).map((h) => h.id)).toEqual(["z", "m"]);
+    r.close();
   });
 
   it("rejects duplicate ids", () => {

@@ -1,5 +1,5 @@
 // Shared types of the BM25 retriever: documents in, ranked hits out, and the index metadata.
-// Types only; no SQLite here.
+// Types only.
 
 /** A document of the collection. `id` must be unique. */
 export interface RetrieverDoc {
@@ -8,7 +8,7 @@ export interface RetrieverDoc {
   text: string;
 }
 
-/** One ranked hit. `score` is BM25 (higher is better; SQLite's bm25() negated). */
+/** One ranked hit. `score` is BM25, higher is better (equal to SQLite FTS5's bm25() negated). */
 export interface SearchHit {
   id: string;
   title: string;
@@ -31,7 +31,7 @@ export interface Retriever {
   readonly built: boolean;
   /** Top-`k` documents for free-form text (model output is fine: it is sanitised). */
   search(query: string, k: number): SearchHit[];
-  /** `search` for many queries in one read transaction with one prepared statement. */
+  /** `search` for each of `queries`. */
   searchMany(queries: readonly string[], k: number): SearchHit[][];
   close(): void;
 }

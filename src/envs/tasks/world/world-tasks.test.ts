@@ -64,7 +64,7 @@ describe("synthetic world QA", () => {
   it("lets BM25 find a supporting document for 1-hop test questions", () => {
     const dir = mkdtempSync(join(tmpdir(), "maso-world-"));
     try {
-      const r = openRetriever(join(dir, "world.db"), { docs: tasks.docs, onStale: "rebuild" });
+      const r = openRetriever(join(dir, "world.bm25"), { docs: tasks.docs, onStale: "rebuild" });
       const oneHop = tasks.splits.test.filter((q) => q.hops === 1).slice(0, 40);
       const hits = r.searchMany(
         oneHop.map((q) => q.question),
