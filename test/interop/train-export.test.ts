@@ -168,6 +168,13 @@ describe("maso export-trajectories", () => {
     const summary = JSON.parse(readFileSync(join(sftDir, "summary.json"), "utf8"));
     expect(summary.examples).toBe(32);
     expect(summary.heldOutLossAfter).toBeLessThan(summary.heldOutLossBefore);
+    // its metrics, like a training run's: one line per step, and the same values as TensorBoard scalars
+    const rows = readMetrics(sftDir);
+    expect(rows.map((row) => row.step)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    const scalars = readEventDir(join(sftDir, "tensorboard")).events.filter((e) => e.values.length > 0);
+    expect(scalars.map((e) => e.step)).toEqual(rows.map((row) => row.step));
+    const loss = (e: (typeof scalars)[number]) => e.values.find((v) => v.tag === "loss")?.simple_value;
+    expect(scalars.map(loss)).toEqual(rows.map((row) => Math.fround(row.loss as number)));
 
     // every exported example, before (the run's model) and after (the fine-tuned one)
     const lossOn = async (path: string) => {

@@ -1,8 +1,9 @@
 // `maso sft`: supervised fine-tuning of an engine model on prompt/completion pairs (or chat
 // messages), loss on completions only, full weights or a new LoRA adapter. Writes metrics.jsonl
-// and the result (HF model or PEFT adapter, with the tokenizer) to the run directory.
+// (and its TensorBoard events) step by step, then summary.json and the result (HF model or PEFT
+// adapter, with the tokenizer) to the run directory.
 import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { loadHfModel, saveHfModel } from "../../engine/io/hf-model.js";
 import { saveAdapter } from "../../engine/io/peft.js";
@@ -12,6 +13,8 @@ import { saveTokenizer } from "../../engine/tokenizer/load-tokenizer.js";
 import { loadJsonl } from "../../envs/tasks/loaders/jsonl.js";
 import { z } from "zod";
 import { MasoError } from "../../errors.js";
+import { openMetricsWriter } from "../../progress/metrics-writer.js";
+import { createProgress } from "../../progress/progress-display.js";
 import { type SftExample, sft, sftLoss, sftSequences } from "../../run/sft.js";
 import { num, parseFlags, str } from "../args.js";
 import { usageError } from "../exit-codes.js";
@@ -85,19 +88,21 @@ options:
     const train = seqs.filter((_, i) => i % 10 !== 9);
     const before = heldOut.length ? sftLoss(model, heldOut) : null;
     await mkdir(runDir, { recursive: true });
-    const history = sft(model, train, {
+    const metrics = openMetricsWriter(runDir);
+    const progress = createProgress(io.out, { total: steps });
+    sft(model, train, {
       steps,
       batchSize,
       seed,
       adapter: adapter ?? undefined,
       schedule: { kind: "cosine", lr, warmupSteps: Math.min(10, Math.floor(steps / 10)), totalSteps: steps, minLr: lr / 10 },
       onStep: (s) => {
-        if (s.step % 10 === 0 || s.step === steps)
-          println(io, `step ${s.step}/${steps} | loss=${s.loss.toFixed(4)} | lr=${s.lr.toExponential(2)} | grad=${s.gradNorm.toFixed(3)}`);
+        metrics.write({ ...s });
+        progress.update({ step: s.step, tokens: s.completionTokens, values: { loss: s.loss, lr: s.lr, gradNorm: s.gradNorm } });
       },
     });
+    progress.finish();
     const after = heldOut.length ? sftLoss(model, heldOut) : null;
-    await writeFile(join(runDir, "metrics.jsonl"), history.map((h) => JSON.stringify(h)).join("\n") + "\n");
     const out = join(runDir, "model");
     if (rank) {
       const a = model.adapters.get("sft")!;
@@ -114,7 +119,7 @@ options:
       heldOutLossAfter: after,
       steps,
     };
-    await writeFile(join(runDir, "summary.json"), JSON.stringify(summary, null, 2));
+    await metrics.summary(summary);
     if (before !== null && after !== null) println(io, `held-out completion loss ${before.toFixed(4)} -> ${after.toFixed(4)} nats/token`);
     println(io, `saved ${rank ? join(runDir, "adapter") : out}`);
     return 0;
