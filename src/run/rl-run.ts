@@ -45,6 +45,8 @@ export interface TrainRunOptions<S extends object, T> {
    */
   maxFailedFraction?: number;
   onStep?: (row: TrainRow, report: StepReport<S>) => void;
+  /** A step's rollout: `done` of its `total` episodes have finished. */
+  onRollout?: (step: number, done: number, total: number) => void;
   onCheckpoint?: (step: number, dir: string) => void;
   onResume?: (step: number, skipped: string[]) => void;
   /** Fault-injection hook passed to writeCheckpoint (tests only). */
@@ -98,7 +100,8 @@ async function trainSteps<S extends object, T>(
     );
     let report: StepReport<S>;
     try {
-      report = await rt.controller.step(items);
+      o.onRollout?.(stepNo, 0, items.length);
+      report = await rt.controller.step(items, o.onRollout && ((done, total) => o.onRollout?.(stepNo, done, total)));
     } catch (err) {
       // a step that failed after its rollout still leaves its episodes on disk
       const rolled = failedStepTrajectories(err);

@@ -66,8 +66,9 @@ export interface Controller<S extends object, T> {
   /**
    * One RL step over these episodes. A throw after the rollout (a reward validation error, a
    * refused reward) first drops the step's cached samples; failedStepTrajectories(err) has the rollout.
+   * `onEpisodeDone` watches the rollout's progress.
    */
-  step(items: readonly StepItem<S, T>[]): Promise<StepReport<S>>;
+  step(items: readonly StepItem<S, T>[], onEpisodeDone?: (done: number, total: number) => void): Promise<StepReport<S>>;
   /** Runs episodes without training (default greedy) and returns their trajectories; `onEpisodeDone` watches progress. */
   evaluate(
     items: readonly StepItem<S, T>[],
@@ -114,13 +115,13 @@ export function createController<S extends object, T>(options: ControllerOptions
       await Promise.all(groups().map((g) => o.transport.call(g, "release", {})));
       return trajectories;
     },
-    async step(items) {
+    async step(items, onEpisodeDone) {
       last ??= await states();
       const t0 = performance.now();
       const timer = phaseTimer();
       const ctx: StepContext<S, T> = { o, step: stepNo, timer };
       o.transport.resetTraffic();
-      const rollout = await timer.time("rollout", () => rolloutPhase(ctx, items));
+      const rollout = await timer.time("rollout", () => rolloutPhase(ctx, items, undefined, onEpisodeDone));
       const { trajectories } = rollout;
       const release = () => Promise.all(groups().map((g) => o.transport.call(g, "release", {})));
       let assigned: AssignedRewards;

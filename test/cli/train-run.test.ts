@@ -25,7 +25,13 @@ const CRITIC = {
   algorithm: { estimator: "gae-action", klCoef: 0.05, updateOrder: "round-robin", criticWarmupSteps: 1, minibatchSize: 8, epochs: 2 },
 };
 
-async function train(raw: object, runDir: string, steps: number, resume: boolean) {
+async function train(
+  raw: object,
+  runDir: string,
+  steps: number,
+  resume: boolean,
+  onRollout?: (step: number, done: number, total: number) => void,
+) {
   const { config, cast } = resolveRunConfig({ ...raw, runDir }, { roles: ["planner", "solver"] });
   const mod: WorkflowModule<demo.State, demo.Task> = { ...demo, tasks: { train: demo.tasks.train } };
   const opts = runtimeOptions(config, cast, mod);
@@ -42,6 +48,7 @@ async function train(raw: object, runDir: string, steps: number, resume: boolean
     checkpointEvery: 2,
     keep: 1,
     resume,
+    onRollout,
   });
 }
 
@@ -91,5 +98,13 @@ describe("runTraining: stop and resume equals one run", () => {
     await train({ ...demo.config, schedule: { ...demo.config.schedule, concurrency: 8 } }, eight, 3, false);
     expect(exact(one)).toEqual(exact(eight));
     expect(await lastCheckpointFiles(one)).toEqual(await lastCheckpointFiles(eight));
+  });
+
+  it("each step's rollout reports its progress: 0, then every finished episode", async () => {
+    const calls: [number, number, number][] = [];
+    await train(demo.config, join(root, "rollout-progress"), 2, false, (step, done, total) => calls.push([step, done, total]));
+    const n = demo.config.schedule.tasksPerStep * demo.config.algorithm.groupSize;
+    const want = (step: number) => Array.from({ length: n + 1 }, (_, i): [number, number, number] => [step, i, n]);
+    expect(calls).toEqual([...want(1), ...want(2)]);
   });
 });

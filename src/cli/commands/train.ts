@@ -210,6 +210,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     checkpointEvery: config.checkpoint.every,
     keep: config.checkpoint.keep,
     eval: evalOptions(config, mod, (label, done, total) => progress.phase(label, done, total)),
+    onRollout: (step, done, total) => progress.phase(`step ${step} rollout`, done, total),
     resume: resumeDir !== undefined,
     maxFailedFraction: config.failures.maxFailedFraction,
     onResume: (step, skipped) => {
