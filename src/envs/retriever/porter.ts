@@ -137,9 +137,8 @@ function step1a(w: string): string {
 /** Stems one token (its UTF-8 bytes as char codes). */
 export function porterStem(token: string): string {
   if (token.length > PORTER_MAX_BYTES || token.length < 3) return token;
-  let w = step1a(token);
-  let fired: boolean;
-  [w, fired] = apply(w, STEP1B);
+  const [after1b, fired] = apply(step1a(token), STEP1B);
+  let w = after1b;
   if (fired) {
     let grown: boolean;
     [w, grown] = apply(w, STEP1B2);
