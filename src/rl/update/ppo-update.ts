@@ -88,21 +88,30 @@ export function ppoUpdate(
       const d = { tokens: mb.reduce((a, s) => a + s.oldLogp.length, 0), seqs: mb.length };
       // each chunk runs forward and back before the next, so only one chunk's activations live
       model.zeroGrad();
-      const done: { r: Pick<ChunkResult, "role" | "metrics" | "tokens">; mine: TrainUnit[]; norm: number }[] = [];
-      for (const c of chunksOf(mb, maxTokens)) {
+      type Done = { r: Pick<ChunkResult, "role" | "metrics" | "tokens">; mine: TrainUnit[]; norm: number };
+      const done: Done[] = [];
+      const klTooHigh = (rs: readonly Done[]) =>
+        what.policy &&
+        cfg.approxKlSkip !== undefined &&
+        !(rs.reduce((a, { r }) => a + r.metrics.approxKl * r.tokens, 0) / Math.max(d.tokens, 1) <= cfg.approxKlSkip);
+      const chunks = chunksOf(mb, maxTokens);
+      for (const c of chunks) {
         const { tape, grads, ...r } = chunkLoss(model, c, cfg, what, d);
         const mine = unitsFor(c[0], units, what);
+        // a minibatch of one chunk that the KL guard will skip needs no backward; over several
+        // chunks the guard sees the whole minibatch only after every chunk's backward has run
+        if (chunks.length === 1 && klTooHigh([{ r, mine, norm: 0 }])) {
+          done.push({ r, mine, norm: 0 });
+          break;
+        }
         const before = snapshotGrads(mine);
         model.backward(tape, grads);
         done.push({ r, mine, norm: Math.sqrt(deltaSq(mine, before)) });
       }
-      if (what.policy && cfg.approxKlSkip !== undefined) {
-        const kl = done.reduce((a, { r }) => a + r.metrics.approxKl * r.tokens, 0) / Math.max(d.tokens, 1);
-        if (!(kl <= cfg.approxKlSkip)) {
-          model.zeroGrad();
-          for (const { r } of done) stats.skip(r.role);
-          continue;
-        }
+      if (klTooHigh(done)) {
+        model.zeroGrad();
+        for (const { r } of done) stats.skip(r.role);
+        continue;
       }
       const touched = new Set<TrainUnit>();
       for (const { r, mine, norm } of done) {

@@ -1,0 +1,78 @@
+// The approximate-KL guard inside the update: a minibatch too far from the sampling policy is
+// skipped (no optimiser step, weights untouched) and, when it is one chunk, costs no backward.
+import { describe, expect, it, vi } from "vitest";
+import type { ModelConfig } from "../../engine/config.js";
+import { Decoder } from "../../engine/model/decoder.js";
+import { createRng } from "../../rng.js";
+import { resolveTrainerConfig } from "./config.js";
+import { ppoUpdate } from "./ppo-update.js";
+import type { TrainSample } from "./types.js";
+import { createUnits } from "./units.js";
+
+const cfg: ModelConfig = {
+  architecture: "llama",
+  vocabSize: 40,
+  hiddenSize: 16,
+  intermediateSize: 24,
+  numLayers: 1,
+  numHeads: 2,
+  numKvHeads: 1,
+  headDim: 8,
+  ropeTheta: 10000,
+  rmsNormEps: 1e-6,
+  tieWordEmbeddings: true,
+  qkvBias: false,
+  oBias: false,
+  qkNorm: false,
+  maxPositionEmbeddings: 32,
+};
+
+/** Samples whose recorded sampling log-probs are `oldLogp` for every response token. */
+function samples(oldLogp: number): TrainSample[] {
+  return Array.from({ length: 4 }, (_, i) => ({
+    id: i,
+    role: "actor",
+    episode: `e${i}`,
+    adapter: "actor",
+    temperature: 1,
+    tokens: Int32Array.from([1, 2 + i, 3, 4, 5, 6]),
+    promptLen: 2,
+    oldLogp: new Float32Array(4).fill(oldLogp),
+    refLogp: null,
+    oldValues: null,
+    advantages: new Float32Array(4).fill(i % 2 ? 1 : -1),
+    returns: new Float32Array(4),
+    happoFactor: 1,
+  }));
+}
+
+function update(approxKlSkip: number, oldLogp: number) {
+  const model = new Decoder(cfg, undefined, { trainBase: false, seed: 3 });
+  model.addAdapter("actor", { rank: 2, alpha: 2, targets: ["q_proj"] });
+  const t = resolveTrainerConfig({ lr: 1e-2, epochs: 1, minibatchSize: 0, approxKlSkip });
+  const backward = vi.spyOn(model, "backward");
+  const before = Float32Array.from(model.adapters.get("actor")!.params.data);
+  const report = ppoUpdate(model, createUnits(model, t), t, samples(oldLogp), { policy: true, critic: false }, createRng(1));
+  const moved = model.adapters.get("actor")!.params.data.some((p, i) => p !== before[i]);
+  return { report, moved, backwards: backward.mock.calls.length };
+}
+
+describe("ppoUpdate's approximate-KL guard", () => {
+  it("skips a one-chunk minibatch far from the sampling policy without running its backward", () => {
+    // every recorded log-prob is -30: the current policy is far from it
+    const { report, moved, backwards } = update(0.01, -30);
+    expect(report.steps).toBe(0);
+    expect(report.roles.actor.skippedMinibatches).toBe(1);
+    expect(moved).toBe(false);
+    expect(backwards).toBe(0);
+  });
+
+  it("steps a minibatch within the threshold", () => {
+    // near what a fresh model over 40 tokens gives: ratios about 1
+    const { report, moved, backwards } = update(0.5, -Math.log(40));
+    expect(report.steps).toBe(1);
+    expect(report.roles.actor.skippedMinibatches).toBe(0);
+    expect(moved).toBe(true);
+    expect(backwards).toBe(1);
+  });
+});
