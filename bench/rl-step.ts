@@ -2,7 +2,8 @@
 // Qwen3 tokenizer's vocabulary) — 16 episodes of a two-role workflow (drafter → reviser), 128 new
 // tokens per role call, one adapter per role on a shared base, GRPO — in fp32 and in bf16, each in
 // its own process so peak RSS is that precision's. Prints one JSON line per precision: wall time of
-// the step, its phase split (rollout, score, advantages, update) and peak RSS.
+// the step, its phase split (rollout, score, advantages, update), peak RSS, and the peak RSS within
+// each phase (sampled from a worker thread; the model's own memory is in every phase's figure).
 // Env: MASO_BENCH_PRECISIONS (default fp32,bf16), MASO_BENCH_EPISODES (16), MASO_BENCH_TOKENS (128).
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -13,6 +14,7 @@ import { END, START } from "../src/workflow/graph-types.js";
 import { workflow } from "../src/workflow/graph.js";
 import { textParser } from "../src/workflow/parsers.js";
 import { defineRole } from "../src/workflow/role.js";
+import { startRssSampler } from "./rss-sampler.js";
 import { BENCH_SHAPES } from "./shapes.js";
 
 type Precision = "fp32" | "bf16";
@@ -70,10 +72,20 @@ async function oneStep(precision: Precision) {
     episode: { id: `e${i}`, state: { q: `What is ${i % 4} plus ${i % 3}?`, draft: "", answer: "" }, taskId: `t${i % 4}` },
     task: String(i % 7),
   }));
+  const rss = startRssSampler();
+  const start = Date.now();
   const t0 = performance.now();
   const r = await rt.controller.step(batch);
   const wall = (performance.now() - t0) / 1000;
   const p = r.timings.phases;
+  // the step's phases run one after another: their durations mark their windows
+  const byPhase: Record<string, number | null> = {};
+  let at = start;
+  for (const phase of ["rollout", "rewards", "score", "advantages", "update"]) {
+    byPhase[phase] = rss.peakMb(at, at + (p[phase] ?? 0));
+    at += p[phase] ?? 0;
+  }
+  await rss.stop();
   const s = (ms: number | undefined) => Number(((ms ?? 0) / 1000).toFixed(2));
   return {
     bench: "rl-step",
@@ -86,6 +98,7 @@ async function oneStep(precision: Precision) {
     phases_s: { rollout: s(p.rollout), rewards: s(p.rewards), score: s(p.score), advantages: s(p.advantages), update: s(p.update) },
     generation_s: s(r.timings.generationMs),
     peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
+    peak_rss_mb_by_phase: byPhase,
     threads: Number(process.env.MASO_THREADS ?? 0) || undefined,
   };
 }
