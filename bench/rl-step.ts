@@ -4,11 +4,14 @@
 // its own process so peak RSS is that precision's. Prints one JSON line per precision: wall time of
 // the step, its phase split (rollout, score, advantages, update), peak RSS, and the peak RSS within
 // each phase (sampled from a worker thread; the model's own memory is in every phase's figure).
-// Env: MASO_BENCH_PRECISIONS (default fp32,bf16), MASO_BENCH_EPISODES (16), MASO_BENCH_TOKENS (128).
+// The model has no KL reference, as `maso train` runs GRPO without a KL term (klCoef 0).
+// Env: MASO_BENCH_PRECISIONS (default fp32,bf16), MASO_BENCH_EPISODES (16), MASO_BENCH_TOKENS (128),
+// MASO_BENCH_BUDGET_MB (the update's activationBudgetMb, default the trainer's).
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { loadHfTokenizer, qwen3TokenizerDir } from "../src/engine/tokenizer/hf-tokenizer.js";
 import { sharedOutcome } from "../src/rewards/outcome.js";
+import { DEFAULT_TRAINER } from "../src/rl/update/config.js";
 import { adapterPerRole, createRuntime } from "../src/runtime/index.js";
 import { END, START } from "../src/workflow/graph-types.js";
 import { workflow } from "../src/workflow/graph.js";
@@ -23,6 +26,7 @@ const SHAPE = "qwen2.5-0.5b";
 async function oneStep(precision: Precision) {
   const episodes = Number(process.env.MASO_BENCH_EPISODES ?? 16);
   const maxNewTokens = Number(process.env.MASO_BENCH_TOKENS ?? 128);
+  const budgetMb = process.env.MASO_BENCH_BUDGET_MB ? Number(process.env.MASO_BENCH_BUDGET_MB) : undefined;
   interface S {
     q: string;
     draft: string;
@@ -61,12 +65,13 @@ async function oneStep(precision: Precision) {
         lora: { rank: 16, alpha: 32, targets: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"] },
         tokenizer,
         precision,
+        reference: "none",
       },
     ],
     cast: adapterPerRole("base", ["drafter", "reviser"]),
     rewards: [sharedOutcome((t, task: string) => (t.finalState.answer.length % 7 === Number(task) ? 1 : 0))],
     advantage: { estimator: "grpo" },
-    trainer: { lr: 1e-4, epochs: 1 },
+    trainer: { lr: 1e-4, epochs: 1, activationBudgetMb: budgetMb },
   });
   const batch = Array.from({ length: episodes }, (_, i) => ({
     episode: { id: `e${i}`, state: { q: `What is ${i % 4} plus ${i % 3}?`, draft: "", answer: "" }, taskId: `t${i % 4}` },
@@ -93,6 +98,7 @@ async function oneStep(precision: Precision) {
     precision,
     episodes,
     max_new_tokens: maxNewTokens,
+    activation_budget_mb: budgetMb ?? DEFAULT_TRAINER.activationBudgetMb,
     tokens: r.trajectories.reduce((a, t) => a + (t.metrics.outputTokens ?? 0) + (t.metrics.promptTokens ?? 0), 0),
     wall_s: Number(wall.toFixed(2)),
     phases_s: { rollout: s(p.rollout), rewards: s(p.rewards), score: s(p.score), advantages: s(p.advantages), update: s(p.update) },

@@ -112,6 +112,8 @@ export const algorithmSchema = z
     valueClip: nonNeg(1_000_000).default(0.2),
     /** skip a minibatch whose approximate KL exceeds this (null: never) */
     maxApproxKl: z.number().positive().max(1000).nullable().default(null),
+    /** MiB one update chunk may keep for its backward (activations + LM-head logits); larger minibatches are cut */
+    activationBudgetMb: z.number().positive().max(1_048_576).default(2048),
     criticWarmupSteps: z.number().int().min(0).max(MAX_STEPS).default(0),
   })
   .strict();

@@ -51,6 +51,7 @@ export function trainerOptions(m: ModelCfg, config: RunConfig): TrainerOptions {
     entropyCoef: a.entropyCoef,
     value: { coef: a.valueCoef, clip: a.valueClip },
     ...(a.maxApproxKl !== null && { approxKlSkip: a.maxApproxKl }),
+    activationBudgetMb: a.activationBudgetMb,
     maxGradNorm: opt.maxGradNorm,
     lr: opt.lr,
     eps: opt.eps,

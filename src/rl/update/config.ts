@@ -16,6 +16,7 @@ export const DEFAULT_TRAINER: TrainerConfig = {
   entropyCoef: 0,
   value: { coef: 0.5, clip: 0.2, huber: 10, level: "action" },
   maxGradNorm: 1,
+  activationBudgetMb: 2048,
   lr: 1e-4,
   weightDecay: 0,
   betas: [0.9, 0.999],
@@ -40,6 +41,7 @@ export function resolveTrainerConfig(o: TrainerOptions = {}): TrainerConfig {
     ...o,
     kl: { ...DEFAULT_TRAINER.kl, ...o.kl },
     value: { ...DEFAULT_TRAINER.value, ...o.value },
+    activationBudgetMb: o.activationBudgetMb ?? DEFAULT_TRAINER.activationBudgetMb,
   };
   const bad = (field: string, v: unknown, allowed: string) =>
     new MasoError("TRAINER_CONFIG", `trainer.${field} is ${String(v)}`, `use ${allowed}`);
@@ -58,5 +60,7 @@ export function resolveTrainerConfig(o: TrainerOptions = {}): TrainerConfig {
   if (c.value.level !== "token" && c.value.level !== "action") throw bad("value.level", c.value.level, '"token" or "action"');
   if (c.approxKlSkip !== undefined && !(c.approxKlSkip > 0)) throw bad("approxKlSkip", c.approxKlSkip, "a positive threshold");
   if (c.maxGradNorm !== undefined && !(c.maxGradNorm > 0)) throw bad("maxGradNorm", c.maxGradNorm, "a positive norm");
+  if (!(c.activationBudgetMb > 0 && c.activationBudgetMb <= 2 ** 20))
+    throw bad("activationBudgetMb", c.activationBudgetMb, "a positive size in MiB, at most 1048576");
   return c;
 }

@@ -17,14 +17,19 @@ export interface UpdateWhat {
 }
 
 /**
- * Activations one chunk's forward may save for its backward (2 GiB of floats). A larger chunk is
- * cut at sequence boundaries into pieces that fit, each run forward and back on its own, so an
- * update's memory is bounded by this, not by the minibatch; small models never reach it.
+ * Floats a sample's forward keeps for its backward: every token's saved activations, and for each
+ * scored (response) token its row of LM-head logits.
  */
-export const ACTIVATION_BUDGET_FLOATS = 2 ** 29;
+function keptFloats(s: TrainSample, perToken: number, vocab: number): number {
+  return s.tokens.length * perToken + s.oldLogp!.length * vocab;
+}
 
-/** Samples of one role, adapter and forward temperature, cut into pieces of at most `maxTokens` tokens. */
-function chunksOf(mb: readonly TrainSample[], maxTokens: number): TrainSample[][] {
+/**
+ * Samples of one role, adapter and forward temperature, cut at sequence boundaries into pieces
+ * that keep at most `budget` floats (a single larger sample is a piece of its own), so an update's
+ * memory is bounded by the budget, not by the minibatch; small models never reach it.
+ */
+function chunksOf(mb: readonly TrainSample[], cost: (s: TrainSample) => number, budget: number): TrainSample[][] {
   const groups = new Map<string, TrainSample[]>();
   for (const s of mb) {
     const k = JSON.stringify([s.role, s.adapter, forwardTemperature(s.temperature)]);
@@ -33,16 +38,16 @@ function chunksOf(mb: readonly TrainSample[], maxTokens: number): TrainSample[][
   const out: TrainSample[][] = [];
   for (const group of groups.values()) {
     let piece: TrainSample[] = [];
-    let tokens = 0;
+    let used = 0;
     for (const s of group) {
-      const n = s.tokens.length;
-      if (piece.length > 0 && tokens + n > maxTokens) {
+      const n = cost(s);
+      if (piece.length > 0 && used + n > budget) {
         out.push(piece);
         piece = [];
-        tokens = 0;
+        used = 0;
       }
       piece.push(s);
-      tokens += n;
+      used += n;
     }
     out.push(piece);
   }
@@ -79,7 +84,9 @@ export function ppoUpdate(
   let steps = 0;
   let normSum = 0;
   let mbIndex = 0;
-  const maxTokens = Math.max(1, Math.floor(ACTIVATION_BUDGET_FLOATS / savedFloatsPerToken(model.config)));
+  const perToken = savedFloatsPerToken(model.config);
+  const cost = (s: TrainSample) => keptFloats(s, perToken, model.config.vocabSize);
+  const budget = (cfg.activationBudgetMb * 2 ** 20) / 4;
   for (let epoch = 0; epoch < cfg.epochs; epoch++) {
     const order = rng.shuffle(samples);
     const size = cfg.minibatchSize > 0 ? cfg.minibatchSize : order.length;
@@ -94,7 +101,7 @@ export function ppoUpdate(
         what.policy &&
         cfg.approxKlSkip !== undefined &&
         !(rs.reduce((a, { r }) => a + r.metrics.approxKl * r.tokens, 0) / Math.max(d.tokens, 1) <= cfg.approxKlSkip);
-      const chunks = chunksOf(mb, maxTokens);
+      const chunks = chunksOf(mb, cost, budget);
       for (const c of chunks) {
         const { tape, grads, ...r } = chunkLoss(model, c, cfg, what, d);
         const mine = unitsFor(c[0], units, what);

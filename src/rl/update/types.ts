@@ -64,6 +64,11 @@ export interface TrainerConfig {
   approxKlSkip?: number;
   /** Global gradient-norm clip over the parameters a minibatch trains. */
   maxGradNorm?: number;
+  /**
+   * Memory (MiB) one chunk of an update may hold for its backward: its saved activations and kept
+   * LM-head logits. A minibatch that needs more is cut at sequence boundaries into chunks that fit.
+   */
+  activationBudgetMb: number;
   lr: number;
   /** Learning rate of the value head (default lr). */
   criticLr?: number;
