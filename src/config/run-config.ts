@@ -113,7 +113,7 @@ export const algorithmSchema = z
     /** skip a minibatch whose approximate KL exceeds this (null: never) */
     maxApproxKl: z.number().positive().max(1000).nullable().default(null),
     /** MiB one update chunk may keep for its backward (activations + LM-head logits); larger minibatches are cut */
-    activationBudgetMb: z.number().positive().max(1_048_576).default(2048),
+    activationBudgetMb: z.number().positive().max(1_048_576).default(1024),
     criticWarmupSteps: z.number().int().min(0).max(MAX_STEPS).default(0),
   })
   .strict();

@@ -16,7 +16,7 @@ export const DEFAULT_TRAINER: TrainerConfig = {
   entropyCoef: 0,
   value: { coef: 0.5, clip: 0.2, huber: 10, level: "action" },
   maxGradNorm: 1,
-  activationBudgetMb: 2048,
+  activationBudgetMb: 1024,
   lr: 1e-4,
   weightDecay: 0,
   betas: [0.9, 0.999],
