@@ -64,8 +64,7 @@ MASO_TARGET_BF16 static int64_t to_bf16_avx512(uint16_t* dst, const float* src, 
 void to_bf16(uint16_t* dst, const float* src, int64_t n) {
   int64_t i = 0;
 #if MASO_BF16_KERNELS
-  static const bool vector = cpu_avx512bf16();
-  if (vector) i = to_bf16_avx512(dst, src, n);
+  if (cpu_avx512bf16()) i = to_bf16_avx512(dst, src, n);
 #endif
   for (; i < n; i++) dst[i] = bf16_round(src[i]);
 }
@@ -78,10 +77,12 @@ void pack_bf16(uint16_t* dst, const float* src, int rows, int cols, int ld) {
 }
 
 // __builtin_cpu_supports also checks that the OS saves the zmm state; cpuid alone does not.
+// Asked once: the kernels that dispatch on it run per row.
 bool cpu_avx512bf16() {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-         __builtin_cpu_supports("avx512bf16");
+  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bf16");
+  return yes;
 #else
   return false;
 #endif

@@ -27,8 +27,7 @@ MASO_TARGET_BF16 static float dot_bf16(const uint16_t* w, const uint16_t* x, int
 }
 
 bool gemv_bf16(int N, int K, float alpha, const float* x, int incx, const uint16_t* w, float beta, float* y) {
-  static const bool supported = cpu_avx512bf16();
-  if (!supported) return false;
+  if (!cpu_avx512bf16()) return false;
   thread_local std::vector<uint16_t> xb;  // grown once, not allocated per decode step
   if (xb.size() < (size_t)K) xb.resize(K);
   if (incx == 1) to_bf16(xb.data(), x, K);
