@@ -10,6 +10,7 @@ const { existsSync, rmSync } = require("node:fs");
 const { isAbsolute, relative, resolve } = require("node:path");
 
 const COMMANDS = { install: "node-gyp rebuild", prepare: "npm run build" };
+const root = resolve(__dirname, "..");
 const step = process.argv[2];
 const command = COMMANDS[step];
 if (command === undefined) {
@@ -20,7 +21,7 @@ if (command === undefined) {
 /** True when npm runs this step for `npx`/`npm exec` started inside this package's own folder. */
 function npxInsideThisPackage() {
   if (process.env.npm_command !== "exec" || !process.env.INIT_CWD) return false;
-  const rel = relative(resolve(__dirname, ".."), resolve(process.env.INIT_CWD));
+  const rel = relative(root, resolve(process.env.INIT_CWD));
   return !rel.startsWith("..") && !isAbsolute(rel);
 }
 
@@ -31,7 +32,7 @@ if (npxInsideThisPackage()) {
 /** The first shipped prebuilt that loads here (in a child: a failed load must not end this step). */
 function loadablePrebuilt() {
   const { prebuiltFiles } = require("./cpu-level.cjs");
-  for (const file of prebuiltFiles(resolve(__dirname, ".."))) {
+  for (const file of prebuiltFiles(root)) {
     if (!existsSync(file)) continue;
     const r = spawnSync(process.execPath, ["-e", `require(${JSON.stringify(file)}).info()`], { stdio: "ignore" });
     if (r.status === 0) return file;
@@ -43,13 +44,11 @@ if (step === "install" && process.env.MASO_BUILD_FROM_SOURCE !== "1") {
   const file = loadablePrebuilt();
   if (file !== null) {
     // as `node-gyp rebuild` would: an older source build must not shadow the prebuilt
-    rmSync(resolve(__dirname, "..", "build"), { recursive: true, force: true });
-    console.error(
-      `maso: using the prebuilt native addon ${relative(resolve(__dirname, ".."), file)} (MASO_BUILD_FROM_SOURCE=1 compiles it instead)`,
-    );
+    rmSync(resolve(root, "build"), { recursive: true, force: true });
+    console.error(`maso: using the prebuilt native addon ${relative(root, file)} (MASO_BUILD_FROM_SOURCE=1 compiles it instead)`);
     process.exit(0);
   }
 }
-const r = spawnSync(command, { stdio: "inherit", shell: true, cwd: resolve(__dirname, "..") });
+const r = spawnSync(command, { stdio: "inherit", shell: true, cwd: root });
 if (r.error) console.error(`maso: ${command}: ${r.error.message}`);
 process.exit(r.status ?? 1);

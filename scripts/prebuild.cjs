@@ -2,7 +2,8 @@
 // Builds the prebuilt addons the package ships: one per instruction-set level of this platform
 // (each linking the BLAS and oneDNN found here) and one portable build (baseline level, no BLAS,
 // no oneDNN) that loads wherever those libraries are missing. Each build runs in a scratch copy,
-// so the clone's own build/ is left alone. `npm pack` runs this (prepack) and `clean` (postpack).
+// so the clone's own build/ is left alone. `npm pack` runs this (prepack) and `clean` (postpack);
+// `portable <file>` builds only the portable addon, to <file> (scripts/check-portable-build.sh).
 const { spawnSync } = require("node:child_process");
 const { copyFileSync, cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } = require("node:fs");
 const { tmpdir } = require("node:os");
@@ -25,7 +26,8 @@ function nodedirFlag() {
   return configured && configured !== "undefined" && configured !== "null" ? [`--nodedir=${configured}`] : [];
 }
 
-function build(level, file, env) {
+/** Builds the addon for `level` with extra environment `env` and copies it to `dest`. */
+function build(level, dest, env) {
   const work = mkdtempSync(join(tmpdir(), "maso-prebuild-"));
   try {
     for (const p of ["native", "scripts", "binding.gyp", "package.json"]) cpSync(join(root, p), join(work, p), { recursive: true });
@@ -38,28 +40,34 @@ function build(level, file, env) {
     });
     if (r.status !== 0) {
       console.error(`${r.stdout}${r.stderr}`.split("\n").slice(-30).join("\n"));
-      throw new Error(`the ${file} build failed`);
+      throw new Error(`the ${dest} build failed`);
     }
-    copyFileSync(join(work, "build", "Release", "maso.node"), join(out, file));
-    console.error(`maso: prebuilt ${file} (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+    copyFileSync(join(work, "build", "Release", "maso.node"), dest);
+    console.error(`maso: built ${dest} (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
 }
 
-const step = process.argv[2] ?? "build";
-rmSync(join(root, "prebuilds"), { recursive: true, force: true });
-if (step === "build") {
-  mkdirSync(out, { recursive: true });
-  try {
-    for (const level of levels()) build(level, `maso.${level}.node`, {});
-    build(levels().at(-1), "maso.portable.node", { MASO_BLAS: "none", MASO_DNNL: "none" });
-  } catch (err) {
+/** The portable addon: the baseline level, with neither BLAS nor oneDNN linked. */
+const portable = (dest) => build(levels().at(-1), dest, { MASO_BLAS: "none", MASO_DNNL: "none" });
+
+const [step = "build", arg] = process.argv.slice(2);
+try {
+  if (step === "portable" && arg) portable(arg);
+  else if (step === "build" || step === "clean") {
     rmSync(join(root, "prebuilds"), { recursive: true, force: true });
-    console.error(`maso: ${err.message}`);
-    process.exit(1);
+    if (step === "build") {
+      mkdirSync(out, { recursive: true });
+      for (const level of levels()) build(level, join(out, `maso.${level}.node`), {});
+      portable(join(out, "maso.portable.node"));
+    }
+  } else {
+    console.error("usage: node scripts/prebuild.cjs [build | clean | portable <file>]");
+    process.exit(2);
   }
-} else if (step !== "clean") {
-  console.error("usage: node scripts/prebuild.cjs [build|clean]");
-  process.exit(2);
+} catch (err) {
+  if (step === "build") rmSync(join(root, "prebuilds"), { recursive: true, force: true });
+  console.error(`maso: ${err.message}`);
+  process.exit(1);
 }
