@@ -1,31 +1,15 @@
 // The approximate-KL guard inside the update: a minibatch too far from the sampling policy is
 // skipped (no optimiser step, weights untouched) and, when it is one chunk, costs no backward.
 import { describe, expect, it, vi } from "vitest";
-import type { ModelConfig } from "../../engine/config.js";
 import { Decoder } from "../../engine/model/decoder.js";
 import { createRng } from "../../rng.js";
 import { resolveTrainerConfig } from "./config.js";
 import { ppoUpdate } from "./ppo-update.js";
 import type { TrainSample } from "./types.js";
 import { createUnits } from "./units.js";
+import { TINY_UPDATE_MODEL } from "./test-model.js";
 
-const cfg: ModelConfig = {
-  architecture: "llama",
-  vocabSize: 40,
-  hiddenSize: 16,
-  intermediateSize: 24,
-  numLayers: 1,
-  numHeads: 2,
-  numKvHeads: 1,
-  headDim: 8,
-  ropeTheta: 10000,
-  rmsNormEps: 1e-6,
-  tieWordEmbeddings: true,
-  qkvBias: false,
-  oBias: false,
-  qkNorm: false,
-  maxPositionEmbeddings: 32,
-};
+const cfg = TINY_UPDATE_MODEL;
 
 /** Samples whose recorded sampling log-probs are `oldLogp` for every response token. */
 function samples(oldLogp: number): TrainSample[] {

@@ -104,16 +104,14 @@ export function ppoUpdate(
       const chunks = chunksOf(mb, cost, budget);
       for (const c of chunks) {
         const { tape, grads, ...r } = chunkLoss(model, c, cfg, what, d);
-        const mine = unitsFor(c[0], units, what);
+        const entry: Done = { r, mine: unitsFor(c[0], units, what), norm: 0 };
+        done.push(entry);
         // a minibatch of one chunk that the KL guard will skip needs no backward; over several
         // chunks the guard sees the whole minibatch only after every chunk's backward has run
-        if (chunks.length === 1 && klTooHigh([{ r, mine, norm: 0 }])) {
-          done.push({ r, mine, norm: 0 });
-          break;
-        }
-        const before = snapshotGrads(mine);
+        if (chunks.length === 1 && klTooHigh(done)) break;
+        const before = snapshotGrads(entry.mine);
         model.backward(tape, grads);
-        done.push({ r, mine, norm: Math.sqrt(deltaSq(mine, before)) });
+        entry.norm = Math.sqrt(deltaSq(entry.mine, before));
       }
       if (klTooHigh(done)) {
         model.zeroGrad();

@@ -1,26 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { ModelConfig } from "../../engine/config.js";
 import { Decoder } from "../../engine/model/decoder.js";
 import { resolveTrainerConfig } from "./config.js";
 import { createUnits, scheduleUnits } from "./units.js";
+import { TINY_UPDATE_MODEL } from "./test-model.js";
 
-const cfg: ModelConfig = {
-  architecture: "llama",
-  vocabSize: 40,
-  hiddenSize: 16,
-  intermediateSize: 24,
-  numLayers: 1,
-  numHeads: 2,
-  numKvHeads: 1,
-  headDim: 8,
-  ropeTheta: 10000,
-  rmsNormEps: 1e-6,
-  tieWordEmbeddings: true,
-  qkvBias: false,
-  oBias: false,
-  qkNorm: false,
-  maxPositionEmbeddings: 32,
-};
+const cfg = TINY_UPDATE_MODEL;
 
 describe("trainer units", () => {
   it("follow the learning-rate schedule by RL step (warmup, then cosine to 0), value head at criticLr", () => {
