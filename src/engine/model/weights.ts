@@ -83,13 +83,13 @@ export function validateConfig(cfg: ModelConfig): void {
   if (!(cfg.rmsNormEps > 0)) throw new MasoError("MODEL_CONFIG", `rmsNormEps must be > 0, got ${cfg.rmsNormEps}`);
 }
 
-/** The dimension letters of one decoder layer (C, F, NH, KVH, HS) and its norm epsilon. */
 /** Floats a training forward saves per token for backward, over all layers (LayerActs in block.ts). */
 export function savedFloatsPerToken(cfg: ModelConfig): number {
   const { C, F, NH, KVH, HS } = layerDims(cfg);
   return cfg.numLayers * (5 * C + 4 * NH * HS + 4 * KVH * HS + NH + 3 * F);
 }
 
+/** The dimension letters of one decoder layer (C, F, NH, KVH, HS) and its norm epsilon. */
 export function layerDims(cfg: ModelConfig) {
   return { C: cfg.hiddenSize, F: cfg.intermediateSize, NH: cfg.numHeads, KVH: cfg.numKvHeads, HS: cfg.headDim, eps: cfg.rmsNormEps };
 }

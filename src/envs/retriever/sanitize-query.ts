@@ -1,5 +1,6 @@
-// Turns arbitrary model text into a safe FTS5 MATCH expression: word terms, each quoted, OR-ed.
-// Must never pass FTS5 syntax (quotes, parentheses, AND/OR/NOT/NEAR, *, :, -, ^) through.
+// The search terms of arbitrary model text, which the BM25 index ORs; and the same terms as an
+// SQLite FTS5 MATCH expression (each quoted, OR-ed) for checking that index against FTS5. Must
+// never pass FTS5 syntax (quotes, parentheses, AND/OR/NOT/NEAR, *, :, -, ^) through.
 
 const STOPWORDS = new Set(
   "a an and are as at be by did do does for from had has have he her his how in is it its of on or she that the their them they this to was were what when where which who whom whose why will with".split(
