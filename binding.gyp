@@ -17,6 +17,8 @@
         "native/optim.cc",
         "native/addon_decode.cc",
         "native/decode.cc",
+        "native/addon_sample.cc",
+        "native/sample.cc",
         "native/gemm_bf16.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")", "native"],

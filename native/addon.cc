@@ -15,6 +15,7 @@ using namespace maso;
 
 // Bindings of the KV-cache sampler's kernels live in addon_decode.cc.
 void RegisterDecodeBindings(Napi::Env env, Napi::Object exports);
+void RegisterSampleBindings(Napi::Env env, Napi::Object exports);
 
 namespace {
 
@@ -350,6 +351,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   EXPORT("bf16", Bf16);
 #undef EXPORT
   RegisterDecodeBindings(env, exports);
+  RegisterSampleBindings(env, exports);
   return exports;
 }
 

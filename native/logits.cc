@@ -23,13 +23,13 @@ static void softmax_stats(const float* z, const int32_t* targets, float* logp, f
 #pragma omp parallel for schedule(static) if (pays((int64_t)rows * V))
   for (int r = 0; r < rows; r++) {
     const float* zr = z + (size_t)r * V;
-    float mx = -INFINITY;
-    for (int j = 0; j < V; j++) mx = zr[j] > mx ? zr[j] : mx;
+    const float mx = max_of(zr, V);
     double sum = 0.0, sz = 0.0;
+#pragma omp simd reduction(+ : sum, sz)
     for (int j = 0; j < V; j++) {
-      double e = std::exp(zr[j] - mx);  // float exp, double accumulation
+      const float e = exp_approx(zr[j] - mx);  // float exp, double accumulation
       sum += e;
-      sz += e * zr[j];
+      sz += (double)e * zr[j];
     }
     double l = mx + std::log(sum);
     lse[r] = (float)l;
@@ -78,9 +78,10 @@ void logits_backward(float* dhidden, float* dwte, const float* dlogp, const floa
       float* d = dz.data() + (size_t)r * V;
       const float gl = dlogp ? dlogp[m] : 0.0f, ge = dentropy ? dentropy[m] : 0.0f;
       const float l = lse[m], H = entropy[m];
+#pragma omp simd
       for (int j = 0; j < V; j++) {
         float lp = zr[j] - l;
-        float p = std::exp(lp);
+        float p = exp_approx(lp);
         d[j] = (-gl * p - ge * p * (lp + H)) * invTemp;
       }
       d[targets[m]] += gl * invTemp;

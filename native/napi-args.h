@@ -57,6 +57,16 @@ struct Call {
     return a.Data();
   }
 
+  double* f64(int i, const char* name, int64_t need) const {
+    if (!info[i].IsTypedArray() ||
+        info[i].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array)
+      fail(i, name, "must be a Float64Array");
+    auto a = info[i].As<Napi::Float64Array>();
+    if ((int64_t)a.ElementLength() < need)
+      fail(i, name, "has " + std::to_string(a.ElementLength()) + " elements, needs " + std::to_string(need));
+    return a.Data();
+  }
+
   // Int32Array of at least `need` values, each in [lo, hi)
   int32_t* i32(int i, const char* name, int64_t need, int64_t lo, int64_t hi) const {
     if (!info[i].IsTypedArray() ||

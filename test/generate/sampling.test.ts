@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { fillNormal } from "../../src/engine/model/init.js";
 import { createRng } from "../../src/rng.js";
-import { sampleToken, samplingSupport } from "../../src/engine/generate/sampling.js";
+import { sampleRows, sampleToken, samplingSupport } from "../../src/engine/generate/sampling.js";
 
 const logits = (p: number[]) => Float32Array.from(p.map(Math.log));
 const probs = [0.5, 0.3, 0.15, 0.05];
@@ -77,5 +77,72 @@ describe("sampleToken", () => {
       }
       expect(got).toEqual(want.sort((a, b) => a - b));
     }
+  });
+
+  it("a batch of rows draws what each row draws alone, with float64-exact normalisers and pick", () => {
+    const V = 4096;
+    const settings = [
+      { temperature: 0, topK: 0, topP: 1 },
+      { temperature: 0.3, topK: 0, topP: 1 },
+      { temperature: 1, topK: 0, topP: 1 },
+      { temperature: 0.7, topK: 40, topP: 0.9 },
+      { temperature: 1.5, topK: 0, topP: 1 },
+    ];
+    const z = new Float32Array(settings.length * V);
+    fillNormal(z, createRng(4), 4);
+    for (const allowed of [V, 3000]) {
+      const batch = sampleRows(z, V, allowed, settings.map((p, r) => ({ sampling: p, rng: createRng(r) })));
+      settings.forEach((p, r) => {
+        const row = z.subarray(r * V, (r + 1) * V);
+        expect(sampleToken(row, allowed, p, createRng(r))).toEqual(batch[r]);
+        // float64 reference: normaliser over the whole vocabulary, draw over ids below `allowed`
+        const inv = p.temperature === 0 ? 1 : Math.fround(1 / p.temperature);
+        let mx = Number.NEGATIVE_INFINITY;
+        for (const x of row) mx = Math.max(mx, x);
+        let sum = 0;
+        for (const x of row) sum += Math.exp((x - mx) * inv);
+        const lse = mx * inv + Math.log(sum);
+        const got = batch[r];
+        expect(got.token).toBeLessThan(allowed);
+        expect(Math.abs(got.logprob - (row[got.token] * inv - lse))).toBeLessThan(1e-5);
+        if (p.temperature === 0) {
+          let best = 0;
+          for (let j = 1; j < allowed; j++) if (row[j] > row[best]) best = j;
+          expect(got.token).toBe(best);
+        } else if (p.topP === 1 && p.topK === 0) {
+          let mxk = Number.NEGATIVE_INFINITY;
+          for (let j = 0; j < allowed; j++) mxk = Math.max(mxk, row[j]);
+          const w = Array.from(row.subarray(0, allowed), (x) => Math.exp((x - mxk) * inv));
+          const mass = w.reduce((a, b) => a + b);
+          const u = createRng(r).next() * mass;
+          let acc = 0;
+          let pick = allowed - 1;
+          for (let j = 0; j < allowed; j++) if (u < (acc += w[j])) {
+            pick = j;
+            break;
+          }
+          expect(got.token).toBe(pick);
+          expect(Math.abs(got.sampledLogprob - Math.log(w[pick] / mass))).toBeLessThan(1e-5);
+        }
+      });
+    }
+  });
+
+  it("the native exp stays within 2e-7 relative of Math.exp over the softmax range", () => {
+    const xs = Array.from({ length: 20000 }, (_, i) => -87 + (87 * i) / 20000); // below 0: id 1 wins
+    // one row per x: a two-logit row [x, 0] at T=1 normalises to lse = log(1 + e^x)
+    const z = new Float32Array(xs.length * 2);
+    xs.forEach((x, i) => {
+      z[2 * i] = x;
+    });
+    const rows = xs.map(() => ({ sampling: { temperature: 0, topK: 0, topP: 1 }, rng: createRng(0) }));
+    const got = sampleRows(z, 2, 2, rows);
+    xs.forEach((x, i) => {
+      const e = Math.exp(Math.fround(x));
+      // greedy picks id 1 (logit 0); its log-prob is -log(1 + e^x)
+      expect(got[i].token).toBe(1);
+      const want = -Math.log1p(e);
+      expect(Math.abs(got[i].logprob - want)).toBeLessThanOrEqual(2e-7 * Math.max(1e-30, Math.abs(want)) + 1e-12);
+    });
   });
 });

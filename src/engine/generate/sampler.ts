@@ -10,7 +10,7 @@ import type { Tokenizer } from "../tokenizer/types.js";
 import { KvCache } from "./kv-cache.js";
 import { runStep } from "./model-step.js";
 import { type GenerationRequest, type GenerationResult, type NormalizedRequest, normalizeRequest } from "./request.js";
-import { sampleToken } from "./sampling.js";
+import { type SampledToken, sampleRows, sampleToken } from "./sampling.js";
 import { StopText, firstStop } from "./stop-text.js";
 
 /** Options of a {@link Sampler}. */
@@ -347,7 +347,7 @@ export class Sampler {
       this.cache.copyBlock(e.blocks[full], own, P % bs);
     }
     s.len = P;
-    this.accept(s, e.logits!);
+    this.accept(s, sampleToken(e.logits!, this.allowed, s.req, s.rng));
     // the prompt entry stays only as long as a live sequence may share it
     if (!this.prefixSharing) this.dropEntry(e);
   }
@@ -390,19 +390,18 @@ export class Sampler {
       attention: { kind: "paged", table, tableStarts, lens },
       logitRows: Int32Array.from({ length: B }, (_, i) => i),
     });
-    const V = this.model.config.vocabSize;
+    const drawn = sampleRows(logits, this.model.config.vocabSize, this.allowed, order.map((s) => ({ sampling: s.req, rng: s.rng })));
     for (let b = 0; b < B; b++) {
       const s = order[b];
       s.len++;
       s.next = -1;
-      this.accept(s, logits.subarray(b * V, (b + 1) * V));
+      this.accept(s, drawn[b]);
     }
     this.counters.decodeTokens += B;
   }
 
-  /** Samples the next token of `s` from its raw logits and applies the stop rules. */
-  private accept(s: Sequence, logits: Float32Array): void {
-    const { token, logprob, sampledLogprob } = sampleToken(logits, this.allowed, s.req, s.rng);
+  /** Takes the token sampled for `s` and applies the stop rules. */
+  private accept(s: Sequence, { token, logprob, sampledLogprob }: SampledToken): void {
     s.tokens.push(token);
     s.logprobs.push(logprob);
     s.sampledLogprobs.push(sampledLogprob);

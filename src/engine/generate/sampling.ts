@@ -1,6 +1,8 @@
 // Turns one row of raw logits into a sampled token and its log-probs: temperature, vocabulary mask,
 // top-k, top-p, then an inverse-CDF draw from a seeded generator (one draw per token, so a request
-// samples the same tokens alone or in any batch). Pure functions; no model, no Math.random.
+// samples the same tokens alone or in any batch). No model, no Math.random; the per-row arithmetic
+// over the vocabulary runs in native/sample.cc.
+import { native } from "../../native/binding.js";
 import type { Rng } from "../../rng.js";
 
 /** Sampling settings: of one generation request, of a role's calls. */
@@ -33,23 +35,48 @@ export interface SampledToken {
  * const { token } = sampleToken(logits, 512, { temperature: 0.7, topK: 0, topP: 0.9 }, createRng(1));
  */
 export function sampleToken(z: Float32Array, allowed: number, p: Sampling, rng: Rng): SampledToken {
-  const V = z.length;
-  const n = Math.min(allowed, V);
-  const greedy = p.temperature === 0;
-  const inv = greedy ? 1 : 1 / p.temperature;
-  // full-vocabulary log-sum-exp at temperature (the trainer's normaliser)
-  let mx = Number.NEGATIVE_INFINITY;
-  for (let j = 0; j < V; j++) if (z[j] > mx) mx = z[j];
-  let sum = 0;
-  for (let j = 0; j < V; j++) sum += Math.exp((z[j] - mx) * inv);
-  const lse = mx * inv + Math.log(sum);
+  return sampleRows(z, z.length, allowed, [{ sampling: p, rng }])[0];
+}
 
-  if (greedy) {
-    let best = 0;
-    for (let j = 1; j < n; j++) if (z[j] > z[best]) best = j;
-    return { token: best, logprob: z[best] - lse, sampledLogprob: 0 };
+/** One logit row of a batch: its request's settings and seeded generator. */
+export interface SampleRow {
+  sampling: Sampling;
+  rng: Rng;
+}
+
+/**
+ * {@link sampleToken} for each row of `logits` (rows.length × V) in one native call: the
+ * full-vocabulary normaliser, the greedy choice and the draw over every allowed id run there, one
+ * thread per row; rows with a top-k/top-p cut take the normaliser from it and draw here. Each
+ * sampled row takes exactly one number from its generator, so a request draws the same tokens
+ * alone or in any batch.
+ */
+export function sampleRows(logits: Float32Array, V: number, allowed: number, rows: readonly SampleRow[]): SampledToken[] {
+  const R = rows.length;
+  const n = Math.min(allowed, V);
+  const inv = new Float32Array(R);
+  const u = new Float64Array(R);
+  for (let r = 0; r < R; r++) {
+    const p = rows[r].sampling;
+    inv[r] = p.temperature === 0 ? 0 : 1 / p.temperature;
+    u[r] = p.temperature === 0 || hasCut(p, n) ? Number.NaN : rows[r].rng.next();
   }
-  const kept = samplingSupport(z, n, p);
+  const lse = new Float64Array(R);
+  const token = new Int32Array(R);
+  const sampledLogprob = new Float64Array(R);
+  native().sampleRows(logits, R, V, allowed, inv, u, lse, token, sampledLogprob);
+  return rows.map((row, r) => {
+    const z = logits.subarray(r * V, (r + 1) * V);
+    const t = inv[r] === 0 ? 1 : inv[r]; // the float the native normaliser used
+    if (token[r] >= 0) return { token: token[r], logprob: z[token[r]] * t - lse[r], sampledLogprob: sampledLogprob[r] };
+    return drawFromSupport(z, samplingSupport(z, n, row.sampling), t, lse[r], row.rng);
+  });
+}
+
+const hasCut = (p: Sampling, n: number) => (p.topK > 0 && p.topK < n) || p.topP < 1;
+
+/** The inverse-CDF draw over the ids `kept`, at inverse temperature `inv`, normalised by `lse`. */
+function drawFromSupport(z: Float32Array, kept: Int32Array, inv: number, lse: number, rng: Rng): SampledToken {
   let mxk = Number.NEGATIVE_INFINITY;
   for (const j of kept) if (z[j] > mxk) mxk = z[j];
   const w = new Float64Array(kept.length);
