@@ -76,7 +76,17 @@ export interface NativeKernels {
    * token = the argmax below `allowed` (greedy) or the inverse-CDF pick for uniform u[r] over every
    * id below `allowed`; u[r] NaN leaves token -1 (the caller draws). See native/sample.cc.
    */
-  sampleRows(z: F32, R: number, V: number, allowed: number, inv: F32, u: Float64Array, lse: Float64Array, token: I32, sampledLogprob: Float64Array): void;
+  sampleRows(
+    z: F32,
+    R: number,
+    V: number,
+    allowed: number,
+    inv: F32,
+    u: Float64Array,
+    lse: Float64Array,
+    token: I32,
+    sampledLogprob: Float64Array,
+  ): void;
   logitsForward(
     logp: F32,
     entropy: F32,

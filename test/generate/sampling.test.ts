@@ -91,7 +91,12 @@ describe("sampleToken", () => {
     const z = new Float32Array(settings.length * V);
     fillNormal(z, createRng(4), 4);
     for (const allowed of [V, 3000]) {
-      const batch = sampleRows(z, V, allowed, settings.map((p, r) => ({ sampling: p, rng: createRng(r) })));
+      const batch = sampleRows(
+        z,
+        V,
+        allowed,
+        settings.map((p, r) => ({ sampling: p, rng: createRng(r) })),
+      );
       settings.forEach((p, r) => {
         const row = z.subarray(r * V, (r + 1) * V);
         expect(sampleToken(row, allowed, p, createRng(r))).toEqual(batch[r]);
@@ -117,10 +122,11 @@ describe("sampleToken", () => {
           const u = createRng(r).next() * mass;
           let acc = 0;
           let pick = allowed - 1;
-          for (let j = 0; j < allowed; j++) if (u < (acc += w[j])) {
-            pick = j;
-            break;
-          }
+          for (let j = 0; j < allowed; j++)
+            if (u < (acc += w[j])) {
+              pick = j;
+              break;
+            }
           expect(got.token).toBe(pick);
           expect(Math.abs(got.sampledLogprob - Math.log(w[pick] / mass))).toBeLessThan(1e-5);
         }

@@ -390,7 +390,12 @@ export class Sampler {
       attention: { kind: "paged", table, tableStarts, lens },
       logitRows: Int32Array.from({ length: B }, (_, i) => i),
     });
-    const drawn = sampleRows(logits, this.model.config.vocabSize, this.allowed, order.map((s) => ({ sampling: s.req, rng: s.rng })));
+    const drawn = sampleRows(
+      logits,
+      this.model.config.vocabSize,
+      this.allowed,
+      order.map((s) => ({ sampling: s.req, rng: s.rng })),
+    );
     for (let b = 0; b < B; b++) {
       const s = order[b];
       s.len++;
