@@ -174,6 +174,8 @@ const evalSchema = z
     /** episodes to evaluate (null: the full split) */
     episodes: posInt(MAX_STEPS).nullable().default(null),
     greedy: z.boolean().default(true),
+    /** most evaluation episodes in flight at once: evaluation learns nothing, so a wider decode batch only makes it faster */
+    concurrency: posInt(100_000).default(64),
   })
   .strict();
 

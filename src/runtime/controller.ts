@@ -111,7 +111,7 @@ export function createController<S extends object, T>(options: ControllerOptions
     steps: () => stepNo,
     async evaluate(items, sampling = { temperature: 0 }, onEpisodeDone) {
       const ctx: StepContext<S, T> = { o, step: stepNo, timer: phaseTimer() };
-      const { trajectories } = await rolloutPhase(ctx, items, sampling, onEpisodeDone);
+      const { trajectories } = await rolloutPhase(ctx, items, sampling, onEpisodeDone, o.evalConcurrency ?? o.concurrency);
       await Promise.all(groups().map((g) => o.transport.call(g, "release", {})));
       return trajectories;
     },

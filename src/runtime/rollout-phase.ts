@@ -27,6 +27,7 @@ export async function rolloutPhase<S extends object, T>(
   items: readonly StepItem<S, T>[],
   sampling?: Partial<Sampling>,
   onEpisodeDone?: (done: number, total: number) => void,
+  concurrency = ctx.o.concurrency,
 ): Promise<Rollout<S>> {
   const { o } = ctx;
   // best effort and unawaited: a sample nobody rewards is ignored by every later phase anyway
@@ -41,7 +42,7 @@ export async function rolloutPhase<S extends object, T>(
       items.map((i) => i.episode),
       {
         caller,
-        concurrency: o.concurrency,
+        concurrency,
         sampling: { ...o.sampling, ...sampling },
         roleSampling: sampling ? undefined : o.roleSampling,
         maxNewTokens: o.maxNewTokens,

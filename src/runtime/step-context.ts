@@ -41,6 +41,8 @@ export interface ControllerOptions<S extends object, T> {
   groupKey?: (episode: EpisodeInput<S>, task: T) => string;
   /** Episodes in flight at once (default all). */
   concurrency?: number;
+  /** Episodes in flight at once in evaluate() (default: concurrency). */
+  evalConcurrency?: number;
   /** Rollout sampling overrides for every role (unset fields keep each role's own). */
   sampling?: Partial<Sampling>;
   /** Rollout sampling overrides for single roles, by name (after `sampling`); evaluation ignores them. */

@@ -53,6 +53,18 @@ describe("run config -> runtime", () => {
     expect(await evalOut(hot)).toEqual(await evalOut({}));
   });
 
+  it("eval.concurrency reaches evaluation (default 64) and greedy results do not depend on it", async () => {
+    expect(build({}).evalConcurrency).toBe(64);
+    expect(build({ eval: { concurrency: 1 } }).evalConcurrency).toBe(1);
+    expect(() => build({ eval: { concurrency: 0 } })).toThrow(/eval\.concurrency/);
+    const items = demo.tasks.dev.slice(0, 6).map((task, i) => ({ episode: { id: `e${i}`, state: demo.initialState(task) }, task }));
+    const outputs = async (over: object) =>
+      (await (await createRuntime({ ...build(over), startStep: 0 })).controller.evaluate(items)).map((t) =>
+        t.records.map((r) => r.rawOutput).join("|"),
+      );
+    expect(await outputs({ eval: { concurrency: 1 } })).toEqual(await outputs({ eval: { concurrency: 6 } }));
+  });
+
   it("KL placement: in the reward for reinforce-pp, a loss term for every other estimator", () => {
     const kl = (over: object) => (build(over).trainer as Record<string, { kl?: object }>).base.kl;
     expect(kl({})).toEqual({ coef: 0, estimator: "k3", placement: "loss" });

@@ -133,6 +133,7 @@ export function runtimeOptions<S extends object, T>(
     updateOrder: a.updateOrder,
     criticWarmupSteps: a.criticWarmupSteps,
     concurrency: config.schedule.concurrency,
+    evalConcurrency: config.eval.concurrency,
     sampling: Object.fromEntries(
       (["temperature", "topP", "topK"] as const).filter((k) => config.sampling[k] !== undefined).map((k) => [k, config.sampling[k]]),
     ),
