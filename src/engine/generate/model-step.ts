@@ -11,6 +11,7 @@ import type { ModelConfig } from "../config.js";
 import type { AdapterSegment } from "../model/batch.js";
 import { type Attend, blockForward } from "../model/block.js";
 import type { Decoder } from "../model/decoder.js";
+import { give, take } from "../model/scratch.js";
 import type { KvCache } from "./kv-cache.js";
 
 /** How the new tokens attend. */
@@ -33,7 +34,7 @@ export interface StepInput {
   logitRows: Int32Array; // (M) rows whose next-token logits are wanted
 }
 
-/** Runs the step, fills the cache rows and returns raw logits (M,V) (no temperature applied). */
+/** Runs the step, fills the cache rows and returns raw logits (M,V) (no temperature applied); give() them back when done. */
 export function runStep(model: Decoder, cache: KvCache, input: StepInput): Float32Array {
   const kernels = native();
   kernels.setPrecision(model.precision);
@@ -44,15 +45,20 @@ export function runStep(model: Decoder, cache: KvCache, input: StepInput): Float
   const M = input.logitRows.length;
   const rows = { N, pos: input.pos, segments: input.segments };
   const attend = cacheAttention(cfg, cache, input);
-  let x: Float32Array = new Float32Array(N * C);
+  let x: Float32Array = take(N * C);
   kernels.embeddingForward(x, input.ids, model.params.get("model.embed_tokens.weight"), N, C, V);
-  for (let l = 0; l < cfg.numLayers; l++) x = blockForward(model, l, x, rows, attend, false).out;
+  for (let l = 0; l < cfg.numLayers; l++) {
+    const out = blockForward(model, l, x, rows, attend, false).out;
+    give(x);
+    x = out;
+  }
   // rmsnorm is per row, so normalising only the gathered rows equals gathering normalised rows
   const xs = new Float32Array(M * C);
   kernels.gatherRows(xs, x, input.logitRows, M, C, N);
+  give(x);
   const hs = new Float32Array(M * C);
   kernels.rmsnormForward(hs, new Float32Array(M), xs, model.params.get("model.norm.weight"), M, C, cfg.rmsNormEps);
-  const logits = new Float32Array(M * V);
+  const logits = take(M * V); // the caller gives it back once sampled
   kernels.matmulForward(logits, hs, model.head(), null, M, C, V, false);
   return logits;
 }

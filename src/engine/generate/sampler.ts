@@ -5,6 +5,7 @@
 import { MasoError } from "../../errors.js";
 import type { AdapterSegment } from "../model/batch.js";
 import type { Decoder } from "../model/decoder.js";
+import { give } from "../model/scratch.js";
 import { createRng, type Rng } from "../../rng.js";
 import type { Tokenizer } from "../tokenizer/types.js";
 import { KvCache } from "./kv-cache.js";
@@ -329,6 +330,7 @@ export class Sampler {
     order.forEach((e, i) => {
       e.logits = logits.slice(i * V, (i + 1) * V);
     });
+    give(logits);
     this.counters.prefillTokens += N;
   }
 
@@ -396,6 +398,7 @@ export class Sampler {
       this.allowed,
       order.map((s) => ({ sampling: s.req, rng: s.rng })),
     );
+    give(logits);
     for (let b = 0; b < B; b++) {
       const s = order[b];
       s.len++;

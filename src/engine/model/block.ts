@@ -10,6 +10,7 @@ import type { LoraTarget as Proj, ModelConfig } from "../config.js";
 import { projectionShape } from "../params.js";
 import type { AdapterSegment, PackedBatch } from "./batch.js";
 import type { Adapter } from "./lora.js";
+import { give, take } from "./scratch.js";
 import { type LayerGrads, type LayerWeights, layerDims } from "./weights.js";
 
 /** The weights a block reads: a Decoder's, in place. */
@@ -80,11 +81,12 @@ function proj(
     if (!lw) return;
     const R = a.lora.rank;
     const n = seg.r1 - seg.r0;
-    const u = new Float32Array(n * R);
+    const u = take(n * R);
     kernels.matmulForward(u, inp.subarray(seg.r0 * inDim, seg.r1 * inDim), lw.A, null, n, inDim, R, false);
     kernels.scale(u, a.scale, n * R);
     kernels.matmulForward(out.subarray(seg.r0 * outDim, seg.r1 * outDim), u, lw.B, null, n, R, outDim, true);
-    saved?.set(`${p}:${si}`, u);
+    if (saved) saved.set(`${p}:${si}`, u);
+    else give(u);
   });
 }
 
@@ -107,12 +109,12 @@ export function blockForward(
   const w = m.lw[l];
   const lora = keep ? new Map<string, Float32Array>() : null;
 
-  const ln1 = new Float32Array(N * C);
-  const rstd1 = new Float32Array(N);
+  const ln1 = take(N * C);
+  const rstd1 = take(N);
   kernels.rmsnormForward(ln1, rstd1, x, w.ln1, N, C, eps);
-  const q = new Float32Array(N * NH * HS);
-  const k = new Float32Array(N * KVH * HS);
-  const v = new Float32Array(N * KVH * HS);
+  const q = take(N * NH * HS);
+  const k = take(N * KVH * HS);
+  const v = take(N * KVH * HS);
   proj(m, l, "q_proj", q, ln1, rows, false, lora);
   proj(m, l, "k_proj", k, ln1, rows, false, lora);
   proj(m, l, "v_proj", v, ln1, rows, false, lora);
@@ -121,35 +123,41 @@ export function blockForward(
   let rstdq: Float32Array | undefined;
   let rstdk: Float32Array | undefined;
   if (w.qNorm && w.kNorm) {
-    qn = new Float32Array(q.length);
-    kn = new Float32Array(k.length);
-    rstdq = new Float32Array(N * NH);
-    rstdk = new Float32Array(N * KVH);
+    qn = take(q.length);
+    kn = take(k.length);
+    rstdq = take(N * NH);
+    rstdk = take(N * KVH);
     kernels.rmsnormForward(qn, rstdq, q, w.qNorm, N * NH, HS, eps);
     kernels.rmsnormForward(kn, rstdk, k, w.kNorm, N * KVH, HS, eps);
   }
-  const qr = new Float32Array(q.length);
-  const kr = new Float32Array(k.length);
+  const qr = take(q.length);
+  const kr = take(k.length);
   kernels.ropeForward(qr, qn, rows.pos, N, NH, HS, cfg.ropeTheta);
   kernels.ropeForward(kr, kn, rows.pos, N, KVH, HS, cfg.ropeTheta);
-  const att = new Float32Array(N * NH * HS);
-  const lse = new Float32Array(N * NH);
+  const att = take(N * NH * HS);
+  const lse = take(N * NH);
   attend(l, att, lse, qr, kr, v);
-  const x2 = x.slice();
+  const x2 = take(N * C);
+  x2.set(x);
   proj(m, l, "o_proj", x2, att, rows, true, lora);
 
-  const ln2 = new Float32Array(N * C);
-  const rstd2 = new Float32Array(N);
+  const ln2 = take(N * C);
+  const rstd2 = take(N);
   kernels.rmsnormForward(ln2, rstd2, x2, w.ln2, N, C, eps);
-  const gate = new Float32Array(N * F);
-  const up = new Float32Array(N * F);
+  const gate = take(N * F);
+  const up = take(N * F);
   proj(m, l, "gate_proj", gate, ln2, rows, false, lora);
   proj(m, l, "up_proj", up, ln2, rows, false, lora);
-  const h = new Float32Array(N * F);
+  const h = take(N * F);
   kernels.swigluForward(h, gate, up, N, F);
-  const out = x2.slice();
+  // without saved activations x2 is not needed again: the MLP adds into it in place
+  const out = lora ? take(N * C) : x2;
+  if (lora) out.set(x2);
   proj(m, l, "down_proj", out, h, rows, true, lora);
-  if (!lora) return { out, acts: null };
+  if (!lora) {
+    give(ln1, rstd1, q, k, v, qn, kn, rstdq, rstdk, qr, kr, att, lse, ln2, rstd2, gate, up, h);
+    return { out, acts: null };
+  }
   return { out, acts: { x, ln1, rstd1, q, k, v, rstdq, rstdk, qn, kn, qr, kr, att, lse, x2, ln2, rstd2, gate, up, h, lora } };
 }
 
@@ -176,7 +184,7 @@ function projBackward(
     const R = a.lora.rank;
     const rows = seg.r1 - seg.r0;
     const doutSeg = dout.subarray(seg.r0 * outDim, seg.r1 * outDim);
-    const du = new Float32Array(rows * R);
+    const du = take(rows * R);
     kernels.matmulBackward(du, lw.dB, null, doutSeg, u, lw.B, rows, R, outDim);
     kernels.scale(du, a.scale, rows * R);
     kernels.matmulBackward(
@@ -190,6 +198,7 @@ function projBackward(
       inDim,
       R,
     );
+    give(du);
   });
 }
 
@@ -205,38 +214,47 @@ export function blockBackward(m: BlockModel, g: LayerGrads | null, l: number, dx
   const w = m.lw[l];
 
   // MLP branch (reverse of: ln2 -> gate/up -> swiglu -> down -> residual add)
-  const dh = new Float32Array(N * F);
+  const dh = take(N * F);
   projBackward(m, g, l, "down_proj", dh, dx, a.h, batch, a.lora);
-  const dgate = new Float32Array(N * F);
-  const dup = new Float32Array(N * F);
+  const dgate = take(N * F);
+  const dup = take(N * F);
   kernels.swigluBackward(dgate, dup, dh, a.gate, a.up, N, F);
-  const dln2 = new Float32Array(N * C);
+  const dln2 = take(N * C);
   projBackward(m, g, l, "gate_proj", dln2, dgate, a.ln2, batch, a.lora);
   projBackward(m, g, l, "up_proj", dln2, dup, a.ln2, batch, a.lora);
   kernels.rmsnormBackward(dx, g ? g.ln2 : null, dln2, a.x2, w.ln2, a.rstd2, N, C);
 
   // attention branch (reverse of: ln1 -> q/k/v -> qk-norm -> rope -> attention -> o -> residual add)
-  const datt = new Float32Array(N * NH * HS);
+  const datt = take(N * NH * HS);
   projBackward(m, g, l, "o_proj", datt, dx, a.att, batch, a.lora);
-  const dqr = new Float32Array(N * NH * HS);
-  const dkr = new Float32Array(N * KVH * HS);
-  const dv = new Float32Array(N * KVH * HS);
+  const dqr = take(N * NH * HS);
+  const dkr = take(N * KVH * HS);
+  const dv = take(N * KVH * HS);
   kernels.attentionBackward(dqr, dkr, dv, datt, a.att, a.lse, a.qr, a.kr, a.v, batch.starts, B, NH, KVH, HS);
-  let dq = new Float32Array(dqr.length);
-  let dk = new Float32Array(dkr.length);
-  kernels.ropeBackward(dq, dqr, batch.pos, N, NH, HS, cfg.ropeTheta);
-  kernels.ropeBackward(dk, dkr, batch.pos, N, KVH, HS, cfg.ropeTheta);
+  const dqRoped = take(dqr.length);
+  const dkRoped = take(dkr.length);
+  let dq = dqRoped;
+  let dk = dkRoped;
+  kernels.ropeBackward(dqRoped, dqr, batch.pos, N, NH, HS, cfg.ropeTheta);
+  kernels.ropeBackward(dkRoped, dkr, batch.pos, N, KVH, HS, cfg.ropeTheta);
   if (w.qNorm && w.kNorm && a.rstdq && a.rstdk) {
-    const dqPre = new Float32Array(dq.length);
-    const dkPre = new Float32Array(dk.length);
+    const dqPre = take(dq.length);
+    const dkPre = take(dk.length);
     kernels.rmsnormBackward(dqPre, g?.qNorm ?? null, dq, a.q, w.qNorm, a.rstdq, N * NH, HS);
     kernels.rmsnormBackward(dkPre, g?.kNorm ?? null, dk, a.k, w.kNorm, a.rstdk, N * KVH, HS);
     dq = dqPre;
     dk = dkPre;
   }
-  const dln1 = new Float32Array(N * C);
+  const dln1 = take(N * C);
   projBackward(m, g, l, "q_proj", dln1, dq, a.ln1, batch, a.lora);
   projBackward(m, g, l, "k_proj", dln1, dk, a.ln1, batch, a.lora);
   projBackward(m, g, l, "v_proj", dln1, dv, a.ln1, batch, a.lora);
   kernels.rmsnormBackward(dx, g ? g.ln1 : null, dln1, a.x, w.ln1, a.rstd1, N, C);
+  give(dh, dgate, dup, dln2, datt, dqr, dkr, dv, dqRoped, dkRoped, dq, dk, dln1);
+}
+
+/** Hands a layer's saved activations back to the scratch pool once its backward has run. */
+export function releaseActs(a: LayerActs): void {
+  give(a.x, a.ln1, a.rstd1, a.q, a.k, a.v, a.rstdq, a.rstdk, a.qn, a.kn, a.qr, a.kr, a.att, a.lse, a.x2, a.ln2, a.rstd2, a.gate, a.up, a.h);
+  give(...a.lora.values());
 }

@@ -12,7 +12,8 @@ import { type Precision, native } from "../../native/binding.js";
 import type { LoraConfig, ModelConfig } from "../config.js";
 import type { ParamTable } from "../params.js";
 import { type PackedBatch, type SequenceInput, packBatch } from "./batch.js";
-import { type Attend, type LayerActs, blockBackward, blockForward } from "./block.js";
+import { type Attend, type LayerActs, blockBackward, blockForward, releaseActs } from "./block.js";
+import { give, take } from "./scratch.js";
 import { createRng, type SeededRng } from "../../rng.js";
 import { type Adapter, createAdapter } from "./lora.js";
 import { type ValueHead, createValueHead, valueHeadBackward, valueHeadForward } from "./value-head.js";
@@ -157,7 +158,7 @@ export class Decoder {
     const C = cfg.hiddenSize;
     const V = cfg.vocabSize;
 
-    let x: Float32Array = new Float32Array(N * C);
+    let x: Float32Array = take(N * C);
     kernels.embeddingForward(x, batch.ids, this.params.get("model.embed_tokens.weight"), N, C, V);
     const layers: LayerActs[] = [];
     // training attends within each packed sequence, causally, over all its rows at once
@@ -165,18 +166,20 @@ export class Decoder {
       kernels.attentionForward(att, lse, qr, kr, v, batch.starts, batch.B, cfg.numHeads, cfg.numKvHeads, cfg.headDim);
     for (let l = 0; l < cfg.numLayers; l++) {
       const { out, acts } = blockForward(this, l, x, batch, attend, opts.grad === true);
-      x = out;
       if (acts) layers.push(acts);
+      else give(x);
+      x = out;
     }
-    const lnf = new Float32Array(N * C);
+    const lnf = take(N * C);
     const rstdf = new Float32Array(N);
     kernels.rmsnormForward(lnf, rstdf, x, this.params.get("model.norm.weight"), N, C, cfg.rmsNormEps);
     const hs = new Float32Array(M * C);
     kernels.gatherRows(hs, lnf, batch.rows, M, C, N);
+    if (!opts.grad) give(x, lnf);
     const logp = new Float32Array(M);
     const entropy = new Float32Array(M);
     const lse = new Float32Array(M);
-    const logits = opts.grad && M * V <= (opts.keepLogitsFloats ?? KEEP_LOGITS_FLOATS) ? new Float32Array(M * V) : null;
+    const logits = opts.grad && M * V <= (opts.keepLogitsFloats ?? KEEP_LOGITS_FLOATS) ? take(M * V) : null;
     kernels.logitsForward(logp, entropy, lse, logits, hs, this.head(), batch.targets, M, C, V, 1 / temperature);
 
     const result: ForwardResult = { logp, entropy, scoredStarts: batch.scoredStarts, scoredPositions: batch.scoredPositions };
@@ -232,10 +235,11 @@ export class Decoder {
         throw new MasoError("NO_VALUES", "dvalues given but the forward computed no values", "forward with {values: true}");
       valueHeadBackward(this.valueHead, dhs, grads.dvalues, tape.hs, tape.valueZ, M, C);
     }
+    give(tape.logits);
     if (!this.grads && this.adapters.size === 0) return; // nothing upstream of the head trains
-    const dlnf = new Float32Array(N * C);
+    const dlnf = take(N * C);
     kernels.scatterAddRows(dlnf, dhs, batch.rows, M, C, N);
-    const dx = new Float32Array(N * C);
+    const dx = take(N * C);
     kernels.rmsnormBackward(
       dx,
       this.grads ? this.grads.get("model.norm.weight") : null,
@@ -246,8 +250,13 @@ export class Decoder {
       N,
       C,
     );
-    for (let l = cfg.numLayers - 1; l >= 0; l--) blockBackward(this, this.lg?.[l] ?? null, l, dx, tape.layers[l], batch);
+    give(dlnf, tape.xL, tape.lnf);
+    for (let l = cfg.numLayers - 1; l >= 0; l--) {
+      blockBackward(this, this.lg?.[l] ?? null, l, dx, tape.layers[l], batch);
+      releaseActs(tape.layers[l]);
+    }
     if (this.grads) kernels.embeddingBackward(this.grads.get("model.embed_tokens.weight"), dx, batch.ids, N, C, V);
+    give(dx);
   }
 
   /** Zeroes base, adapter and value-head gradients. */

@@ -1,0 +1,68 @@
+// A pool of Float32Array buffers for the engine's per-pass temporaries (a block's activations and
+// gradients, the residual stream). Every `new Float32Array` of megabytes counts as external
+// memory, and V8 answers external growth with a full mark-compact: on a small model that was
+// hundreds of collections a step, their marking busy on the core the kernels' second thread wants.
+// Buffers come back with give() once their pass is done and are handed out again, zeroed.
+//
+// Only buffers take() made are ever pooled, and each at most once, so giving back a weight view,
+// a user's array or the same buffer twice cannot hand one buffer to two owners.
+
+const MIN_FLOATS = 1 << 12; // smaller ones are cheap for V8's young generation
+const MAX_POOLED_FLOATS = 1 << 28; // 1 GiB kept at most between passes (the default activation budget)
+
+const free = new Map<number, Float32Array[]>(); // capacity -> idle full-capacity buffers
+const made = new WeakSet<ArrayBufferLike>();
+const idle = new WeakSet<ArrayBufferLike>();
+let idleFloats = 0;
+
+/** Capacity of the bucket holding n floats: n rounded up to an eighth of its power of two. */
+function capacityFor(n: number): number {
+  const step = 2 ** Math.max(0, Math.floor(Math.log2(n)) - 3);
+  return Math.ceil(n / step) * step;
+}
+
+/**
+ * The smallest idle buffer of at least n floats and at most a quarter more: batch sizes vary from
+ * one pass to the next, so exact buckets would rarely meet again, and the bound keeps the waste of
+ * a reused buffer small.
+ */
+function idleBufferFor(n: number): Float32Array | undefined {
+  let best = 0;
+  for (const [cap, list] of free) if (cap >= n && cap <= n * 1.25 && list.length > 0 && (best === 0 || cap < best)) best = cap;
+  return best === 0 ? undefined : free.get(best)!.pop();
+}
+
+/** A zeroed Float32Array of n floats, pooled when large. */
+export function take(n: number): Float32Array {
+  if (n < MIN_FLOATS) return new Float32Array(n);
+  const buf = idleBufferFor(n);
+  if (!buf) {
+    const fresh = new Float32Array(capacityFor(n));
+    made.add(fresh.buffer);
+    return fresh.subarray(0, n);
+  }
+  idle.delete(buf.buffer);
+  idleFloats -= buf.length;
+  const view = buf.subarray(0, n);
+  view.fill(0);
+  return view;
+}
+
+/** Returns arrays take() handed out; anything else (and a second give) is ignored. */
+export function give(...arrays: (Float32Array | null | undefined)[]): void {
+  for (const a of arrays) {
+    if (!a || !made.has(a.buffer) || idle.has(a.buffer)) continue;
+    const cap = a.buffer.byteLength / 4;
+    if (idleFloats + cap > MAX_POOLED_FLOATS) continue;
+    idle.add(a.buffer);
+    idleFloats += cap;
+    const list = free.get(cap);
+    if (list) list.push(new Float32Array(a.buffer));
+    else free.set(cap, [new Float32Array(a.buffer)]);
+  }
+}
+
+/** Floats waiting in the pool (for tests and memory reports). */
+export function pooledFloats(): number {
+  return idleFloats;
+}
