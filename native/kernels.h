@@ -26,6 +26,11 @@ void gemm_naive(bool transA, bool transB, int M, int N, int K, float alpha, cons
 void gemm_serial(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
                  const float* B, int ldb, float beta, float* C, int ldc);
 const char* gemm_name();
+// C = alpha A B^T + beta C on the calling thread without packing B, for few rows of A (decode
+// steps); every element summed in an order fixed by K. False (C untouched) in builds without
+// AVX2/AVX-512, where gemm() keeps the BLAS.
+bool gemm_nt_rows(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
+                  float beta, float* C, int ldc);
 
 // ---- bf16 GEMMs (native/gemm_bf16.cc) -----------------------------------------------------------
 // Process-wide precision of gemm(): 0 fp32, 1 bf16 operands with fp32 accumulation and output.

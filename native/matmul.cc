@@ -6,6 +6,12 @@
 
 #include "kernels.h"
 #include "vec.h"
+#if defined(__AVX512F__) || defined(__AVX2__)
+#include <immintrin.h>
+#endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #if MASO_BLAS_ID == 1
 #include <cblas.h>
 #elif MASO_BLAS_ID == 2
@@ -53,6 +59,193 @@ void gemm_naive(bool transA, bool transB, int M, int N, int K, float alpha, cons
   }
 }
 
+// ---- few rows times a transposed weight: C = alpha A B^T + beta C, reading B in place ----------
+// A decode step multiplies a handful of rows (the sequences decoding at once) by each weight. The
+// BLAS would first pack the whole weight into panels, an extra pass over memory for a product that
+// does two flops per weight element. This kernel streams the weight rows as they lie: a tile of
+// kNtCols weight rows times up to kNtRows rows of A keeps one SIMD accumulator per element of C,
+// accumulated lane-wise over K with FMAs (A stays in L1/L2), then reduced by a fixed transpose-add
+// tree. Every element of C is summed in one order that depends on K only: not on M, N, the tile
+// it falls in or the thread count.
+static const int kNtCols = 4;  // weight rows (columns of C) per tile
+// Tiles of weight rows prefetched ahead. A weight row is a short stream (K floats) that the
+// hardware prefetcher barely learns before it ends; a decode step finds its weights in DRAM or L3.
+static const int kNtAhead = 2;
+
+#if defined(__AVX512F__) && defined(__FMA__)
+#define MASO_GEMM_NT_ROWS 1
+using VecNt = __m512;
+using MaskNt = __mmask16;
+static const int kNtLanes = 16, kNtRows = 4;  // 16 accumulators + 4 B + 1 A of 32 registers
+
+// the first n (< 16) lanes
+static inline MaskNt nt_mask(int n) { return (MaskNt)((1u << n) - 1u); }
+static inline __m512 nt_load(const float* p) { return _mm512_loadu_ps(p); }
+static inline __m512 nt_load_tail(const float* p, MaskNt m) { return _mm512_maskz_loadu_ps(m, p); }
+static inline __m512 nt_fma(__m512 a, __m512 b, __m512 c) { return _mm512_fmadd_ps(a, b, c); }
+static inline __m512 nt_zero() { return _mm512_setzero_ps(); }
+
+// The zero-masked forms of the shuffles: the plain ones start from _mm512_undefined_ps, which
+// GCC 12 reports as used uninitialized once the inputs are constant zeros (missing columns).
+static const __mmask16 kAll = 0xFFFF;
+#define NT_QUADS(a, b, imm) _mm512_maskz_shuffle_f32x4(kAll, a, b, imm)
+#define NT_PAIRS(a, imm) _mm512_maskz_permute_ps(kAll, a, imm)
+
+// four accumulators -> their four sums (lane c = the sum of a_c): halves, quarters, then in-lane
+static inline __m128 nt_sum4(__m512 a0, __m512 a1, __m512 a2, __m512 a3) {
+  // [a0 q0+q2, a0 q1+q3, a1 q0+q2, a1 q1+q3]
+  const __m512 s01 = _mm512_add_ps(NT_QUADS(a0, a1, 0x44), NT_QUADS(a0, a1, 0xEE));
+  const __m512 s23 = _mm512_add_ps(NT_QUADS(a2, a3, 0x44), NT_QUADS(a2, a3, 0xEE));
+  // 128-bit lane c: four partial sums p0..p3 of a_c
+  const __m512 t = _mm512_add_ps(NT_QUADS(s01, s23, 0x88), NT_QUADS(s01, s23, 0xDD));
+  const __m512 u = _mm512_add_ps(t, NT_PAIRS(t, 0xB1));  // p0+p1, p2+p3
+  const __m512 v = _mm512_add_ps(u, NT_PAIRS(u, 0x4E));  // (p0+p1)+(p2+p3)
+  const __m512i first = _mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  return _mm512_maskz_extractf32x4_ps(0xF, _mm512_maskz_permutexvar_ps(kAll, first, v), 0);
+}
+#undef NT_PAIRS
+#undef NT_QUADS
+
+#elif defined(__AVX2__) && defined(__FMA__)
+#define MASO_GEMM_NT_ROWS 1
+using VecNt = __m256;
+using MaskNt = __m256i;
+// 12 accumulators + 4 B of 16 registers; the FMAs read one operand from memory
+static const int kNtLanes = 8, kNtRows = 3;
+
+// the first n (< 8) lanes
+static inline MaskNt nt_mask(int n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+static inline __m256 nt_load(const float* p) { return _mm256_loadu_ps(p); }
+static inline __m256 nt_load_tail(const float* p, MaskNt m) { return _mm256_maskload_ps(p, m); }
+static inline __m256 nt_fma(__m256 a, __m256 b, __m256 c) { return _mm256_fmadd_ps(a, b, c); }
+static inline __m256 nt_zero() { return _mm256_setzero_ps(); }
+
+static inline __m128 nt_sum4(__m256 a0, __m256 a1, __m256 a2, __m256 a3) {
+  // [a0 lo+hi | a1 lo+hi], [a2 lo+hi | a3 lo+hi]
+  const __m256 s01 = _mm256_add_ps(_mm256_permute2f128_ps(a0, a1, 0x20), _mm256_permute2f128_ps(a0, a1, 0x31));
+  const __m256 s23 = _mm256_add_ps(_mm256_permute2f128_ps(a2, a3, 0x20), _mm256_permute2f128_ps(a2, a3, 0x31));
+  const __m256 h = _mm256_hadd_ps(s01, s23);  // [a0 p0+p1, a0 p2+p3, a2 .., a2 .. | a1 .., a1 .., a3 .., a3 ..]
+  const __m256 g = _mm256_hadd_ps(h, h);      // [a0, a2, a0, a2 | a1, a3, a1, a3]
+  return _mm_unpacklo_ps(_mm256_castps256_ps128(g), _mm256_extractf128_ps(g, 1));
+}
+#endif
+
+#ifdef MASO_GEMM_NT_ROWS
+struct NtShape {
+  int K, lda, ldb, ldc;
+  float alpha, beta;
+};
+
+// One tile: MB (<= 4) rows of A times NB (<= kNtCols) rows of B, accumulator c<i><j> for C[i][j].
+// Named variables, not an array, so the compiler keeps all sixteen in registers. Columns the tile
+// lacks keep zero accumulators: each real element goes through the same tree in every tile. PF:
+// prefetch the weight rows at `ahead` while this tile streams its own (the first row tile only).
+#define NT_FMA(i, j) \
+  if (MB > i && NB > j) c##i##j = nt_fma(a##i, b##j, c##i##j)
+#define NT_ROW(i, LOAD)                                 \
+  if (MB > i) {                                         \
+    const VecNt a##i = LOAD(A + (size_t)i * s.lda + k); \
+    NT_FMA(i, 0);                                       \
+    NT_FMA(i, 1);                                       \
+    NT_FMA(i, 2);                                       \
+    NT_FMA(i, 3);                                       \
+  }
+#define NT_STEP(LOAD)                                                             \
+  {                                                                               \
+    const VecNt b0 = LOAD(B + k);                                                 \
+    const VecNt b1 = NB > 1 ? LOAD(B + (size_t)s.ldb + k) : nt_zero();            \
+    const VecNt b2 = NB > 2 ? LOAD(B + (size_t)2 * s.ldb + k) : nt_zero();        \
+    const VecNt b3 = NB > 3 ? LOAD(B + (size_t)3 * s.ldb + k) : nt_zero();        \
+    NT_ROW(0, LOAD) NT_ROW(1, LOAD) NT_ROW(2, LOAD) NT_ROW(3, LOAD)               \
+  }
+
+template <int MB, int NB, bool PF>
+static void nt_tile(const NtShape& s, const float* A, const float* B, const float* ahead, float* C) {
+  static_assert(MB >= 1 && MB <= 4 && NB >= 1 && NB <= kNtCols, "tile shape");
+  VecNt c00 = nt_zero(), c01 = nt_zero(), c02 = nt_zero(), c03 = nt_zero();
+  VecNt c10 = nt_zero(), c11 = nt_zero(), c12 = nt_zero(), c13 = nt_zero();
+  VecNt c20 = nt_zero(), c21 = nt_zero(), c22 = nt_zero(), c23 = nt_zero();
+  VecNt c30 = nt_zero(), c31 = nt_zero(), c32 = nt_zero(), c33 = nt_zero();
+  const int K = s.K, K0 = K - K % kNtLanes;
+  int k = 0;
+  for (; k < K0; k += kNtLanes) {
+    if (PF)
+      for (int j = 0; j < NB; j++) _mm_prefetch((const char*)(ahead + (size_t)j * s.ldb + k), _MM_HINT_T0);
+#define NT_LOAD(p) nt_load(p)
+    NT_STEP(NT_LOAD)
+#undef NT_LOAD
+  }
+  if (k < K) {  // the last K % kNtLanes: zeros past them add nothing to any lane
+    const MaskNt m = nt_mask(K - k);
+#define NT_LOAD(p) nt_load_tail(p, m)
+    NT_STEP(NT_LOAD)
+#undef NT_LOAD
+  }
+#undef NT_STEP
+#undef NT_ROW
+#undef NT_FMA
+  const VecNt acc[4][kNtCols] = {
+      {c00, c01, c02, c03}, {c10, c11, c12, c13}, {c20, c21, c22, c23}, {c30, c31, c32, c33}};
+  const __m128 va = _mm_set1_ps(s.alpha), vb = _mm_set1_ps(s.beta);
+  for (int i = 0; i < MB; i++) {
+    __m128 r = _mm_mul_ps(va, nt_sum4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]));
+    float* c = C + (size_t)i * s.ldc;
+    if (NB == kNtCols) {
+      if (s.beta != 0.0f) r = _mm_fmadd_ps(vb, _mm_loadu_ps(c), r);  // beta 0 never reads C
+      _mm_storeu_ps(c, r);
+    } else {  // the last columns: the same arithmetic through a scratch row
+      alignas(16) float t[kNtCols] = {0.0f, 0.0f, 0.0f, 0.0f};
+      if (s.beta != 0.0f) {
+        for (int j = 0; j < NB; j++) t[j] = c[j];
+        r = _mm_fmadd_ps(vb, _mm_load_ps(t), r);
+      }
+      _mm_store_ps(t, r);
+      for (int j = 0; j < NB; j++) c[j] = t[j];
+    }
+  }
+}
+
+using NtTile = void (*)(const NtShape&, const float*, const float*, const float*, float*);
+
+// the tile kernel for mb (<= MB) rows and nb (<= kNtCols) columns
+template <bool PF, int MB = kNtRows>
+static NtTile nt_tile_for(int mb, int nb) {
+  if constexpr (MB > 1) {
+    if (mb < MB) return nt_tile_for<PF, MB - 1>(mb, nb);
+  }
+  switch (nb) {
+    case 1: return nt_tile<MB, 1, PF>;
+    case 2: return nt_tile<MB, 2, PF>;
+    case 3: return nt_tile<MB, 3, PF>;
+    default: return nt_tile<MB, 4, PF>;
+  }
+}
+
+bool gemm_nt_rows(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
+                  float beta, float* C, int ldc) {
+  const NtShape s{K, lda, ldb, ldc, alpha, beta};
+  // weight tile outer: its rows stay in L1 while every row of A passes over them
+  for (int j0 = 0; j0 < N; j0 += kNtCols) {
+    const int nb = std::min(kNtCols, N - j0);
+    const float* b = B + (size_t)j0 * ldb;
+    // rows past the end prefetch the last tile again (harmless, and no address outside B)
+    const float* ahead = B + (size_t)std::min(j0 + kNtAhead * kNtCols, N - nb) * ldb;
+    for (int i0 = 0; i0 < M; i0 += kNtRows) {
+      const int mb = std::min(kNtRows, M - i0);
+      const NtTile tile = i0 == 0 ? nt_tile_for<true>(mb, nb) : nt_tile_for<false>(mb, nb);
+      tile(s, A + (size_t)i0 * lda, b, ahead, C + (size_t)i0 * ldc + j0);
+    }
+  }
+  return true;
+}
+#else
+bool gemm_nt_rows(int, int, int, float, const float*, int, const float*, int, float, float*, int) {
+  return false;
+}
+#endif
+
 void gemm_serial(bool transA, bool transB, int M, int N, int K, float alpha, const float* A,
                  int lda, const float* B, int ldb, float beta, float* C, int ldc) {
 #if MASO_BLAS_ID == 1 || MASO_BLAS_ID == 2
@@ -80,6 +273,31 @@ void gemm_serial(bool transA, bool transB, int M, int N, int K, float alpha, con
 // (attention's per-head tasks) call gemm_serial.
 static const int GEMM_BLOCK = 256;
 static const int64_t GEMM_SPLIT_MIN = 1 << 22;  // multiply-adds; below it one call is cheaper
+// A B^T with 2..NT_ROWS_MAX rows of A (a decode step: one row per sequence, and the sampler
+// decodes up to 64 at once) runs in gemm_nt_rows, from NT_K_MIN on (below it the reductions cost
+// more than the FMAs). The BLAS packs all of B on every call, so at few rows it is slower, and at
+// 64 rows with B in cache the two run level. Training's products have more rows: BLAS as before.
+static const int NT_ROWS_MAX = 64;
+static const int NT_K_MIN = 48;
+
+#ifdef MASO_GEMM_NT_ROWS
+// From GEMM_SPLIT_MIN multiply-adds the threads take equal runs of whole column tiles. The sums
+// depend on K only, so any cut, and so any thread count, gives the same bits.
+static void gemm_nt_split(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
+                          int ldb, float beta, float* C, int ldc) {
+  const int tiles = (N + kNtCols - 1) / kNtCols;
+#pragma omp parallel if ((int64_t)M * N * K >= GEMM_SPLIT_MIN && tiles > 1)
+  {
+    int t = 0, T = 1;
+#ifdef _OPENMP
+    t = omp_get_thread_num(), T = omp_get_num_threads();
+#endif
+    const int j0 = std::min(N, (int)((int64_t)tiles * t / T) * kNtCols);
+    const int j1 = std::min(N, (int)((int64_t)tiles * (t + 1) / T) * kNtCols);
+    if (j1 > j0) gemm_nt_rows(M, j1 - j0, K, alpha, A, lda, B + (size_t)j0 * ldb, ldb, beta, C + j0, ldc);
+  }
+}
+#endif
 
 void gemm(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
           const float* B, int ldb, float beta, float* C, int ldc) {
@@ -90,6 +308,10 @@ void gemm(bool transA, bool transB, int M, int N, int K, float alpha, const floa
       for (int j = 0; j < N; j++) C[(size_t)i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[(size_t)i * ldc + j];
     return;
   }
+#ifdef MASO_GEMM_NT_ROWS
+  if (!transA && transB && M >= 2 && M <= NT_ROWS_MAX && K >= NT_K_MIN)
+    return gemm_nt_split(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+#endif
   const bool split = (int64_t)M * N * K >= GEMM_SPLIT_MIN && (M > GEMM_BLOCK || N > GEMM_BLOCK);
   if (!split) return gemm_serial(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
   if (N >= M) {

@@ -46,6 +46,72 @@ describe("fast kernels agree with the naive reference", () => {
         }
   });
 
+  it("a few-row GEMM against a transposed weight (decode steps) equals the float64 product, beta 0 over NaN and beta 1", () => {
+    // C = 0.5 A (M,K) B(N,K)^T + beta C, as every decode projection: M across the 4-row tiles and
+    // past the few-row limit (64), K on both sides of the kernel's minimum (48) with every kind of
+    // tail, N odd and past a 4-column tile, 16 x 1100 big enough to be shared out over threads;
+    // A, B and C strided. Errors are measured against the sum of |terms| (the scale of rounding).
+    for (const [M, N, K] of [
+      [2, 29, 53],
+      [3, 1, 131],
+      [7, 130, 48],
+      [16, 3, 300],
+      [31, 61, 47],
+      [32, 9, 17],
+      [33, 130, 97],
+      [64, 13, 64],
+      [65, 29, 77],
+      [16, 1100, 131],
+    ]) {
+      const [lda, ldb, ldc] = [K + 3, K + 5, N + 2];
+      const A = randn(M * lda);
+      const B = randn(N * ldb);
+      for (const beta of [0, 1]) {
+        const C = beta ? randn(M * ldc) : new Float32Array(M * ldc).fill(Number.NaN);
+        const want = new Float64Array(M * N);
+        const size = new Float64Array(M * N);
+        for (let i = 0; i < M; i++)
+          for (let j = 0; j < N; j++) {
+            const c = beta ? C[i * ldc + j] : 0;
+            let s = 0;
+            let abs = 0;
+            for (let p = 0; p < K; p++) {
+              const t = A[i * lda + p] * B[j * ldb + p];
+              s += t;
+              abs += Math.abs(t);
+            }
+            want[i * N + j] = 0.5 * s + c;
+            size[i * N + j] = 0.5 * abs + Math.abs(c);
+          }
+        const pad = C[ldc - 1]; // between two rows of C: never written
+        kernels.gemm(false, true, M, N, K, 0.5, A, lda, B, ldb, beta, C, ldc);
+        let worst = 0;
+        for (let i = 0; i < M; i++)
+          for (let j = 0; j < N; j++) worst = Math.max(worst, Math.abs(C[i * ldc + j] - want[i * N + j]) / size[i * N + j]);
+        expect(worst, `M=${M} N=${N} K=${K} beta=${beta}`).toBeLessThan(1e-5);
+        expect(Object.is(C[ldc - 1], pad), "C's padding").toBe(true);
+      }
+    }
+  });
+
+  it("the linear layer at decode shapes equals the naive loop, with bias and accumulating", () => {
+    for (const [N, IC, OC] of [
+      [2, 192, 512],
+      [16, 512, 193],
+      [33, 77, 41],
+    ])
+      for (const accumulate of [false, true]) {
+        const inp = randn(N * IC);
+        const w = randn(OC * IC);
+        const b = randn(OC);
+        const fast = randn(N * OC);
+        const slow = Float32Array.from(fast);
+        kernels.matmulForward(fast, inp, w, b, N, IC, OC, accumulate);
+        kernels.matmulForwardNaive(slow, inp, w, b, N, IC, OC, accumulate);
+        expect(maxDiff(fast, slow).abs, `N=${N} IC=${IC} OC=${OC} accumulate=${accumulate}`).toBeLessThan(2e-4);
+      }
+  });
+
   it("blocked GEMM attention equals the per-row loops, forward and backward, across block edges", () => {
     const [NH, KVH, HS] = [4, 2, 16];
     const starts = new Int32Array([0, 300, 301, 431]); // 300 spans three row blocks; a length-1 sequence

@@ -58,6 +58,30 @@ describe("results do not depend on the thread count", () => {
     }
   });
 
+  it("few-row products (decode steps), their columns shared out over the threads", () => {
+    for (const [M, IC, OC] of [
+      [2, 300, 1100],
+      [16, 192, 4097], // the LM head's shape, one column past a tile
+      [64, 131, 517],
+    ]) {
+      const inp = randn(M * IC);
+      const w = randn(OC * IC, 0.1);
+      const b = randn(OC);
+      const acc = randn(M * OC);
+      const run = () => {
+        const out = new Float32Array(M * OC);
+        kernels.matmulForward(out, inp, w, b, M, IC, OC, false);
+        const sum = Float32Array.from(acc);
+        kernels.matmulForward(sum, inp, w, null, M, IC, OC, true);
+        const z = new Float32Array(M * OC);
+        kernels.gemm(false, true, M, OC, IC, 0.7, inp, IC, w, IC, 0, z, OC);
+        return { out, sum, z };
+      };
+      const [one, two] = atThreads(run);
+      expectSameBits(one, two);
+    }
+  });
+
   it("rmsnorm backward, sum of squares, attention and the LM head", () => {
     const [N, C, NH, KVH, HS, V] = [900, 192, 6, 2, 32, 500];
     const x = randn(N * C);
