@@ -199,43 +199,17 @@ static float softmax_numerators(float* s, int Tp) {
 }
 
 #if MASO_DECODE_SIMD
-// Positions whose K and V rows scores() requests ahead of use. The blocks of a sequence lie anywhere
-// in the pool, and hardware prefetchers stop at page boundaries (a block of 16 rows of 256 bytes is
-// one 4 KiB page), so without this every block would start with a cache miss per row.
-constexpr int kAhead = 32;
-
-// Requests the cache lines of HS floats at p, into L1 (Hint 3) or L2 (Hint 2).
-template <int Hint>
-static inline void prefetch_row(const float* p, int HS) {
-  const uintptr_t end = (uintptr_t)(p + HS);
-  for (uintptr_t a = (uintptr_t)p & ~(uintptr_t)63; a < end; a += 64)
-    __builtin_prefetch((const void*)a, 0, Hint);
-}
-
-// The K rows of positions [t0, t1) into L1, their V rows into L2, where a task's V rows (some tens
-// of KiB) stay until weighted_sum reads them.
-static inline void prefetch_rows(const float* kc, const float* vc, const int64_t* rows, int t0, int t1,
-                                 int HS) {
-  for (int t = t0; t < t1; t++) {
-    prefetch_row<3>(kc + rows[t], HS);
-    prefetch_row<2>(vc + rows[t], HS);
-  }
-}
-
 // s[g * Tp + t] = sc * (q_g . k_t) for g < G and t < T rounded up to a multiple of L, where
 // q_g = qg + g * HS, k_t = kc + rows[t], HS = NC * L (NC = 0: any multiple of L, with q read from
 // L1 instead of registers). Each tile of L positions takes one pass per query head (its K rows stay
 // in L1 between passes): L dot products kept as per-lane partial sums, then one vlane_sums tree
 // gives the tile's L scores.
 template <int NC>
-static void scores(float* s, int Tp, const float* qg, int G, const float* kc, const float* vc,
-                   const int64_t* rows, int T, int HS, float sc) {
+static void scores(float* s, int Tp, const float* qg, int G, const float* kc, const int64_t* rows, int T,
+                   int HS, float sc) {
   const int nc = NC ? NC : HS / L;
   const vf scv = vset(sc);
-  prefetch_rows(kc, vc, rows, 0, kAhead < T ? kAhead : T, HS);
   for (int t0 = 0; t0 < T; t0 += L) {
-    const int ahead = t0 + kAhead;
-    if (ahead < T) prefetch_rows(kc, vc, rows, ahead, ahead + L < T ? ahead + L : T, HS);
     for (int g = 0; g < G; g++) {
       const float* qh = qg + (size_t)g * HS;
       vf qv[NC ? NC : 1], acc[L];
@@ -254,15 +228,14 @@ static void scores(float* s, int Tp, const float* qg, int G, const float* kc, co
 }
 
 // scores<HS / L> up to 16 vectors (q in registers), scores<0> beyond
-static void scores_simd(float* s, int Tp, const float* qg, int G, const float* kc, const float* vc,
-                        const int64_t* rows, int T, int HS, float sc) {
-  using Fn = void (*)(float*, int, const float*, int, const float*, const float*, const int64_t*, int, int,
-                      float);
+static void scores_simd(float* s, int Tp, const float* qg, int G, const float* kc, const int64_t* rows,
+                        int T, int HS, float sc) {
+  using Fn = void (*)(float*, int, const float*, int, const float*, const int64_t*, int, int, float);
   static constexpr Fn by_nc[17] = {scores<0>,  scores<1>,  scores<2>,  scores<3>,  scores<4>,  scores<5>,
                                    scores<6>,  scores<7>,  scores<8>,  scores<9>,  scores<10>, scores<11>,
                                    scores<12>, scores<13>, scores<14>, scores<15>, scores<16>};
   const int nc = HS / L;
-  by_nc[nc <= 16 ? nc : 0](s, Tp, qg, G, kc, vc, rows, T, HS, sc);
+  by_nc[nc <= 16 ? nc : 0](s, Tp, qg, G, kc, rows, T, HS, sc);
 }
 
 // Columns [d, d + C * L) of og (G, HS): og[g][..] = inv[g] * sum_t p[g * Tp + t] v_t[..], where
@@ -370,7 +343,7 @@ static void attend_group(float* og, const float* qg, const float* kc, const floa
   float* s = m.s.data();
   const bool simd = simd_fits(HS);
 #if MASO_DECODE_SIMD
-  if (simd) scores_simd(s, Tp, qg, G, kc, vc, rows, T, HS, sc);
+  if (simd) scores_simd(s, Tp, qg, G, kc, rows, T, HS, sc);
 #endif
   if (!simd) scores_plain(s, Tp, qg, G, kc, rows, T, HS, sc);
   for (int g = 0; g < G; g++) {
