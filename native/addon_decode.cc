@@ -19,6 +19,7 @@ void attention_decode(float* out, const float* q, const float* kc, const float* 
 void attention_decode_naive(float* out, const float* q, const float* kc, const float* vc,
                             const int32_t* table, const int32_t* tstart, const int32_t* lens, int B,
                             int NH, int KVH, int HS, int BS);
+void exp_nonpos_n(float* y, const float* x, int64_t n);
 }  // namespace maso
 
 using namespace maso;
@@ -70,6 +71,15 @@ Napi::Value AttentionDecodeImpl(const Napi::CallbackInfo& info, bool naive) {
 Napi::Value AttentionDecode(const Napi::CallbackInfo& info) { return AttentionDecodeImpl(info, false); }
 Napi::Value AttentionDecodeNaive(const Napi::CallbackInfo& info) { return AttentionDecodeImpl(info, true); }
 
+// expNonpos(out, x, n): out = exp(x) for x <= 0, by the fast path's softmax exp (tests check its accuracy)
+Napi::Value ExpNonpos(const Napi::CallbackInfo& info) {
+  Call c{info, "expNonpos"};
+  c.arity(3);
+  int n = c.dim(2, "n");
+  exp_nonpos_n(c.f32(0, "out", n), c.f32(1, "x", n), n);
+  return info.Env().Undefined();
+}
+
 }  // namespace
 
 void RegisterDecodeBindings(Napi::Env env, Napi::Object exports) {
@@ -77,5 +87,6 @@ void RegisterDecodeBindings(Napi::Env env, Napi::Object exports) {
   EXPORT("kvCacheWrite", KvCacheWrite);
   EXPORT("attentionDecode", AttentionDecode);
   EXPORT("attentionDecodeNaive", AttentionDecodeNaive);
+  EXPORT("expNonpos", ExpNonpos);
 #undef EXPORT
 }

@@ -31,6 +31,8 @@ export interface DecodeKernels {
   ): void;
   /** The per-head reference loop of {@link DecodeKernels.attentionDecode}, same arguments. */
   attentionDecodeNaive: DecodeKernels["attentionDecode"];
+  /** out[i] = exp(x[i]) for x[i] <= 0, by the exp of attentionDecode's softmax (for its accuracy test). */
+  expNonpos(out: F32, x: F32, n: number): void;
 }
 
 let checked: DecodeKernels | undefined;

@@ -5,6 +5,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { fillNormal } from "../../src/engine/model/init.js";
 import { defaultThreads, native } from "../../src/native/binding.js";
+import { decodeKernels } from "../../src/native/decode-binding.js";
 import { createRng } from "../../src/rng.js";
 import { maxDiff } from "../reference/reference.js";
 
@@ -119,6 +120,26 @@ describe("results do not depend on the thread count", () => {
       return { y, dx, dw, ss, out, lse, dq, dk, dv, logp, entropy, dh, dwte };
     };
     const [one, two] = atThreads(run);
+    expectSameBits(one, two);
+  });
+
+  it("paged decode attention, one task per (sequence, kv head)", () => {
+    const decode = decodeKernels();
+    const [NH, KVH, HS, BS] = [6, 2, 32, 16];
+    const lens = Int32Array.from([300, 1, 77, 160, 250]); // enough positions to run in parallel
+    const counts = Array.from(lens, (T) => Math.ceil(T / BS));
+    const tableStarts = Int32Array.from([0, ...counts.map((_, b) => counts.slice(0, b + 1).reduce((a, c) => a + c))]);
+    const P = tableStarts[lens.length];
+    const table = Int32Array.from({ length: P }, (_, i) => (i * 7) % P); // 7 and P are coprime
+    const B = lens.length;
+    const q = randn(B * NH * HS);
+    const kc = randn(P * BS * KVH * HS);
+    const vc = randn(P * BS * KVH * HS);
+    const [one, two] = atThreads(() => {
+      const out = new Float32Array(B * NH * HS);
+      decode.attentionDecode(out, q, kc, vc, table, tableStarts, lens, B, NH, KVH, HS, BS, P);
+      return { out };
+    });
     expectSameBits(one, two);
   });
 });
