@@ -128,7 +128,7 @@ void swiglu_forward(float* out, const float* gate, const float* up, int N, int F
 #pragma omp parallel for simd schedule(static) if (pays(total))
   for (int64_t i = 0; i < total; i++) {
     float g = gate[i];
-    out[i] = g / (1.0f + exp_approx(-g)) * up[i];
+    out[i] = g * sigmoid(g) * up[i];
   }
 }
 
@@ -138,7 +138,7 @@ void swiglu_backward(float* dgate, float* dup, const float* dout, const float* g
 #pragma omp parallel for simd schedule(static) if (pays(total))
   for (int64_t i = 0; i < total; i++) {
     float g = gate[i];
-    float s = 1.0f / (1.0f + exp_approx(-g));
+    float s = sigmoid(g);
     float silu = g * s;
     dup[i] = dout[i] * silu;
     dgate[i] = dout[i] * up[i] * s * (1.0f + g * (1.0f - s));

@@ -27,7 +27,7 @@ static void softmax_stats(const float* z, const int32_t* targets, float* logp, f
     double sum = 0.0, sz = 0.0;
 #pragma omp simd reduction(+ : sum, sz)
     for (int j = 0; j < V; j++) {
-      const float e = exp_approx(zr[j] - mx);  // float exp, double accumulation
+      const float e = exp_nonpos(zr[j] - mx);  // float exp, double accumulation
       sum += e;
       sz += (double)e * zr[j];
     }
@@ -81,7 +81,7 @@ void logits_backward(float* dhidden, float* dwte, const float* dlogp, const floa
 #pragma omp simd
       for (int j = 0; j < V; j++) {
         float lp = zr[j] - l;
-        float p = exp_approx(lp);
+        float p = exp_nonpos(lp);
         d[j] = (-gl * p - ge * p * (lp + H)) * invTemp;
       }
       d[targets[m]] += gl * invTemp;

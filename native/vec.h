@@ -38,7 +38,7 @@ static inline double exp_scaled(float* w, const float* x, float mx, float t, int
   double s = 0.0;
 #pragma omp simd reduction(+ : s)
   for (int i = 0; i < n; i++) {
-    w[i] = exp_approx((x[i] - mx) * t);
+    w[i] = exp_nonpos((x[i] - mx) * t);
     s += w[i];
   }
   return s;
