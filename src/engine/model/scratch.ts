@@ -8,7 +8,7 @@
 // a user's array or the same buffer twice cannot hand one buffer to two owners.
 
 const MIN_FLOATS = 1 << 12; // smaller ones are cheap for V8's young generation
-const MAX_POOLED_FLOATS = 1 << 28; // 1 GiB kept at most between passes (the default activation budget)
+const MAX_POOLED_FLOATS = 1 << 26; // 256 MiB kept at most between passes
 
 const free = new Map<number, Float32Array[]>(); // capacity -> idle full-capacity buffers
 const made = new WeakSet<ArrayBufferLike>();
