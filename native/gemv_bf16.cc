@@ -15,8 +15,16 @@ namespace maso {
 
 #if MASO_BF16_KERNELS
 MASO_TARGET_BF16 static float dot_bf16(const uint16_t* w, const uint16_t* x, int K) {
-  __m512 acc = _mm512_setzero_ps();
+  // four independent sums hide the dot-product instruction's latency; added in a fixed order
+  __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
   int k = 0;
+  for (; k + 128 <= K; k += 128) {
+    a0 = _mm512_dpbf16_ps(a0, (__m512bh)_mm512_loadu_si512(w + k), (__m512bh)_mm512_loadu_si512(x + k));
+    a1 = _mm512_dpbf16_ps(a1, (__m512bh)_mm512_loadu_si512(w + k + 32), (__m512bh)_mm512_loadu_si512(x + k + 32));
+    a2 = _mm512_dpbf16_ps(a2, (__m512bh)_mm512_loadu_si512(w + k + 64), (__m512bh)_mm512_loadu_si512(x + k + 64));
+    a3 = _mm512_dpbf16_ps(a3, (__m512bh)_mm512_loadu_si512(w + k + 96), (__m512bh)_mm512_loadu_si512(x + k + 96));
+  }
+  __m512 acc = _mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3));
   for (; k + 32 <= K; k += 32)
     acc = _mm512_dpbf16_ps(acc, (__m512bh)_mm512_loadu_si512(w + k), (__m512bh)_mm512_loadu_si512(x + k));
   if (k < K) {
