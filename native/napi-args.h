@@ -46,25 +46,24 @@ struct Call {
 
   bool isNull(int i) const { return info[i].IsNull() || info[i].IsUndefined(); }
 
-  float* f32(int i, const char* name, int64_t need, bool optional = false) const {
+  // A typed array of element T (kind `type`, JavaScript name `js`) with at least `need` elements
+  template <typename T>
+  T* floats(int i, const char* name, int64_t need, napi_typedarray_type type, const std::string& js, bool optional) const {
     if (optional && isNull(i)) return nullptr;
-    if (!info[i].IsTypedArray() ||
-        info[i].As<Napi::TypedArray>().TypedArrayType() != napi_float32_array)
-      fail(i, name, optional ? "must be a Float32Array or null" : "must be a Float32Array");
-    auto a = info[i].As<Napi::Float32Array>();
+    if (!info[i].IsTypedArray() || info[i].As<Napi::TypedArray>().TypedArrayType() != type)
+      fail(i, name, optional ? "must be a " + js + " or null" : "must be a " + js);
+    auto a = info[i].As<Napi::TypedArrayOf<T>>();
     if ((int64_t)a.ElementLength() < need)
       fail(i, name, "has " + std::to_string(a.ElementLength()) + " elements, needs " + std::to_string(need));
     return a.Data();
   }
 
+  float* f32(int i, const char* name, int64_t need, bool optional = false) const {
+    return floats<float>(i, name, need, napi_float32_array, "Float32Array", optional);
+  }
+
   double* f64(int i, const char* name, int64_t need) const {
-    if (!info[i].IsTypedArray() ||
-        info[i].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array)
-      fail(i, name, "must be a Float64Array");
-    auto a = info[i].As<Napi::Float64Array>();
-    if ((int64_t)a.ElementLength() < need)
-      fail(i, name, "has " + std::to_string(a.ElementLength()) + " elements, needs " + std::to_string(need));
-    return a.Data();
+    return floats<double>(i, name, need, napi_float64_array, "Float64Array", false);
   }
 
   // Int32Array of at least `need` values, each in [lo, hi)
