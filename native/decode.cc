@@ -143,9 +143,7 @@ constexpr int kPad = 16;
 // sum of the new s[t]
 static float softmax_numerators(float* s, int Tp) {
   Tp &= -kPad;  // tells the compiler, which then leaves out the remainder loops
-  float mx = -INFINITY;
-#pragma omp simd reduction(max : mx)
-  for (int t = 0; t < Tp; t++) mx = s[t] > mx ? s[t] : mx;
+  const float mx = max_of(s, Tp);
   float sum = 0.0f;
 #pragma omp simd reduction(+ : sum)
   for (int t = 0; t < Tp; t++) {
