@@ -231,17 +231,16 @@ export function blockBackward(m: BlockModel, g: LayerGrads | null, l: number, dx
   const dkr = take(N * KVH * HS);
   const dv = take(N * KVH * HS);
   kernels.attentionBackward(dqr, dkr, dv, datt, a.att, a.lse, a.qr, a.kr, a.v, batch.starts, B, NH, KVH, HS);
-  const dqRoped = take(dqr.length);
-  const dkRoped = take(dkr.length);
-  let dq = dqRoped;
-  let dk = dkRoped;
-  kernels.ropeBackward(dqRoped, dqr, batch.pos, N, NH, HS, cfg.ropeTheta);
-  kernels.ropeBackward(dkRoped, dkr, batch.pos, N, KVH, HS, cfg.ropeTheta);
+  let dq = take(dqr.length);
+  let dk = take(dkr.length);
+  kernels.ropeBackward(dq, dqr, batch.pos, N, NH, HS, cfg.ropeTheta);
+  kernels.ropeBackward(dk, dkr, batch.pos, N, KVH, HS, cfg.ropeTheta);
   if (w.qNorm && w.kNorm && a.rstdq && a.rstdk) {
     const dqPre = take(dq.length);
     const dkPre = take(dk.length);
     kernels.rmsnormBackward(dqPre, g?.qNorm ?? null, dq, a.q, w.qNorm, a.rstdq, N * NH, HS);
     kernels.rmsnormBackward(dkPre, g?.kNorm ?? null, dk, a.k, w.kNorm, a.rstdk, N * KVH, HS);
+    give(dq, dk);
     dq = dqPre;
     dk = dkPre;
   }
@@ -250,7 +249,7 @@ export function blockBackward(m: BlockModel, g: LayerGrads | null, l: number, dx
   projBackward(m, g, l, "k_proj", dln1, dk, a.ln1, batch, a.lora);
   projBackward(m, g, l, "v_proj", dln1, dv, a.ln1, batch, a.lora);
   kernels.rmsnormBackward(dx, g ? g.ln1 : null, dln1, a.x, w.ln1, a.rstd1, N, C);
-  give(dh, dgate, dup, dln2, datt, dqr, dkr, dv, dqRoped, dkRoped, dq, dk, dln1);
+  give(dh, dgate, dup, dln2, datt, dqr, dkr, dv, dq, dk, dln1);
 }
 
 /** Hands a layer's saved activations back to the scratch pool once its backward has run. */
