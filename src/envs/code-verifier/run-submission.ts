@@ -2,12 +2,11 @@
 // docs/security.md) and grades what it transfers back on a nonce-checked channel. Must never throw
 // or hang for anything the submission does: kills, crashes, limits and tampering become results.
 
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import type { Readable } from "node:stream";
 import { CHILD_SOURCE } from "./child-source.js";
 import { gradeTest } from "./grade.js";
+import { launchSandbox, STDERR_CHARS } from "./launcher.js";
 import { emptyWorkDir, isolationPrefix } from "./isolation.js";
 import { parseVerdict } from "./verdict-channel.js";
 import type { CodeSubmission, CodeTest, ProcessFailure, TestResult, VerifierOptions, VerifyResult } from "./types.js";
@@ -110,31 +109,17 @@ export function runSubmission(submission: CodeSubmission, options: VerifierOptio
     let settled = false;
 
     const argv = [...prefix, process.execPath, ...sandboxFlags(memoryMb), "-e", CHILD_SOURCE];
-    // detached: the child leads its own process group, so one signal reaches everything it started
-    const child = spawn(argv[0], argv.slice(1), {
-      env: {},
-      cwd: emptyWorkDir(),
-      stdio: ["pipe", "pipe", "pipe", "pipe"],
-      detached: true,
-      windowsHide: true,
-    });
-    const killGroup = () => {
-      try {
-        if (child.pid) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        child.kill("SIGKILL");
-      }
-    };
+    let pid: number | undefined;
     const kill = (f: ProcessFailure) => {
       failure ??= f;
-      killGroup();
+      child.kill();
     };
     const timer = setTimeout(
       () => kill({ kind: "timeout", message: `wall-clock limit of ${Math.round(wallLimit)} ms exceeded` }),
       wallLimit,
     );
     const watchdog = setInterval(() => {
-      const mb = child.pid ? treeRssMb(child.pid) : null;
+      const mb = pid ? treeRssMb(pid) : null;
       if (mb !== null && mb > rssLimitMb)
         kill({ kind: "memory", message: `memory limit exceeded (${Math.round(mb)} MB resident > ${rssLimitMb} MB)` });
     }, 20);
@@ -155,37 +140,13 @@ export function runSubmission(submission: CodeSubmission, options: VerifierOptio
       }
     };
 
-    const channel = child.stdio[3] as Readable;
-    channel.setEncoding("utf8");
-    channel.on("data", (chunk: string) => {
-      channelBytes += chunk.length;
-      if (channelBytes > MAX_CHANNEL_BYTES) return kill({ kind: "crash", message: "verifier output too large" });
-      buffered += chunk;
-      let nl = buffered.indexOf("\n");
-      while (nl >= 0) {
-        onLine(buffered.slice(0, nl));
-        buffered = buffered.slice(nl + 1);
-        nl = buffered.indexOf("\n");
-      }
-    });
-    // nothing on stdout is trusted; it is read only so the child cannot block on a full pipe
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdoutBytes += chunk.length;
-      if (stdoutBytes > MAX_CHANNEL_BYTES) kill({ kind: "crash", message: "verifier output too large" });
-    });
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (chunk: string) => {
-      if (stderr.length < 8192) stderr += chunk;
-    });
-    child.stdin.on("error", () => {});
-
-    const finish = (code: number | null, signal: string | null, spawnError?: Error) => {
+    const finish = (code: number | null, signal: string | null, spawnError?: string) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       clearInterval(watchdog);
-      killGroup(); // anything the child left behind in its group
-      if (spawnError) failure ??= { kind: "spawn", message: `could not start the sandbox: ${spawnError.message}` };
+      child.kill(); // anything the child left behind in its group
+      if (spawnError) failure ??= { kind: "spawn", message: `could not start the sandbox: ${spawnError}` };
       else if (/heap out of memory|Reached heap limit|allocation failed|Fatal process OOM/i.test(stderr))
         failure ??= { kind: "memory", message: `memory limit exceeded (${memoryMb} MB heap)` };
       else if (fatal) failure ??= { kind: "crash", message: fatal };
@@ -198,9 +159,33 @@ export function runSubmission(submission: CodeSubmission, options: VerifierOptio
       if (failure?.kind === "tampered") verdicts.clear();
       resolve(assemble(submission.tests, verdicts, failure, Date.now() - started));
     };
-    child.on("error", (err) => finish(null, null, err));
-    child.on("close", (code, signal) => finish(code, signal));
-    child.stdin.end(job);
+
+    // the launcher starts the child in its own process group, so one signal reaches everything it started
+    const child = launchSandbox(argv, emptyWorkDir(), job, {
+      spawned: (p) => {
+        pid = p;
+      },
+      channel: (chunk) => {
+        channelBytes += chunk.length;
+        if (channelBytes > MAX_CHANNEL_BYTES) return kill({ kind: "crash", message: "verifier output too large" });
+        buffered += chunk;
+        let nl = buffered.indexOf("\n");
+        while (nl >= 0) {
+          onLine(buffered.slice(0, nl));
+          buffered = buffered.slice(nl + 1);
+          nl = buffered.indexOf("\n");
+        }
+      },
+      stdout: (bytes) => {
+        stdoutBytes += bytes;
+        if (stdoutBytes > MAX_CHANNEL_BYTES) kill({ kind: "crash", message: "verifier output too large" });
+      },
+      stderr: (text) => {
+        if (stderr.length < STDERR_CHARS) stderr += text;
+      },
+      closed: (code, signal) => finish(code, signal),
+      failed: (message) => finish(null, null, message),
+    });
   });
 }
 
