@@ -31,7 +31,7 @@ export const STDERR_CHARS = 8192;
  * stdin }`, `{ op: "kill", id }`. Messages out: `{ id, ev: "spawn" | "channel" | "stdout" |
  * "stderr" | "close" | "error", ... }`. It kills every child it started when the trainer goes away.
  */
-const LAUNCHER_SOURCE = String.raw`
+const LAUNCHER_SOURCE = `
 "use strict";
 const { spawn } = require("node:child_process");
 const kids = new Map();
@@ -95,19 +95,25 @@ function deliver(m: LauncherMessage): void {
   switch (m.ev) {
     case "spawn":
       run.pid = m.pid;
-      return events.spawned(m.pid);
+      events.spawned(m.pid);
+      break;
     case "channel":
-      return events.channel(m.text);
+      events.channel(m.text);
+      break;
     case "stdout":
-      return events.stdout(m.bytes);
+      events.stdout(m.bytes);
+      break;
     case "stderr":
-      return events.stderr(m.text);
+      events.stderr(m.text);
+      break;
     case "close":
       end(m.id);
-      return events.closed(m.code, m.signal);
+      events.closed(m.code, m.signal);
+      break;
     case "error":
       end(m.id);
-      return events.failed(m.message);
+      events.failed(m.message);
+      break;
   }
 }
 
