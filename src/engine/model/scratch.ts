@@ -7,8 +7,16 @@
 // Only buffers take() made are ever pooled, and each at most once, so giving back a weight view,
 // a user's array or the same buffer twice cannot hand one buffer to two owners.
 
+import { totalmem } from "node:os";
+
 const MIN_FLOATS = 1 << 12; // smaller ones are cheap for V8's young generation
-const MAX_POOLED_FLOATS = 1 << 26; // 256 MiB kept at most between passes
+/**
+ * Floats kept idle between passes: a sixteenth of the machine's memory, from 256 MiB to 1 GiB. A
+ * training pass's saved activations must fit, or each pass drops them and allocates them again: at
+ * 256 MiB a small model's RL step still churned gigabytes a step and spent a fifth of its CPU time
+ * in collections.
+ */
+const MAX_POOLED_FLOATS = Math.min(1 << 28, Math.max(1 << 26, Math.floor(totalmem() / 64)));
 
 const free = new Map<number, Float32Array[]>(); // capacity -> idle full-capacity buffers
 const made = new WeakSet<ArrayBufferLike>();
