@@ -5,7 +5,8 @@
 import { loadHfModel, Decoder, type ChatMessage, loadHfTokenizer, isEquivalentAnswer, boxedParser } from "maso";
 import { greedy } from "./evaluate.js";
 import { buildMathMixture, DEFAULT_MATH_COUNTS, type MathMixtureCounts } from "./math-mixture.js";
-import { actorPrompt, mathPlanTarget, mathPrompt, reasonerPrompt } from "../../examples/workflows/common/prompts.js";
+import { actorPrompt, mathPlanTarget, mathPrompt, reasonerPrompt, type WorkedFormat } from "../../examples/workflows/common/prompts.js";
+import { equationsIn } from "../../examples/workflows/marft-math/plan-arithmetic.js";
 import { referenceMathTasks } from "../../examples/workflows/common/reference-tasks.js";
 import { type AdaptOptions, adaptModel } from "./adapt.js";
 
@@ -14,6 +15,8 @@ export interface MathAdaptOptions extends Omit<AdaptOptions, "steps" | "lr"> {
   steps?: number;
   lr?: number;
   counts?: MathMixtureCounts;
+  /** The actor's working format (default `lsd`, the committed model's second stage). */
+  format?: WorkedFormat;
 }
 
 /** Greedy figures of a math model on held-out problems (see {@link evaluateMathModel}). */
@@ -23,6 +26,8 @@ export interface MathModelEval {
   solo: number;
   /** The actor given the reference plan (what a perfect reasoner would write): correct answers. */
   withPlan: number;
+  /** Of the actor's `a op b = c` equations after the reference plan, the share that are exact. */
+  withPlanEquationsExact: number;
   /** The reasoner's plan equals the reference plan exactly. */
   planExact: number;
   /** The actor after the model's own plan (one dual-agent round): correct answers. */
@@ -31,7 +36,7 @@ export interface MathModelEval {
 
 /** Trains `baseDir` on the math mixture and saves the result (BF16, same tokenizer) to `outDir`. */
 export const adaptMathModel = (opts: MathAdaptOptions) =>
-  adaptModel(buildMathMixture(opts.seed ?? 42, opts.counts ?? DEFAULT_MATH_COUNTS), {
+  adaptModel(buildMathMixture(opts.seed ?? 42, opts.counts ?? DEFAULT_MATH_COUNTS, opts.format ?? "lsd"), {
     ...opts,
     steps: opts.steps ?? 2500,
     lr: opts.lr ?? 2e-3,
@@ -56,10 +61,14 @@ export async function evaluateMathModel(dir: string, seed = 42, n = 100, split: 
   const withPlan = await run(problems.map((m) => actorPrompt(m.problem, mathPlanTarget(m.steps))));
   const plans = await run(problems.map((m) => reasonerPrompt(m.problem)));
   const dual = await run(problems.map((m, i) => actorPrompt(m.problem, plans[i].trim())));
+  const equations = withPlan
+    .map(equationsIn)
+    .reduce((a, e) => ({ total: a.total + e.total, exact: a.exact + e.exact }), { total: 0, exact: 0 });
   return {
     n,
     solo: correct(solo),
     withPlan: correct(withPlan),
+    withPlanEquationsExact: equations.total === 0 ? 0 : equations.exact / equations.total,
     planExact: plans.filter((p, i) => p.trim() === mathPlanTarget(problems[i].steps)).length / n,
     dual: correct(dual),
   };

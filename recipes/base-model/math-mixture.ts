@@ -23,6 +23,8 @@ import {
   mathPrompt,
   newestThatFit,
   reasonerPrompt,
+  workedResult,
+  type WorkedFormat,
   workedTarget,
 } from "../../examples/workflows/common/prompts.js";
 import { referenceMathTasks } from "../../examples/workflows/common/reference-tasks.js";
@@ -63,12 +65,14 @@ export function mathTrainPool(seed: number, fresh: number): MathTask[] {
 /** Equations per drill example. */
 export const DRILL_EQUATIONS = 6;
 
+type Equation = [a: number, op: MathStep["op"], b: number, result: number];
+
 /**
- * One drill equation as `[operands, result]`: a quarter single-digit facts (what multi-digit
- * arithmetic is built from), the rest in the operand ranges the problems use.
+ * One `plain` drill equation: a quarter single-digit facts (what multi-digit arithmetic is built
+ * from), the rest in operand ranges close to the problems' (the first stage of models/base-math).
  */
-function drillEquation(rng: KeyedRng): [string, string] {
-  const eq = (a: number, op: MathStep["op"], b: number, result: number): [string, string] => [`${a} ${op} ${b} =`, ` ${result}.`];
+function plainDrillEquation(rng: KeyedRng): Equation {
+  const eq = (a: number, op: MathStep["op"], b: number, result: number): Equation => [a, op, b, result];
   const kind = rng.int(0, 3);
   if (rng.int(0, 3) === 0) {
     const [a, b] = [rng.int(0, 9), rng.int(0, 9)];
@@ -91,20 +95,61 @@ function drillEquation(rng: KeyedRng): [string, string] {
   return eq(q * k, "/", k, q);
 }
 
+/** A number of 1–3 digits, the digit count drawn first so short and long operands are equally common. */
+const digits123 = (rng: KeyedRng, min = 0): number => {
+  const d = rng.int(1, 3);
+  return rng.int(Math.max(min, d === 1 ? 0 : 10 ** (d - 1)), 10 ** d - 1);
+};
+
+/**
+ * One `lsd` drill equation: a quarter single-digit facts, the rest covering every operation the
+ * problem generator can ask for (sums and differences of up to three digits, a factor up to 99
+ * times one up to 12, quotients up to 60).
+ */
+function lsdDrillEquation(rng: KeyedRng): Equation {
+  const kind = rng.int(0, 3);
+  if (rng.int(0, 3) === 0) {
+    const [a, b] = [rng.int(0, 9), rng.int(0, 9)];
+    return (
+      [
+        [a, "+", b, a + b],
+        [a + b, "-", b, a],
+        [a, "*", b, a * b],
+        [a * (b + 1), "/", b + 1, a],
+      ] as Equation[]
+    )[kind];
+  }
+  if (kind === 0) {
+    const [a, b] = [digits123(rng), digits123(rng)];
+    return [a, "+", b, a + b];
+  }
+  if (kind === 1) {
+    const a = digits123(rng, 1);
+    const b = rng.int(0, a);
+    return [a, "-", b, a - b];
+  }
+  if (kind === 2) {
+    const [x, y] = [rng.int(2, 99), rng.int(2, 12)];
+    return rng.int(0, 1) === 0 ? [x, "*", y, x * y] : [y, "*", x, x * y];
+  }
+  const [q, k] = [rng.int(1, 60), rng.int(2, 9)];
+  return [q * k, "/", k, q];
+}
+
 /** A drill example: equations in a row, only their results trained (operands are random: nothing to learn). */
-function drillExample(rng: KeyedRng): MathExample {
+function drillExample(rng: KeyedRng, format: WorkedFormat): MathExample {
   const parts = Array.from({ length: DRILL_EQUATIONS }, (_, i) => {
-    const [operands, result] = drillEquation(rng);
+    const [a, op, b, result] = format === "lsd" ? lsdDrillEquation(rng) : plainDrillEquation(rng);
     return [
-      { text: `${i === 0 ? "" : " "}${operands}`, scored: false },
-      { text: result, scored: true },
+      { text: `${i === 0 ? "" : " "}${a} ${op} ${b} =`, scored: false },
+      { text: workedResult(op, a, result, format), scored: true },
     ];
   }).flat();
   return { kind: "arithmetic", parts };
 }
 
 /** A plausible wrong worked answer: one step's result is off, and the steps after it follow from it. */
-function wrongWorked(m: MathTask, rng: KeyedRng): string {
+function wrongWorked(m: MathTask, rng: KeyedRng, format: WorkedFormat): string {
   const at = rng.int(0, m.steps.length - 1);
   const off = rng.pick([-1, 1]) * rng.int(1, 9);
   const out: MathStep[] = [];
@@ -117,25 +162,25 @@ function wrongWorked(m: MathTask, rng: KeyedRng): string {
   // a rounded division can land back on the right answer: the last result must stay wrong
   const last = out[out.length - 1];
   if (String(last.result) === m.answer) last.result += off;
-  return workedTarget(out);
+  return workedTarget(out, format);
 }
 
 /** 1–2 failed rounds as the dual-agent history shows them: plan, wrong answer, judge line (clipped). */
-const failedRounds = (m: MathTask, rng: KeyedRng): string => {
+const failedRounds = (m: MathTask, rng: KeyedRng, format: WorkedFormat): string => {
   const rounds = Array.from({ length: rng.int(1, 2) }, () =>
-    failedRound(clip(mathPlanTarget(m.steps), MATH_HISTORY_CLIP.plan), clip(wrongWorked(m, rng), MATH_HISTORY_CLIP.output)),
+    failedRound(clip(mathPlanTarget(m.steps), MATH_HISTORY_CLIP.plan), clip(wrongWorked(m, rng, format), MATH_HISTORY_CLIP.output)),
   );
   return newestThatFit(rounds, (r) => r, MATH_HISTORY_CLIP.total).join("\n");
 };
 
 /** The actor's worked answer in every prompt shape the math workflows use (as mixture.ts's math kind). */
-function workedExample(m: MathTask, i: number, rng: KeyedRng): MathExample {
-  const response = workedTarget(m.steps);
+function workedExample(m: MathTask, i: number, rng: KeyedRng, format: WorkedFormat): MathExample {
+  const response = workedTarget(m.steps, format);
   const plan = mathPlanTarget(m.steps);
   if (i % 4 === 0) return { kind: "worked", messages: mathPrompt(m.problem), response };
   if (i % 4 === 1) return { kind: "worked", messages: actorPrompt(m.problem, plan), response };
-  if (i % 4 === 2) return { kind: "worked", messages: actorPrompt(m.problem, plan, failedRounds(m, rng)), response };
-  const wrong = Array.from({ length: rng.int(1, 2) }, () => clip(wrongWorked(m, rng), MATH_HISTORY_CLIP.output));
+  if (i % 4 === 2) return { kind: "worked", messages: actorPrompt(m.problem, plan, failedRounds(m, rng, format)), response };
+  const wrong = Array.from({ length: rng.int(1, 2) }, () => clip(wrongWorked(m, rng, format), MATH_HISTORY_CLIP.output));
   // kept as the single-agent prompt keeps them: each turn counted with its judge line
   const turns = newestThatFit(wrong, (w) => `${w}\n${JUDGE_INCORRECT}`, MATH_HISTORY_CLIP.total).flatMap((w): ChatMessage[] => [
     { role: "assistant", content: w },
@@ -145,18 +190,23 @@ function workedExample(m: MathTask, i: number, rng: KeyedRng): MathExample {
 }
 
 /**
- * Builds the math adaptation mixture for seed `seed` (shuffled; deterministic).
- * @example const examples = buildMathMixture(42);
+ * Builds the math adaptation mixture for seed `seed` in the actor's working `format` (shuffled;
+ * deterministic). models/base-math is two stages: `plain` from models/base, then `lsd` from that.
+ * @example const examples = buildMathMixture(42, DEFAULT_MATH_COUNTS, "lsd");
  */
-export function buildMathMixture(seed: number, counts: MathMixtureCounts = DEFAULT_MATH_COUNTS): MathExample[] {
+export function buildMathMixture(
+  seed: number,
+  counts: MathMixtureCounts = DEFAULT_MATH_COUNTS,
+  format: WorkedFormat = "lsd",
+): MathExample[] {
   const rng = createKeyedRng(`math-mixture:${seed}`);
   const pool = rng.shuffle(mathTrainPool(seed, 6000));
   const examples: MathExample[] = [];
-  for (let i = 0; i < counts.arithmetic; i++) examples.push(drillExample(rng));
-  for (let i = 0; i < counts.worked; i++) examples.push(workedExample(pool[i % pool.length], i, rng));
+  for (let i = 0; i < counts.arithmetic; i++) examples.push(drillExample(rng, format));
+  for (let i = 0; i < counts.worked; i++) examples.push(workedExample(pool[i % pool.length], i, rng, format));
   for (let i = 0; i < counts["math-plan"]; i++) {
     const m = pool[(i * 7 + 3) % pool.length];
-    const history = i % 2 === 0 ? "" : failedRounds(m, rng);
+    const history = i % 2 === 0 ? "" : failedRounds(m, rng, format);
     examples.push({ kind: "math-plan", messages: reasonerPrompt(m.problem, history), response: mathPlanTarget(m.steps) });
   }
   return rng.fork("order").shuffle(examples);

@@ -34,7 +34,7 @@ export function resultsMarkdown(summaries: readonly ResultsSummary[], link: (s: 
       const resumed = s.perSeed.some((p) => p.resumed) ? " †" : "";
       const picked = s.perSeed.map((p) => (p.selection === "best" ? p.step : `${p.step} (latest)`)).join(", ");
       out.push(
-        `| ${s.variant} | ${pm(s.before)} | ${pm(s.after)} | ${pm(s.delta)} | ${s.steps} | ${pm(s.trainSeconds, 1)}${resumed} | ${s.machine.cores} | ${s.seeds.join(", ")} | ${picked} | ${extras(meanRecords(s.perSeed.map((p) => p.episodeMetrics.testBefore)))} | ${extras(s.episodeMetrics.testAfter)} |`,
+        `| ${s.variant} | ${pm(s.before)} | ${pm(s.after)} | ${pm(s.delta)} | ${s.steps} | ${pm(s.trainSeconds, 1)}${resumed} | ${s.machine.cores} | ${s.seeds.join(", ")} | ${picked} | ${extras(s.episodeMetrics.testBefore ?? meanRecords(s.perSeed.map((p) => p.episodeMetrics.testBefore)))} | ${extras(s.episodeMetrics.testAfter)} |`,
       );
     }
     out.push("");

@@ -47,8 +47,13 @@ export interface ResultsSummary {
   after: MeanStd;
   delta: MeanStd;
   trainSeconds: MeanStd;
-  /** mean over seeds of each episode metric (training steps, and the after-RL test evaluation) */
-  episodeMetrics: { train: Record<string, number>; testAfter: Record<string, number> };
+  /** mean over seeds of each episode metric (training steps, the untrained and the after-RL test evaluations) */
+  episodeMetrics: {
+    train: Record<string, number>;
+    /** absent in summaries written before it was recorded; the per-seed records have it */
+    testBefore?: Record<string, number>;
+    testAfter: Record<string, number>;
+  };
   perSeed: SeedResult[];
   /** where it ran: CPU cores Node saw and MASO_THREADS */
   machine: { cores: number; threads: string | null; node: string };
@@ -87,6 +92,7 @@ export function summarize(
     trainSeconds: meanStd(perSeed.map((s) => s.trainSeconds)),
     episodeMetrics: {
       train: meanRecords(perSeed.map((s) => s.episodeMetrics.train)),
+      testBefore: meanRecords(perSeed.map((s) => s.episodeMetrics.testBefore)),
       testAfter: meanRecords(perSeed.map((s) => s.episodeMetrics.testAfter)),
     },
     perSeed: [...perSeed],

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { HISTORY_BUDGET } from "../../examples/workflows/marft-math/judge.js";
 import { actorParser, actorRole, reasonerParser, reasonerRole } from "../../examples/workflows/marft-math/roles.js";
 import { buildMathMixture, MATH_HISTORY_CLIP, MATH_MIXTURE_KINDS, problemSkeleton } from "../../recipes/base-model/math-mixture.js";
-import { mathPlanTarget, workedTarget } from "../../examples/workflows/common/prompts.js";
+import { lsdDigits, mathPlanTarget, workedTarget } from "../../examples/workflows/common/prompts.js";
 import { referenceMathTasks } from "../../examples/workflows/common/reference-tasks.js";
 import { encodeExample } from "../../recipes/base-model/train-loop.js";
 import { loadHfTokenizer } from "../../src/engine/tokenizer/hf-tokenizer.js";
@@ -33,22 +33,43 @@ describe("math adaptation mixture", () => {
     expect(heldOut.filter((t) => all.includes(t.problem))).toEqual([]);
   });
 
-  it("computes every drill equation and worked step correctly", () => {
-    const eq = /(\d+) ([-+*/]) (\d+) = (\d+)\./g;
+  it("computes every drill equation and worked step correctly, digits least-significant first before the result", () => {
+    const eq = /(\d+) ([-+*/]) (\d+) = (?:\((\d+)\) )?(\d+)\./g;
     let checked = 0;
     for (const e of mixture) {
       const text = "parts" in e ? e.parts.map((p) => p.text).join("") : e.response;
       if (e.kind === "math-plan") continue;
-      for (const [, a, op, b, r] of text.matchAll(eq)) {
+      for (const [, a, op, b, digits, r] of text.matchAll(eq)) {
         const [x, y] = [Number(a), Number(b)];
         expect(Number(r)).toBe({ "+": x + y, "-": x - y, "*": x * y, "/": x / y }[op as "+"]);
+        expect(digits ?? null).toBe(lsdDigits(op as "+", x, Number(r)));
         checked++;
       }
     }
     expect(checked).toBeGreaterThan(2000);
     // drill trains the results only: the operands are random
     for (const e of mixture.filter((x) => x.kind === "arithmetic"))
-      if ("parts" in e) for (const p of e.parts) expect(p.scored).toBe(/^ \d+\.$/.test(p.text));
+      if ("parts" in e) for (const p of e.parts) expect(p.scored).toBe(/^ (\(\d+\) )?\d+\.$/.test(p.text));
+  });
+
+  it("pads a difference's digits to the minuend's width and writes a quotient plain", () => {
+    expect(lsdDigits("-", 105, 7)).toBe("700");
+    expect(lsdDigits("+", 158, 67 + 158)).toBe("522");
+    expect(lsdDigits("*", 27, 216)).toBe("612");
+    expect(lsdDigits("/", 84, 12)).toBeNull();
+    const steps = ref.train[0].steps;
+    expect(workedTarget(steps, "plain")).toBe(
+      `${steps.map((s) => `${s.a} ${s.op} ${s.b} = ${s.result}.`).join(" ")} The answer is \\boxed{${steps[steps.length - 1].result}}.`,
+    );
+  });
+
+  it("keeps the first stage's plain drill and targets", () => {
+    const plain = buildMathMixture(SEED, counts, "plain");
+    for (const e of plain) {
+      const text = "parts" in e ? e.parts.map((p) => p.text).join("") : e.response;
+      expect(text).not.toMatch(/\(\d+\)/);
+    }
+    expect(plain.filter((e) => e.kind === "arithmetic").length).toBe(counts.arithmetic);
   });
 
   it("writes targets the roles accept, with the task's answer, within the roles' token budgets", async () => {

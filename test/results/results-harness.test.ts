@@ -48,6 +48,8 @@ describe("scripts/results.ts", () => {
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     expect(s.before.mean).toBeCloseTo(mean(s.perSeed.map((p) => p.before)), 12);
     expect(s.after.mean).toBeCloseTo(mean(s.perSeed.map((p) => p.after)), 12);
+    expect(s.episodeMetrics.testBefore?.roleCalls).toBe(2);
+    expect(s.episodeMetrics.testAfter.roleCalls).toBe(2);
     const [a, b] = s.perSeed.map((p) => p.trainSeconds);
     expect(s.trainSeconds.std).toBeCloseTo(Math.abs(a - b) / Math.SQRT2, 9);
     expect(s.plots).toEqual(["rewards.svg", "eval.svg"]);

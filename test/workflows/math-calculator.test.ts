@@ -28,6 +28,9 @@ describe("plan arithmetic", () => {
     expect(equationsIn("92 - 47 = 33. The answer is \\boxed{27}.")).toEqual({ total: 1, exact: 0 });
     expect(equationsIn("4 * 6 = 24. 12 + 24 = 36. The answer is \\boxed{36}.")).toEqual({ total: 2, exact: 2 });
     expect(equationsIn("no working")).toEqual({ total: 0, exact: 0 });
+    // the lsd working: the bracketed digits are working, the result is the number after them
+    expect(equationsIn("92 - 47 = (54) 45. 45 * 2 = (09) 90. The answer is \\boxed{90}.")).toEqual({ total: 2, exact: 2 });
+    expect(equationsIn("105 - 98 = (700) 17.")).toEqual({ total: 1, exact: 0 });
   });
 });
 

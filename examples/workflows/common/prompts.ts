@@ -152,10 +152,38 @@ export function mathPlanTarget(steps: readonly MathStep[]): string {
 }
 
 /**
- * `actor` target for the math-adapted model: every operation written out and computed, then the answer.
- * @example workedTarget(steps) // "4 * 6 = 24. 12 + 24 = 36. The answer is \boxed{36}."
+ * How the actor writes one operation. `plain`: `12 + 24 = 36.` `lsd`: the result's digits first,
+ * least-significant first, in brackets — `12 + 24 = (63) 36.` — the order carries and borrows
+ * propagate in, so each digit follows from the operands' digits at that place and the one before,
+ * which a small model learns and a most-significant-first result is not (docs/base-model.md).
+ * A difference keeps the minuend's width (`105 - 98 = (700) 7.`), so no digit needs lookahead;
+ * a quotient stays plain (long division runs the other way).
  */
-export function workedTarget(steps: readonly MathStep[]): string {
+export type WorkedFormat = "plain" | "lsd";
+
+/** The result's digits least-significant first, padded with zeros to `width`; null where `lsd` writes none. */
+export function lsdDigits(op: MathStep["op"], a: number, result: number): string | null {
+  if (op === "/" || !Number.isInteger(result) || result < 0) return null;
+  const width = op === "-" ? String(a).length : 0;
+  return String(result).padStart(width, "0").split("").reverse().join("");
+}
+
+/**
+ * One computed operation as the actor writes it, what follows `a op b =`.
+ * @example workedResult("+", 12, 24, "lsd") // " (63) 36."
+ */
+export function workedResult(op: MathStep["op"], a: number, result: number, format: WorkedFormat): string {
+  const digits = format === "lsd" ? lsdDigits(op, a, result) : null;
+  return digits === null ? ` ${result}.` : ` (${digits}) ${result}.`;
+}
+
+/**
+ * `actor` target for the math-adapted model: every operation written out and computed, then the answer.
+ * @example workedTarget(steps, "plain") // "4 * 6 = 24. 12 + 24 = 36. The answer is \boxed{36}."
+ * @example workedTarget(steps) // "4 * 6 = (42) 24. 12 + 24 = (63) 36. The answer is \boxed{36}."
+ */
+export function workedTarget(steps: readonly MathStep[], format: WorkedFormat = "lsd"): string {
   const last = steps[steps.length - 1];
-  return `${steps.map((s) => `${s.a} ${s.op} ${s.b} = ${s.result}.`).join(" ")} The answer is \\boxed{${last.result}}.`;
+  const ops = steps.map((s) => `${s.a} ${s.op} ${s.b} =${workedResult(s.op, s.a, s.result, format)}`);
+  return `${ops.join(" ")} The answer is \\boxed{${last.result}}.`;
 }

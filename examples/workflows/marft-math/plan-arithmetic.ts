@@ -36,10 +36,12 @@ export function planAnswer(plan: string): string | null {
   return v === null || !Number.isFinite(v) ? null : String(Number.isInteger(v) ? v : Number(v.toFixed(6)));
 }
 
-const EQUATION = /(\d+)\s*([-+*/])\s*(\d+)\s*=\s*(\d+)/g;
+// `a op b = c`, or `a op b = (digits) c` where the actor first writes c's digits least-significant first
+const EQUATION = /(\d+)\s*([-+*/])\s*(\d+)\s*=\s*(?:\(\d*\)\s*)?(\d+)/g;
 
 /**
- * The number-only equations (`a op b = c`) of an actor's working and how many are exact.
+ * The number-only equations (`a op b = c`) of an actor's working and how many are exact; c is the
+ * result the actor writes last (its bracketed digits are working, not a second result).
  * @example equationsIn("92 - 47 = 33. The answer is \\boxed{33}.") // { total: 1, exact: 0 }
  */
 export function equationsIn(text: string): { total: number; exact: number } {
