@@ -35,12 +35,15 @@ export interface MathModelEval {
 }
 
 /** Trains `baseDir` on the math mixture and saves the result (BF16, same tokenizer) to `outDir`. */
-export const adaptMathModel = (opts: MathAdaptOptions) =>
-  adaptModel(buildMathMixture(opts.seed ?? 42, opts.counts ?? DEFAULT_MATH_COUNTS, opts.format ?? "lsd"), {
+export async function adaptMathModel(opts: MathAdaptOptions) {
+  const format = opts.format ?? "lsd";
+  const prov = await adaptModel(buildMathMixture(opts.seed ?? 42, opts.counts ?? DEFAULT_MATH_COUNTS, format), {
     ...opts,
-    steps: opts.steps ?? 2500,
+    steps: opts.steps ?? 3000,
     lr: opts.lr ?? 2e-3,
   });
+  return { ...prov, format };
+}
 
 /**
  * Greedy math figures of the model in `dir` on the first `n` problems of a held-out split: the actor
