@@ -69,5 +69,15 @@ export function marftConfigs(name: string, roles: readonly string[]) {
       schedule: { ...base.schedule, tasksPerStep: 12, concurrency: 48 },
       algorithm: { ...shared, estimator: "gae-action", actionLevel: true, lengthNormalize: true },
     },
+    // no critic: each role's reward against the other episodes of its task (leave-one-out), rollouts
+    // at T 0.3 and LoRA lr 3e-4 as in iterative coding, to tell a critic that does not learn from a
+    // reward that carries nothing (docs/notes/marft-math.md)
+    rloo: {
+      ...base,
+      name: `${name}-rloo`,
+      models: { base: { ...base.models.base, valueHead: undefined, optimizer: { lr: 3e-4 } } },
+      sampling: { temperature: 0.3 },
+      algorithm: { estimator: "rloo", groupSize: 4, groupBy: ["task", "role"], normalize: "none" },
+    },
   };
 }
