@@ -69,6 +69,16 @@ void to_bf16(uint16_t* dst, const float* src, int64_t n) {
   for (; i < n; i++) dst[i] = bf16_round(src[i]);
 }
 
+void round_to_bf16_values(float* dst, const float* src, int rows, int cols, int ld) {
+  const bool big = (int64_t)rows * cols >= (1 << 16);
+#pragma omp parallel for schedule(static) if (big)
+  for (int r = 0; r < rows; r++)
+    for (int c = 0; c < cols; c++) {
+      const uint32_t u = (uint32_t)bf16_round(src[(size_t)r * ld + c]) << 16;
+      std::memcpy(dst + (size_t)r * cols + c, &u, 4);
+    }
+}
+
 // Inside an OpenMP region the loop runs on the calling thread.
 void pack_bf16(uint16_t* dst, const float* src, int rows, int cols, int ld) {
   const bool big = (int64_t)rows * cols >= (1 << 16);

@@ -20,6 +20,9 @@ namespace maso {
 // C[M,N] = alpha * op(A) op(B) + beta * C, row-major, op = transpose when trans* is true.
 void gemm(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
           const float* B, int ldb, float beta, float* C, int ldc);
+// gemm() at fp32 whatever the precision switch says (what the bf16 paths fall back to).
+void gemm_fp32(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
+               const float* B, int ldb, float beta, float* C, int ldc);
 void gemm_naive(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
                 const float* B, int ldb, float beta, float* C, int ldc);
 // The same on the calling thread only (for kernels that already run in parallel tasks).
@@ -42,6 +45,9 @@ bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const
                const float* B, int ldb, float beta, float* C, int ldc);
 // dst (n) = src rounded to bf16 bits, nearest-even (denormals flush to signed zero)
 void to_bf16(uint16_t* dst, const float* src, int64_t n);
+// dst = the (rows, cols) matrix at src (leading dimension ld), dense, each value rounded to bf16 as
+// to_bf16 rounds it and kept as an fp32 value
+void round_to_bf16_values(float* dst, const float* src, int rows, int cols, int ld);
 // dst = the (rows, cols) matrix at src with leading dimension ld, as dense bf16 (rows x cols)
 void pack_bf16(uint16_t* dst, const float* src, int rows, int cols, int ld);
 // Holds gemm() at fp32 for a scope (restoring the precision after): attention's per-head products
