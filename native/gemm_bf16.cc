@@ -69,16 +69,6 @@ void to_bf16(uint16_t* dst, const float* src, int64_t n) {
   for (; i < n; i++) dst[i] = bf16_round(src[i]);
 }
 
-void round_to_bf16_values(float* dst, const float* src, int rows, int cols, int ld) {
-  const bool big = (int64_t)rows * cols >= (1 << 16);
-#pragma omp parallel for schedule(static) if (big)
-  for (int r = 0; r < rows; r++)
-    for (int c = 0; c < cols; c++) {
-      const uint32_t u = (uint32_t)bf16_round(src[(size_t)r * ld + c]) << 16;
-      std::memcpy(dst + (size_t)r * cols + c, &u, 4);
-    }
-}
-
 // Inside an OpenMP region the loop runs on the calling thread.
 void pack_bf16(uint16_t* dst, const float* src, int rows, int cols, int ld) {
   const bool big = (int64_t)rows * cols >= (1 << 16);
@@ -122,6 +112,7 @@ namespace {
 struct Scratch {
   std::vector<uint16_t> a, b;
   std::vector<uint8_t> pad;
+  std::vector<float> wa, wb;  // the emulated path's operands, widened back to fp32
 };
 thread_local Scratch t_scratch;
 
@@ -227,6 +218,33 @@ bool lookup(Prim& out, const Key& key, int M, int N, int K, bool ta, bool tb, in
   return out.p != nullptr;
 }
 
+void widen_bf16(float* dst, const uint16_t* src, size_t n) {
+#pragma omp parallel for schedule(static) if (n >= (1 << 16))
+  for (size_t i = 0; i < n; i++) {
+    const uint32_t u = (uint32_t)src[i] << 16;
+    std::memcpy(dst + i, &u, 4);
+  }
+}
+
+// Where oneDNN has no bf16 matmul for this CPU (oneDNN 2.6 needs AVX-512), bf16 still means the
+// same numbers, computed slowly: the packed bf16 operands widened back to fp32, then the fp32 GEMM.
+// Products of bf16 values are exact in fp32, so this differs from oneDNN's result only in
+// accumulation order. False (C untouched) when the scratch cannot be had.
+bool gemm_emulated(Scratch& s, bool transA, bool transB, int M, int N, int K, float alpha, const uint16_t* abits,
+                   const uint16_t* bbits, float beta, float* C, int ldc) {
+  const size_t na = (size_t)M * K, nb = (size_t)K * N;
+  try {
+    if (s.wa.size() < na) s.wa.resize(na);
+    if (s.wb.size() < nb) s.wb.resize(nb);
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
+  widen_bf16(s.wa.data(), abits, na);
+  widen_bf16(s.wb.data(), bbits, nb);
+  gemm_fp32(transA, transB, M, N, K, alpha, s.wa.data(), transA ? M : K, s.wb.data(), transB ? K : N, beta, C, ldc);
+  return true;
+}
+
 }  // namespace
 
 bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
@@ -238,9 +256,9 @@ bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const
   if (bbits && M == 1 && transB && gemv_bf16(N, K, alpha, A, transA ? lda : 1, bbits, beta, C)) return true;
   const Key key{M, N, K, transA, transB, lda, ldb, ldc, alpha, beta};
   Prim pr;
-  if (!lookup(pr, key, M, N, K, transA, transB, ldc, alpha, beta)) return false;
-  dnnl_stream_t stream = thread_stream();
-  if (!stream) return false;
+  const bool onednn = lookup(pr, key, M, N, K, transA, transB, ldc, alpha, beta);
+  dnnl_stream_t stream = onednn ? thread_stream() : nullptr;
+  if (onednn && !stream) return false;
   Scratch& s = t_scratch;
   const size_t na = (size_t)M * K, nb = (size_t)K * N;
   try {
@@ -255,6 +273,7 @@ bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const
     pack_bf16(s.b.data(), B, brows, bcols, ldb);
     bbits = s.b.data();
   }
+  if (!onednn) return gemm_emulated(s, transA, transB, M, N, K, alpha, s.a.data(), bbits, beta, C, ldc);
 
   dnnl_engine_t eng = cpu_engine();
   dnnl_memory_t ma = nullptr, mb = nullptr, mc = nullptr, ms = nullptr;

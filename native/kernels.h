@@ -39,15 +39,13 @@ bool gemm_nt_rows(int M, int N, int K, float alpha, const float* A, int lda, con
 // Process-wide precision of gemm(): 0 fp32, 1 bf16 operands with fp32 accumulation and output.
 void set_precision(int p);
 int get_precision();
-// gemm() with operands rounded to bf16, through oneDNN; false (C untouched) when oneDNN is not
-// linked or refuses the shape, and the caller computes in fp32.
+// gemm() with operands rounded to bf16: through oneDNN, or emulated (rounded operands, fp32 GEMM)
+// where oneDNN has no bf16 matmul for this CPU; false (C untouched) when oneDNN is not linked or
+// scratch cannot be had, and the caller computes in fp32.
 bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
                const float* B, int ldb, float beta, float* C, int ldc);
 // dst (n) = src rounded to bf16 bits, nearest-even (denormals flush to signed zero)
 void to_bf16(uint16_t* dst, const float* src, int64_t n);
-// dst = the (rows, cols) matrix at src (leading dimension ld), dense, each value rounded to bf16 as
-// to_bf16 rounds it and kept as an fp32 value
-void round_to_bf16_values(float* dst, const float* src, int rows, int cols, int ld);
 // dst = the (rows, cols) matrix at src with leading dimension ld, as dense bf16 (rows x cols)
 void pack_bf16(uint16_t* dst, const float* src, int rows, int cols, int ld);
 // Holds gemm() at fp32 for a scope (restoring the precision after): attention's per-head products

@@ -2,7 +2,6 @@
 // portable fallback when no CBLAS is found and the reference the fast path is tested against.
 #include <algorithm>
 #include <cstring>
-#include <new>
 #include <vector>
 
 #include "kernels.h"
@@ -300,33 +299,9 @@ static void gemm_nt_split(int M, int N, int K, float alpha, const float* A, int 
 }
 #endif
 
-// Where oneDNN has no bf16 kernel for this CPU (oneDNN 2.6 needs AVX-512), bf16 still means the
-// same numbers, computed slowly: the operands rounded to bf16 values (held as fp32), then the fp32
-// GEMM. Products of bf16 values are exact in fp32, so this differs from the fast path only in
-// accumulation order. False (C untouched) when the scratch cannot be had.
-static bool gemm_bf16_emulated(bool transA, bool transB, int M, int N, int K, float alpha, const float* A,
-                               int lda, const float* B, int ldb, float beta, float* C, int ldc) {
-  thread_local std::vector<float> ra, rb;
-  const int arows = transA ? K : M, acols = transA ? M : K;
-  const int brows = transB ? N : K, bcols = transB ? K : N;
-  try {
-    ra.resize((size_t)arows * acols);
-    rb.resize((size_t)brows * bcols);
-  } catch (const std::bad_alloc&) {
-    return false;
-  }
-  round_to_bf16_values(ra.data(), A, arows, acols, lda);
-  round_to_bf16_values(rb.data(), B, brows, bcols, ldb);
-  gemm_fp32(transA, transB, M, N, K, alpha, ra.data(), acols, rb.data(), bcols, beta, C, ldc);
-  return true;
-}
-
 void gemm(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
           const float* B, int ldb, float beta, float* C, int ldc) {
-  if (get_precision() == 1 && M > 0 && N > 0 && K > 0) {
-    if (gemm_bf16(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)) return;
-    if (gemm_bf16_emulated(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)) return;
-  }
+  if (get_precision() == 1 && gemm_bf16(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)) return;
   gemm_fp32(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
