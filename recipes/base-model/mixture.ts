@@ -39,7 +39,7 @@ import {
   searchPrompt,
   summarizePrompt,
 } from "../../examples/workflows/common/prompts.js";
-import { referenceCodeTasks, referenceMathTasks } from "../../examples/workflows/common/reference-tasks.js";
+import { firstCodeTasks, referenceMathTasks } from "../../examples/workflows/common/reference-tasks.js";
 import { supportingPassages } from "./world-passages.js";
 import { type ChainQuestion, type WorldIndex, chainQuestions, factPassage, factSentence } from "./world-qa.js";
 
@@ -212,10 +212,10 @@ function mathExample(m: MathTask, i: number, rng: KeyedRng): MixtureExample {
   return { kind: "math", messages: [...mathPrompt(m.problem), ...turns], response };
 }
 
-const codePlan = (entry: string) => `Define ${entry}. Follow the rule in the problem for each input. Return the result.`;
+export const codePlan = (entry: string) => `Define ${entry}. Follow the rule in the problem for each input. Return the result.`;
 
 /** Coding roles over a train-split task: plan, code (from that plan) or reflect, in turn. */
-function codeExample(t: SyntheticCodeTask, i: number): MixtureExample {
+export function codeExample(t: SyntheticCodeTask, i: number): MixtureExample {
   if (i % 3 === 0) return { kind: "code", messages: codePlanPrompt(t.problem), response: codePlan(t.entry) };
   if (i % 3 === 1) return { kind: "code", messages: codePrompt(t.problem, codePlan(t.entry)), response: codeTarget(t.reference) };
   // as the coding workflow shows it: the bare function and the verifier's feedback (2 failing tests)
@@ -290,7 +290,8 @@ export function buildMixture(seed: number, counts: MixtureCounts = DEFAULT_MIXTU
     const history = i % 2 === 0 ? "" : failedRounds(m, rng);
     examples.push({ kind: "reasoner", messages: reasonerPrompt(m.problem, history), response: reasonerPlan(m.ops) });
   }
-  const code = referenceCodeTasks(seed).train;
+  // the first family only: models/base was made before the graded family existed (models/base-code adds it)
+  const code = firstCodeTasks(seed).train;
   for (let i = 0; i < counts.code && code.length > 0; i++) examples.push(codeExample(code[i % code.length], i));
   const tally = Object.fromEntries(MIXTURE_KINDS.map((k) => [k, 0])) as Record<MixtureKind, number>;
   for (const e of examples) tally[e.kind]++;

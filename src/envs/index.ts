@@ -28,6 +28,8 @@ export {
   type SyntheticMathTask,
 } from "./tasks/arithmetic/arithmetic-tasks.js";
 export { type CodeTaskOptions, makeCodeTasks, type SyntheticCodeTask } from "./tasks/code/code-tasks.js";
+export { CODE_TEMPLATES, type CodeInstance, type CodeTemplate } from "./tasks/code/templates.js";
+export { EXPRESSION_TEMPLATES, LOOP_TEMPLATES } from "./tasks/code/graded-templates.js";
 export { parseJsonl, loadJsonl } from "./tasks/loaders/jsonl.js";
 export {
   codeRecordSchema,

@@ -10,7 +10,7 @@
 // Reward rule (the paper's): plan and code at turn t get R_t − R_{t−1} (R_0 = 0); reflect at turn t
 // gets R_{t+1} − R_t; every role adds its format term (0 well-formed, −1 × rewardWeights.format
 // malformed). Metric: final pass rate; episode metrics passRate, allPass, verifierTurns.
-// Cast: the committed base checkpoint models/base, one rank-8 LoRA adapter per role (`configs.shared`
+// Cast: the committed base checkpoint models/base-code, one rank-8 LoRA adapter per role (`configs.shared`
 // and `configs.perRole` are the parameter-sharing comparison's other casts); RLOO with
 // groups keyed by (task, role, turn); rollouts at temperature 0.3 (see `config`).
 import { fileURLToPath } from "node:url";
@@ -74,9 +74,9 @@ export const rewards = [
 ];
 
 /**
- * The synthetic code family saturates at 1233 distinct tasks (template + parameters), so asking for
- * 2000 takes them all: 863 train, 70 dev, 300 test (the 70/10/20 cut, then dev's tail moved to test).
- * The base model pretrained on this train split.
+ * Both code families, interleaved split by split: 1388 train, 145 dev, 450 test. Levels 1 and 2 (the
+ * graded family) are tasks the base model solves some of; level 3 (the first family) it mostly fails.
+ * models/base-code was adapted on exactly this train split.
  */
 export const tasks = referenceCodeTasks(42);
 
@@ -101,8 +101,8 @@ export const allPassMetric = (t: Trajectory<CodingState>): number => (finalPassR
 /** Verifier turns the episode used (1–3); its mean should fall as training proceeds. */
 export const verifierTurns = (t: Trajectory<CodingState>): number => t.finalState.results.length;
 
-/** models/base, resolved from this file so `maso train` works from any directory. */
-export const BASE_MODEL_DIR = fileURLToPath(new URL("../../../models/base", import.meta.url));
+/** models/base-code, resolved from this file so `maso train` works from any directory. */
+export const BASE_MODEL_DIR = fileURLToPath(new URL("../../../models/base-code", import.meta.url));
 
 const ROLES = ["plan", "code", "reflect"];
 

@@ -3,14 +3,21 @@ import { describe, expect, it } from "vitest";
 import { verifyMany } from "../../code-verifier/verify-many.js";
 import { createKeyedRng } from "../../../rng.js";
 import { makeCodeTasks } from "./code-tasks.js";
-import { CODE_TEMPLATES } from "./templates.js";
+import { CODE_TEMPLATES, type CodeTemplate } from "./templates.js";
+import { EXPRESSION_TEMPLATES, LOOP_TEMPLATES } from "./graded-templates.js";
+
+const FAMILIES: [string, readonly CodeTemplate[] | undefined][] = [
+  ["first", undefined],
+  ["graded", [...EXPRESSION_TEMPLATES, ...LOOP_TEMPLATES]],
+];
 
 describe("synthetic code tasks (verifier)", () => {
-  it("every reference solution passes its own tests in the sandbox", async () => {
-    const { train, dev, test } = makeCodeTasks(11, { count: 33 });
+  it.each(FAMILIES)("every reference solution of the %s family passes its own tests in the sandbox", async (family, templates) => {
+    const size = (templates ?? CODE_TEMPLATES).length;
+    const { train, dev, test } = makeCodeTasks(11, { count: size * 3, templates, family: templates && family });
     const all = [...train, ...dev, ...test];
     // one task per template at least, plus the rest of a small sample
-    expect(new Set(all.map((t) => t.key.split(":")[0])).size).toBe(CODE_TEMPLATES.length);
+    expect(new Set(all.map((t) => t.key.split(":")[0])).size).toBe(size);
     const results = await verifyMany(
       all.map((t) => ({ code: t.reference, tests: t.tests })),
       { concurrency: 2 },

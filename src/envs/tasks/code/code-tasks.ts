@@ -4,13 +4,20 @@
 import type { CodeTest, JsonValue } from "../../code-verifier/types.js";
 import { createKeyedRng } from "../../../rng.js";
 import { type CodeTask, cutSplits, DEFAULT_FRACTIONS, type SplitFractions, type Splits } from "../types.js";
-import { CODE_TEMPLATES, type CodeInstance } from "./templates.js";
+import { CODE_TEMPLATES, type CodeInstance, type CodeTemplate } from "./templates.js";
 
 /** Options for {@link makeCodeTasks}. */
 export interface CodeTaskOptions {
   /** Distinct tasks to draw in total (fewer if the parameter space runs out). Default 300. */
   count?: number;
   fractions?: SplitFractions;
+  /** Templates to draw from, round robin. Default: the first family, {@link CODE_TEMPLATES}. */
+  templates?: readonly CodeTemplate[];
+  /**
+   * Names a family other than the first: it keys the random stream and prefixes the task ids
+   * (`code-<family>-0`), so families drawn for the same seed are independent and their ids never collide.
+   */
+  family?: string;
 }
 
 /** A generated task carries its parameter key (template + parameters). */
@@ -35,13 +42,15 @@ function toTask(inst: CodeInstance, id: string): SyntheticCodeTask {
  * train[0].problem; // "Write a JavaScript function `countAbove(xs)` that returns how many …"
  */
 export function makeCodeTasks(seed: number | string, options: CodeTaskOptions = {}): Splits<SyntheticCodeTask> {
-  const rng = createKeyedRng(`code:${seed}`);
+  const family = options.family === undefined ? "code" : `code-${options.family}`;
+  const rng = createKeyedRng(`${family}:${seed}`);
   const count = options.count ?? 300;
+  const templates = options.templates ?? CODE_TEMPLATES;
   const byKey = new Map<string, SyntheticCodeTask>();
   for (let attempt = 0; byKey.size < count && attempt < count * 50; attempt++) {
-    const template = CODE_TEMPLATES[attempt % CODE_TEMPLATES.length];
+    const template = templates[attempt % templates.length];
     const inst = template(rng.fork(`t${attempt}`));
-    if (!byKey.has(inst.key)) byKey.set(inst.key, toTask(inst, `code-${byKey.size}`));
+    if (!byKey.has(inst.key)) byKey.set(inst.key, toTask(inst, `${family}-${byKey.size}`));
   }
   return cutSplits(rng.fork("split").shuffle([...byKey.values()]), options.fractions ?? DEFAULT_FRACTIONS);
 }
