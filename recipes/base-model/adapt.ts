@@ -19,8 +19,8 @@ export interface AdaptOptions {
   onStep?: (s: TrainStep) => void;
 }
 
-/** Longest example (tokens) an adaptation mixture may hold. */
-const MAX_LEN = 448;
+/** Longest example (tokens) an adaptation mixture may hold: the models' 512 positions. */
+const MAX_LEN = 512;
 /** Examples kept out of training for the held-out loss. */
 const HELD_OUT = 128;
 

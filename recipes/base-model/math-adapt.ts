@@ -7,6 +7,7 @@ import { greedy } from "./evaluate.js";
 import { buildMathMixture, DEFAULT_MATH_COUNTS, type MathMixtureCounts } from "./math-mixture.js";
 import { actorPrompt, mathPlanTarget, mathPrompt, reasonerPrompt, type WorkedFormat } from "../../examples/workflows/common/prompts.js";
 import { equationsIn } from "../../examples/workflows/marft-math/plan-arithmetic.js";
+import { ACTOR_TOKENS } from "../../examples/workflows/marft-math/roles.js";
 import { referenceMathTasks } from "../../examples/workflows/common/reference-tasks.js";
 import { type AdaptOptions, adaptModel } from "./adapt.js";
 
@@ -15,7 +16,7 @@ export interface MathAdaptOptions extends Omit<AdaptOptions, "steps" | "lr"> {
   steps?: number;
   lr?: number;
   counts?: MathMixtureCounts;
-  /** The actor's working format (default `lsd`, the committed model's second stage). */
+  /** The actor's working format (default `columns`, the committed model's last stage). */
   format?: WorkedFormat;
 }
 
@@ -36,7 +37,7 @@ export interface MathModelEval {
 
 /** Trains `baseDir` on the math mixture and saves the result (BF16, same tokenizer) to `outDir`. */
 export async function adaptMathModel(opts: MathAdaptOptions) {
-  const format = opts.format ?? "lsd";
+  const format = opts.format ?? "columns";
   const prov = await adaptModel(buildMathMixture(opts.seed ?? 42, opts.counts ?? DEFAULT_MATH_COUNTS, format), {
     ...opts,
     steps: opts.steps ?? 3000,
@@ -54,7 +55,7 @@ export async function evaluateMathModel(dir: string, seed = 42, n = 100, split: 
   const tok = await loadHfTokenizer(dir);
   const model = new Decoder(config, params, { trainBase: false });
   const problems = referenceMathTasks(seed)[split].slice(0, n);
-  const run = (prompts: ChatMessage[][]) => greedy(model, tok, prompts, 96);
+  const run = (prompts: ChatMessage[][]) => greedy(model, tok, prompts, ACTOR_TOKENS);
   const correct = (outs: string[]) =>
     outs.filter((o, i) => {
       const r = boxed(o);

@@ -139,10 +139,10 @@ function lsdDrillEquation(rng: KeyedRng): Equation {
 /** A drill example: equations in a row, only their results trained (operands are random: nothing to learn). */
 function drillExample(rng: KeyedRng, format: WorkedFormat): MathExample {
   const parts = Array.from({ length: DRILL_EQUATIONS }, (_, i) => {
-    const [a, op, b, result] = format === "lsd" ? lsdDrillEquation(rng) : plainDrillEquation(rng);
+    const [a, op, b, result] = format === "plain" ? plainDrillEquation(rng) : lsdDrillEquation(rng);
     return [
       { text: `${i === 0 ? "" : " "}${a} ${op} ${b} =`, scored: false },
-      { text: workedResult(op, a, result, format), scored: true },
+      { text: workedResult({ a, op, b, result }, format), scored: true },
     ];
   }).flat();
   return { kind: "arithmetic", parts };
@@ -191,7 +191,7 @@ function workedExample(m: MathTask, i: number, rng: KeyedRng, format: WorkedForm
 
 /**
  * Builds the math adaptation mixture for seed `seed` in the actor's working `format` (shuffled;
- * deterministic). models/base-math is two stages: `plain` from models/base, then `lsd` from that.
+ * deterministic). models/base-math is three stages: `plain` from models/base, `lsd` from that, then `columns`.
  * @example const examples = buildMathMixture(42, DEFAULT_MATH_COUNTS, "lsd");
  */
 export function buildMathMixture(

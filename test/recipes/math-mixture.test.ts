@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { HISTORY_BUDGET } from "../../examples/workflows/marft-math/judge.js";
 import { actorParser, actorRole, reasonerParser, reasonerRole } from "../../examples/workflows/marft-math/roles.js";
 import { buildMathMixture, MATH_HISTORY_CLIP, MATH_MIXTURE_KINDS, problemSkeleton } from "../../recipes/base-model/math-mixture.js";
-import { lsdDigits, mathPlanTarget, workedTarget } from "../../examples/workflows/common/prompts.js";
+import { columnWorking, lsdDigits, mathPlanTarget, workedTarget } from "../../examples/workflows/common/prompts.js";
+import { equationsIn } from "../../examples/workflows/marft-math/plan-arithmetic.js";
 import { referenceMathTasks } from "../../examples/workflows/common/reference-tasks.js";
 import { encodeExample } from "../../recipes/base-model/train-loop.js";
 import { loadHfTokenizer } from "../../src/engine/tokenizer/hf-tokenizer.js";
@@ -63,6 +64,49 @@ describe("math adaptation mixture", () => {
     );
   });
 
+  it("works sums and differences column by column, units first, each column's digit following from the digits it restates", () => {
+    expect(columnWorking(28, "+", 56)).toBe("8+6=14 2+5+1=8");
+    expect(columnWorking(78, "+", 56)).toBe("8+6=14 7+5+1=13");
+    expect(columnWorking(345, "+", 8)).toBe("5+8=13 4+0+1=5 3+0=3");
+    expect(columnWorking(92, "-", 47)).toBe("12-7=5 9-4-1=4");
+    expect(columnWorking(105, "-", 98)).toBe("15-8=7 10-9-1=0 1-0-1=0");
+    expect(columnWorking(7, "-", 9)).toBeNull();
+    expect(columnWorking(6, "*", 7)).toBeNull();
+    // every column's own arithmetic is right, and its units digits, read from the last column, are the result
+    for (let i = 0; i < 500; i++) {
+      const [a, b] = [(i * 7919) % 1000, (i * 104729) % 1000];
+      for (const [x, op, y] of [
+        [a, "+", b],
+        [Math.max(a, b), "-", Math.min(a, b)],
+      ] as const) {
+        const cols = (columnWorking(x, op, y) ?? "").split(" ").map((c) => c.match(/^(\d+)([-+])(\d)(?:[-+]1)?=(\d+)$/));
+        for (const c of cols) expect(c).not.toBeNull();
+        const sums = cols.map((c) => Number(c?.[4]));
+        const read = sums
+          .map((v, k) => (k === sums.length - 1 ? String(v) : String(v % 10)))
+          .reverse()
+          .join("");
+        expect(Number(read)).toBe(op === "+" ? x + y : x - y);
+      }
+    }
+    // the columns mixture: every drill equation and worked step right, worked in the columns format
+    const eq = /(\d+) ([-+*/]) (\d+) = (?:\(([^)]+)\) )?(\d+)\./g;
+    let checked = 0;
+    for (const e of buildMathMixture(SEED, counts, "columns")) {
+      if (e.kind === "math-plan") continue;
+      for (const [, a, op, b, working, r] of ("parts" in e ? e.parts.map((p) => p.text).join("") : e.response).matchAll(eq)) {
+        const [x, y, o] = [Number(a), Number(b), op as "+"];
+        expect(Number(r)).toBe({ "+": x + y, "-": x - y, "*": x * y, "/": x / y }[o]);
+        expect(working ?? null).toBe(columnWorking(x, o, y) ?? lsdDigits(o, x, Number(r)));
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(2000);
+    const steps = ref.train[0].steps;
+    expect(equationsIn(workedTarget(steps, "columns"))).toEqual({ total: steps.length, exact: steps.length });
+    expect(equationsIn("92 - 47 = (12-7=5 9-4-1=4) 35.")).toEqual({ total: 1, exact: 0 });
+  });
+
   it("keeps the first stage's plain drill and targets", () => {
     const plain = buildMathMixture(SEED, counts, "plain");
     for (const e of plain) {
@@ -79,8 +123,8 @@ describe("math adaptation mixture", () => {
       expect(worked.ok && worked.value.answer).toBe(m.answer);
       expect(reasonerParser(mathPlanTarget(m.steps)).ok).toBe(true);
     }
-    for (const e of mixture) {
-      const enc = encodeExample(tok, e, 448);
+    for (const e of [...mixture, ...buildMathMixture(SEED, counts, "columns")]) {
+      const enc = encodeExample(tok, e, 512);
       const response = enc.scoreMask.reduce((a, b) => a + b, 0) - 1;
       if (e.kind === "worked") expect(response).toBeLessThanOrEqual(actorRole.maxNewTokens);
       if (e.kind === "math-plan") expect(response).toBeLessThanOrEqual(reasonerRole.maxNewTokens);

@@ -158,8 +158,12 @@ export function mathPlanTarget(steps: readonly MathStep[]): string {
  * which a small model learns and a most-significant-first result is not (docs/base-model.md).
  * A difference keeps the minuend's width (`105 - 98 = (700) 7.`), so no digit needs lookahead;
  * a quotient stays plain (long division runs the other way).
+ * `columns`: a sum or difference is worked column by column from the units, each column restating
+ * its two digits and the carry or borrow before its own sum — `28 + 56 = (8+6=14 2+5+1=8) 84.`,
+ * `92 - 47 = (12-7=5 9-4-1=4) 45.` — so every digit written is a single-digit fact over digits
+ * just copied; products are written as in `lsd`, quotients plain.
  */
-export type WorkedFormat = "plain" | "lsd";
+export type WorkedFormat = "plain" | "lsd" | "columns";
 
 /** The result's digits least-significant first, padded with zeros to `width`; null where `lsd` writes none. */
 export function lsdDigits(op: MathStep["op"], a: number, result: number): string | null {
@@ -168,13 +172,43 @@ export function lsdDigits(op: MathStep["op"], a: number, result: number): string
   return String(result).padStart(width, "0").split("").reverse().join("");
 }
 
+/** Digit `i` of `n` counted from the units (0 past its last digit). */
+const digitAt = (n: number, i: number): number => Math.floor(n / 10 ** i) % 10;
+
+/**
+ * The `columns` working of `a + b` or `a - b` (a ≥ b ≥ 0, integers), units column first; null for
+ * anything else. A difference runs over the minuend's width, a sum over the longer operand's.
+ * @example columnWorking(92, "-", 47) // "12-7=5 9-4-1=4"
+ */
+export function columnWorking(a: number, op: MathStep["op"], b: number): string | null {
+  const whole = Number.isInteger(a) && Number.isInteger(b) && b >= 0;
+  if (!whole || (op !== "+" && op !== "-") || (op === "-" && a < b)) return null;
+  const width = op === "-" ? String(a).length : Math.max(String(a).length, String(b).length);
+  const columns: string[] = [];
+  let carry = 0;
+  for (let i = 0; i < width; i++) {
+    const [x, y] = [digitAt(a, i), digitAt(b, i)];
+    if (op === "+") {
+      columns.push(`${x}+${y}${carry ? "+1" : ""}=${x + y + carry}`);
+      carry = x + y + carry >= 10 ? 1 : 0;
+    } else {
+      const borrow = x - y - carry < 0 ? 1 : 0;
+      columns.push(`${borrow ? "1" : ""}${x}-${y}${carry ? "-1" : ""}=${x + 10 * borrow - y - carry}`);
+      carry = borrow;
+    }
+  }
+  return columns.join(" ");
+}
+
 /**
  * One computed operation as the actor writes it, what follows `a op b =`.
- * @example workedResult("+", 12, 24, "lsd") // " (63) 36."
+ * @example workedResult({ a: 12, op: "+", b: 24, result: 36 }, "lsd") // " (63) 36."
  */
-export function workedResult(op: MathStep["op"], a: number, result: number, format: WorkedFormat): string {
-  const digits = format === "lsd" ? lsdDigits(op, a, result) : null;
-  return digits === null ? ` ${result}.` : ` (${digits}) ${result}.`;
+export function workedResult(s: Pick<MathStep, "a" | "op" | "b" | "result">, format: WorkedFormat): string {
+  const columns = format === "columns" ? columnWorking(s.a, s.op, s.b) : null;
+  const digits = format !== "plain" && columns === null ? lsdDigits(s.op, s.a, s.result) : null;
+  const working = columns ?? digits;
+  return working === null ? ` ${s.result}.` : ` (${working}) ${s.result}.`;
 }
 
 /**
@@ -184,6 +218,6 @@ export function workedResult(op: MathStep["op"], a: number, result: number, form
  */
 export function workedTarget(steps: readonly MathStep[], format: WorkedFormat = "lsd"): string {
   const last = steps[steps.length - 1];
-  const ops = steps.map((s) => `${s.a} ${s.op} ${s.b} =${workedResult(s.op, s.a, s.result, format)}`);
+  const ops = steps.map((s) => `${s.a} ${s.op} ${s.b} =${workedResult(s, format)}`);
   return `${ops.join(" ")} The answer is \\boxed{${last.result}}.`;
 }

@@ -36,8 +36,9 @@ export function planAnswer(plan: string): string | null {
   return v === null || !Number.isFinite(v) ? null : String(Number.isInteger(v) ? v : Number(v.toFixed(6)));
 }
 
-// `a op b = c`, or `a op b = (digits) c` where the actor first writes c's digits least-significant first
-const EQUATION = /(\d+)\s*([-+*/])\s*(\d+)\s*=\s*(?:\(\d*\)\s*)?(\d+)/g;
+// `a op b = c`, or `a op b = (working) c` where the actor first works c out in brackets (its digits
+// least-significant first, or column by column)
+const EQUATION = /(\d+)\s*([-+*/])\s*(\d+)\s*=\s*(?:\([^)]*\)\s*)?(\d+)/g;
 
 /**
  * The number-only equations (`a op b = c`) of an actor's working and how many are exact; c is the

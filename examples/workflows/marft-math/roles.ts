@@ -41,14 +41,16 @@ export const reasonerRole = defineRole<MathState, string>({
   cutOff: "format-failure",
 });
 
+/** The actor's budget: a `columns` worked answer to a test problem runs to at most 119 tokens (`lsd`: 85). */
+export const ACTOR_TOKENS = 120;
+
 /** actor (dual-agent): problem + this round's plan + earlier rounds → computation and \boxed{answer}. */
 export const actorRole = defineRole<MathState, ActorOutput>({
   name: "actor",
   prompt: (s) => actorPrompt(s.problem, clip(s.plan, PLAN_CHARS), historyText(s.history)),
   parse: actorParser,
   fallback: actorFallback,
-  // a worked answer of four steps runs to ~66 tokens
-  maxNewTokens: 96,
+  maxNewTokens: ACTOR_TOKENS,
   cutOff: "format-failure",
 });
 
@@ -72,7 +74,6 @@ export const soloActorRole = defineRole<MathState, ActorOutput>({
   prompt: soloPrompt,
   parse: actorParser,
   fallback: actorFallback,
-  // the plan's budget goes to the actor's own working
-  maxNewTokens: 96,
+  maxNewTokens: ACTOR_TOKENS,
   cutOff: "format-failure",
 });
