@@ -99,14 +99,26 @@ export function pickConfig(exp: Record<string, unknown>, file: string, variant: 
   return JSON.parse(text) as Record<string, unknown>;
 }
 
+/** The content of every weights file the config's models name, so a model rebuilt in place is not a cache hit. */
+export function weightsDigest(models: unknown): string {
+  const h = createHash("sha256");
+  for (const m of Object.values((models ?? {}) as Record<string, { weights?: unknown }>)) {
+    const file = typeof m?.weights === "string" ? join(m.weights, "model.safetensors") : "";
+    if (file && existsSync(file)) h.update(readFileSync(file));
+  }
+  return h.digest("hex");
+}
+
 /**
  * The untrained cast's test evaluation, cached under <out>/before-cache by everything in the config
- * that can shape it (seed, name, schedule, eval and checkpoint cannot) and the test tasks' ids.
+ * that can shape it (seed, name, schedule, eval and checkpoint cannot), the models' weights and the
+ * test tasks' ids. Role code (prompts, token budgets) is not in the key: delete the cache after
+ * changing it.
  */
 async function beforeEval(o: ResultsOptions, cfgFile: string, testIds: string, log: (s: string) => void): Promise<EvalJson> {
   const { seed, name, schedule, eval: _e, checkpoint, ...shaping } = JSON.parse(readFileSync(cfgFile, "utf8")) as Record<string, unknown>;
   const key = createHash("sha256")
-    .update(JSON.stringify({ file: o.file, shaping, testIds }))
+    .update(JSON.stringify({ file: o.file, shaping, testIds, weights: weightsDigest(shaping.models) }))
     .digest("hex")
     .slice(0, 16);
   const cached = join(o.out, "before-cache", `${key}.json`);
