@@ -3,6 +3,7 @@
 // trajectory (R = 0.25, 0.5, 1.0) and on a scripted run whose verifier really measured those rates.
 import { describe, expect, it } from "vitest";
 import type { CodingState, TurnResult } from "../../examples/workflows/iterative-coding/state.js";
+import { rewards as completionRewards } from "../../examples/workflows/iterative-coding/completion.js";
 import { rewards } from "../../examples/workflows/iterative-coding/workflow.js";
 import { combineRewards } from "../../src/rewards/index.js";
 import { codingTrajectory } from "../../src/rewards/test-trajectories.js";
@@ -52,5 +53,20 @@ describe("iterative coding rewards", () => {
     const code1 = combined.find((r) => r.node === "code" && r.turn === 1)!;
     expect(code1.byKind).toEqual({ format: -1, turn: 0 });
     expect(byNodeTurn(t)).toEqual({ "plan@1": 0, "code@1": -1, "reflect@1": 1, "plan@2": 1, "code@2": 1 });
+  });
+});
+
+describe("iterative coding with the completion reward (completion.ts)", () => {
+  it("adds, on the same turns, the gain in all-pass: 1 to the turn whose code passes every test, and to the reflect before it", () => {
+    const t = codingTrajectory(3);
+    const results: TurnResult[] = R.map((passRate, i) => ({ turn: i + 1, passRate, passed: 0, total: 4, feedback: "" }));
+    t.finalState = { results } satisfies Pick<CodingState, "results">;
+    const got = Object.fromEntries(
+      combineRewards(t as Trajectory<CodingState>, addTask, completionRewards).rewards.map((r) => [
+        `${r.node}@${r.turn}`,
+        Number((r.value as number).toFixed(10)),
+      ]),
+    );
+    expect(got).toEqual({ ...PAPER_RULE, "reflect@2": PAPER_RULE["reflect@2"] + 1, "plan@3": 1.5, "code@3": 1.5 });
   });
 });
