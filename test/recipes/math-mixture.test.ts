@@ -4,7 +4,13 @@
 import { describe, expect, it } from "vitest";
 import { HISTORY_BUDGET } from "../../examples/workflows/marft-math/judge.js";
 import { actorParser, actorRole, reasonerParser, reasonerRole } from "../../examples/workflows/marft-math/roles.js";
-import { buildMathMixture, MATH_HISTORY_CLIP, MATH_MIXTURE_KINDS, problemSkeleton } from "../../recipes/base-model/math-mixture.js";
+import {
+  buildMathMixture,
+  MATH_HISTORY_CLIP,
+  MATH_MIXTURE_KINDS,
+  type MathExample,
+  problemSkeleton,
+} from "../../recipes/base-model/math-mixture.js";
 import { columnWorking, lsdDigits, mathPlanTarget, workedTarget } from "../../examples/workflows/common/prompts.js";
 import { equationsIn } from "../../examples/workflows/marft-math/plan-arithmetic.js";
 import { referenceMathTasks } from "../../examples/workflows/common/reference-tasks.js";
@@ -19,6 +25,32 @@ const texts = mixture.flatMap((e) =>
   "parts" in e ? [e.parts.map((p) => p.text).join("")] : [...e.messages.map((m) => m.content), e.response],
 );
 const ref = referenceMathTasks(SEED);
+
+type Op = "+" | "-" | "*" | "/";
+
+/**
+ * Checks every `a op b = (working) r.` of the mixture's drill text and worked answers: r is exact,
+ * and the bracket (matched by `bracket`, its content the first group) is what `working` writes,
+ * absent where it writes null. Returns how many equations it checked.
+ */
+function checkWorkedEquations(
+  examples: readonly MathExample[],
+  bracket: RegExp,
+  working: (x: number, op: Op, y: number, r: number) => string | null,
+): number {
+  const eq = new RegExp(`(\\d+) ([-+*/]) (\\d+) = (?:${bracket.source} )?(\\d+)\\.`, "g");
+  let checked = 0;
+  for (const e of examples) {
+    if (e.kind === "math-plan") continue;
+    for (const [, a, op, b, w, r] of ("parts" in e ? e.parts.map((p) => p.text).join("") : e.response).matchAll(eq)) {
+      const [x, y, o] = [Number(a), Number(b), op as Op];
+      expect(Number(r)).toBe({ "+": x + y, "-": x - y, "*": x * y, "/": x / y }[o]);
+      expect(w ?? null).toBe(working(x, o, y, Number(r)));
+      checked++;
+    }
+  }
+  return checked;
+}
 
 describe("math adaptation mixture", () => {
   it("names no dev/test person and holds no dev/test problem, not even under other names", () => {
@@ -35,19 +67,8 @@ describe("math adaptation mixture", () => {
   });
 
   it("computes every drill equation and worked step correctly, digits least-significant first before the result", () => {
-    const eq = /(\d+) ([-+*/]) (\d+) = (?:\((\d+)\) )?(\d+)\./g;
-    let checked = 0;
-    for (const e of mixture) {
-      const text = "parts" in e ? e.parts.map((p) => p.text).join("") : e.response;
-      if (e.kind === "math-plan") continue;
-      for (const [, a, op, b, digits, r] of text.matchAll(eq)) {
-        const [x, y] = [Number(a), Number(b)];
-        expect(Number(r)).toBe({ "+": x + y, "-": x - y, "*": x * y, "/": x / y }[op as "+"]);
-        expect(digits ?? null).toBe(lsdDigits(op as "+", x, Number(r)));
-        checked++;
-      }
-    }
-    expect(checked).toBeGreaterThan(2000);
+    // the bracket holds digits only: \d+, not a column's working
+    expect(checkWorkedEquations(mixture, /\((\d+)\)/, (x, op, _y, r) => lsdDigits(op, x, r))).toBeGreaterThan(2000);
     // drill trains the results only: the operands are random
     for (const e of mixture.filter((x) => x.kind === "arithmetic"))
       if ("parts" in e) for (const p of e.parts) expect(p.scored).toBe(/^ (\(\d+\) )?\d+\.$/.test(p.text));
@@ -90,18 +111,9 @@ describe("math adaptation mixture", () => {
       }
     }
     // the columns mixture: every drill equation and worked step right, worked in the columns format
-    const eq = /(\d+) ([-+*/]) (\d+) = (?:\(([^)]+)\) )?(\d+)\./g;
-    let checked = 0;
-    for (const e of buildMathMixture(SEED, counts, "columns")) {
-      if (e.kind === "math-plan") continue;
-      for (const [, a, op, b, working, r] of ("parts" in e ? e.parts.map((p) => p.text).join("") : e.response).matchAll(eq)) {
-        const [x, y, o] = [Number(a), Number(b), op as "+"];
-        expect(Number(r)).toBe({ "+": x + y, "-": x - y, "*": x * y, "/": x / y }[o]);
-        expect(working ?? null).toBe(columnWorking(x, o, y) ?? lsdDigits(o, x, Number(r)));
-        checked++;
-      }
-    }
-    expect(checked).toBeGreaterThan(2000);
+    const columns = buildMathMixture(SEED, counts, "columns");
+    const working = (x: number, op: Op, y: number, r: number) => columnWorking(x, op, y) ?? lsdDigits(op, x, r);
+    expect(checkWorkedEquations(columns, /\(([^)]+)\)/, working)).toBeGreaterThan(2000);
     const steps = ref.train[0].steps;
     expect(equationsIn(workedTarget(steps, "columns"))).toEqual({ total: steps.length, exact: steps.length });
     expect(equationsIn("92 - 47 = (12-7=5 9-4-1=4) 35.")).toEqual({ total: 1, exact: 0 });

@@ -12,10 +12,10 @@ import { addTask, CODE_BY_PASS_RATE, codingScript, walkCoding } from "./code-fix
 
 const R = [0.25, 0.5, 1] as const;
 
-/** "node@turn" → combined reward, rounded for float comparison. */
-const byNodeTurn = (t: Trajectory<unknown>) =>
+/** "node@turn" → combined reward of `fns` (default: workflow.ts's), rounded for float comparison. */
+const byNodeTurn = (t: Trajectory<unknown>, fns = rewards) =>
   Object.fromEntries(
-    combineRewards(t as Trajectory<CodingState>, addTask, rewards).rewards.map((r) => [
+    combineRewards(t as Trajectory<CodingState>, addTask, fns).rewards.map((r) => [
       `${r.node}@${r.turn}`,
       Number((r.value as number).toFixed(10)),
     ]),
@@ -61,12 +61,11 @@ describe("iterative coding with the completion reward (completion.ts)", () => {
     const t = codingTrajectory(3);
     const results: TurnResult[] = R.map((passRate, i) => ({ turn: i + 1, passRate, passed: 0, total: 4, feedback: "" }));
     t.finalState = { results } satisfies Pick<CodingState, "results">;
-    const got = Object.fromEntries(
-      combineRewards(t as Trajectory<CodingState>, addTask, completionRewards).rewards.map((r) => [
-        `${r.node}@${r.turn}`,
-        Number((r.value as number).toFixed(10)),
-      ]),
-    );
-    expect(got).toEqual({ ...PAPER_RULE, "reflect@2": PAPER_RULE["reflect@2"] + 1, "plan@3": 1.5, "code@3": 1.5 });
+    expect(byNodeTurn(t, completionRewards)).toEqual({
+      ...PAPER_RULE,
+      "reflect@2": PAPER_RULE["reflect@2"] + 1,
+      "plan@3": 1.5,
+      "code@3": 1.5,
+    });
   });
 });

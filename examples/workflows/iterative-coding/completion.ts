@@ -3,22 +3,18 @@
 // loop (docs/RESULTS.md). Here every role also gets the turn's gain in all-pass (0 → 1 when the
 // last failing test passes), on the same turn attribution: plan and code for their own turn,
 // reflect for the next one. Everything else is workflow.ts's.
-import { formatReward, marginalGain, type Trajectory } from "maso";
-import type { CodingState } from "./state.js";
-import { passRates } from "./state.js";
-import type { Task } from "./workflow.js";
+import { marginalGain, type Trajectory } from "maso";
+import { type CodingState, passRates } from "./state.js";
+import { type Task, rewards as passRateRewards } from "./workflow.js";
 
 export { config, configs, initialState, metric, taskId, tasks, workflow } from "./workflow.js";
 export type { CodingState, Task } from "./workflow.js";
 
-const passSeries = (t: Trajectory<CodingState>) => passRates(t.finalState);
 const allPassSeries = (t: Trajectory<CodingState>) =>
   Object.fromEntries(Object.entries(passRates(t.finalState)).map(([turn, r]) => [turn, r === 1 ? 1 : 0]));
 
 export const rewards = [
-  formatReward({ name: "format" }),
-  marginalGain<Task, CodingState>(passSeries, { roles: ["plan", "code"], name: "turn-gain" }),
-  marginalGain<Task, CodingState>(passSeries, { roles: ["reflect"], offset: 1, name: "reflect-gain" }),
+  ...passRateRewards,
   marginalGain<Task, CodingState>(allPassSeries, { roles: ["plan", "code"], name: "turn-completion" }),
   marginalGain<Task, CodingState>(allPassSeries, { roles: ["reflect"], offset: 1, name: "reflect-completion" }),
 ];
