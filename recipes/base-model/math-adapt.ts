@@ -7,7 +7,7 @@ import { greedy } from "./evaluate.js";
 import { buildMathMixture, DEFAULT_MATH_COUNTS, type MathMixtureCounts } from "./math-mixture.js";
 import { actorPrompt, mathPlanTarget, mathPrompt, reasonerPrompt, type WorkedFormat } from "../../examples/workflows/common/prompts.js";
 import { equationsIn } from "../../examples/workflows/marft-math/plan-arithmetic.js";
-import { ACTOR_TOKENS } from "../../examples/workflows/marft-math/roles.js";
+import { actorRole, reasonerRole } from "../../examples/workflows/marft-math/roles.js";
 import { referenceMathTasks } from "../../examples/workflows/common/reference-tasks.js";
 import { type AdaptOptions, adaptModel } from "./adapt.js";
 
@@ -55,7 +55,8 @@ export async function evaluateMathModel(dir: string, seed = 42, n = 100, split: 
   const tok = await loadHfTokenizer(dir);
   const model = new Decoder(config, params, { trainBase: false });
   const problems = referenceMathTasks(seed)[split].slice(0, n);
-  const run = (prompts: ChatMessage[][]) => greedy(model, tok, prompts, ACTOR_TOKENS);
+  // each role at its own budget, as in the workflow
+  const run = (prompts: ChatMessage[][], maxNewTokens = actorRole.maxNewTokens) => greedy(model, tok, prompts, maxNewTokens);
   const correct = (outs: string[]) =>
     outs.filter((o, i) => {
       const r = boxed(o);
@@ -63,7 +64,10 @@ export async function evaluateMathModel(dir: string, seed = 42, n = 100, split: 
     }).length / n;
   const solo = await run(problems.map((m) => mathPrompt(m.problem)));
   const withPlan = await run(problems.map((m) => actorPrompt(m.problem, mathPlanTarget(m.steps))));
-  const plans = await run(problems.map((m) => reasonerPrompt(m.problem)));
+  const plans = await run(
+    problems.map((m) => reasonerPrompt(m.problem)),
+    reasonerRole.maxNewTokens,
+  );
   const dual = await run(problems.map((m, i) => actorPrompt(m.problem, plans[i].trim())));
   const equations = withPlan
     .map(equationsIn)
