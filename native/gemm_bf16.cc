@@ -2,7 +2,6 @@
 // Only the operands are rounded to bf16 (nearest-even); products accumulate and land in fp32, so a
 // bf16 GEMM differs from the fp32 one by operand rounding alone. oneDNN's C API has no bf16 gemm
 // function, so each shape becomes a matmul primitive (milliseconds to create), kept in a small cache.
-#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -27,10 +26,12 @@
 
 namespace maso {
 
-static std::atomic<int> g_precision{0};
+// Per calling thread: a lane (a JS worker thread with its own sampler) sets its model's precision
+// without touching the main thread's. gemm() reads it on entry, on the thread that called it.
+static thread_local int t_precision = 0;
 
-void set_precision(int p) { g_precision.store(p, std::memory_order_relaxed); }
-int get_precision() { return g_precision.load(std::memory_order_relaxed); }
+void set_precision(int p) { t_precision = p; }
+int get_precision() { return t_precision; }
 
 // Round-to-nearest-even; NaN stays a (quiet) NaN. Denormal inputs become signed zero, as the
 // AVX512-BF16 instruction does, so the scalar and vector paths give the same bits.

@@ -11,11 +11,13 @@
 
 namespace maso {
 
-static int g_threads = 1;
+// Per calling thread, like OpenMP's own thread-count setting: a lane runs its kernels on 1 thread
+// while the main thread keeps its pool.
+static thread_local int t_threads = 1;
 
 void set_threads(int n) {
   if (n < 1) n = 1;
-  g_threads = n;
+  t_threads = n;
 #ifdef _OPENMP
   omp_set_num_threads(n);
 #endif
@@ -26,7 +28,7 @@ void set_threads(int n) {
 #endif
 }
 
-int get_threads() { return g_threads; }
+int get_threads() { return t_threads; }
 
 bool has_openmp() {
 #ifdef _OPENMP

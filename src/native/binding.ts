@@ -130,6 +130,7 @@ export interface NativeKernels {
     bc1: number,
     bc2: number,
   ): void;
+  /** Kernel threads of the calling thread (OpenMP's setting is per thread too); the BLAS stays at 1. */
   setThreads(n: number): void;
   /** C (M,N) = alpha op(A) op(B) + beta C, row-major, at the current precision (native/kernels.h gemm). */
   gemm(
@@ -149,7 +150,7 @@ export interface NativeKernels {
   ): void;
   /** Weights were written in place (a load, a sync): bf16 GEMMs convert them again. AdamW updates say so themselves. */
   weightsChanged(): void;
-  /** Process-wide GEMM precision; "bf16" throws when the addon was built without oneDNN. */
+  /** GEMM precision of the calling thread; "bf16" throws when the addon was built without oneDNN. */
   setPrecision(p: Precision): void;
   precision(): Precision;
   /** What bf16 GEMMs can use: oneDNN (linked or not, its version) and the CPU's bf16 instructions. */

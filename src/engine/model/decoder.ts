@@ -96,8 +96,9 @@ export class Decoder {
   /** Per-layer views into `params`; the sampler reads the same memory, so updates are seen at once. */
   readonly lw: readonly LayerWeights[];
   /**
-   * GEMM operand precision of this model. The native switch is process-wide, so forward(),
-   * backward() and the sampler's step set it on entry: models of one process may differ.
+   * GEMM operand precision of this model. The native switch belongs to the calling thread, shared
+   * by every model on it, so forward(), backward() and the sampler's step set it on entry: models
+   * of one process may differ.
    */
   precision: Precision = "fp32";
   private lg: LayerGrads[] | null;
