@@ -81,7 +81,11 @@ export function loraParamSpecs(cfg: ModelConfig, lora: LoraConfig): ParamSpec[] 
   return specs;
 }
 
-/** One contiguous Float32Array with a named view per tensor (few, large allocations). */
+/**
+ * One contiguous Float32Array with a named view per tensor (few, large allocations). A fresh table
+ * lives in a SharedArrayBuffer so generation lanes (worker threads) read the very weights an update
+ * writes, with no copy.
+ */
 export class ParamTable {
   readonly data: Float32Array;
   readonly specs: readonly ParamSpec[];
@@ -92,7 +96,7 @@ export class ParamTable {
     if (data && data.length !== total) {
       throw new MasoError("PARAM_SIZE", `parameter block has ${data.length} floats, layout needs ${total}`);
     }
-    this.data = data ?? new Float32Array(total);
+    this.data = data ?? new Float32Array(new SharedArrayBuffer(total * 4));
     this.specs = specs;
     let off = 0;
     for (const s of specs) {
