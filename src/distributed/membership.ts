@@ -2,10 +2,10 @@
 // from its own thread); the controller watches the bucket, waits until every worker it needs has
 // beaten, and calls a worker lost when its entry goes stale for the heartbeat timeout or is
 // deleted. Freshness is judged on the controller's clock, so machines' clocks need not agree.
-import { Worker } from "node:worker_threads";
 import { type KV, KvWatchInclude, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { MasoError } from "../errors.js";
+import { startThread } from "../start-thread.js";
 import type { NatsAuth } from "./connect.js";
 import { memberKey, runBucket, type WorkerAddress, workerLabel } from "./subjects.js";
 
@@ -42,14 +42,6 @@ export interface Heartbeat {
   stop(): Promise<void>;
 }
 
-/** The heartbeat thread; run from TypeScript sources, the thread registers tsx itself (loaders are per thread). */
-function heartbeatThread(workerData: unknown): Worker {
-  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./heartbeat-thread.js", import.meta.url), { workerData });
-  const tsx = JSON.stringify(import.meta.resolve("tsx/esm/api"));
-  const entry = JSON.stringify(new URL("./heartbeat-thread.ts", import.meta.url).href);
-  return new Worker(`import(${tsx}).then((api) => api.register()).then(() => import(${entry}))`, { eval: true, workerData });
-}
-
 /** Starts the heartbeat thread of one worker; resolves once the first beat is written. */
 export async function startHeartbeat(o: {
   url: string;
@@ -58,7 +50,7 @@ export async function startHeartbeat(o: {
   entry: MemberEntry;
   intervalMs: number;
 }): Promise<Heartbeat> {
-  const t = heartbeatThread({
+  const t = startThread(import.meta.url, "./heartbeat-thread", {
     url: o.url,
     auth: o.auth,
     bucket: runBucket(o.run),
