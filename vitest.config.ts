@@ -10,5 +10,8 @@ export default defineConfig({
     hookTimeout: 300_000,
     // native kernels use every core; running test files in parallel would only oversubscribe
     fileParallelism: false,
+    // one generation lane: a lane thread's start (tsx compiling the engine) would cost most tests
+    // more than their generation; test/runtime/lanes.test.ts and the contract suite run lanes
+    env: { MASO_LANES: "1" },
   },
 });

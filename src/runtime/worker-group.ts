@@ -16,7 +16,7 @@ import { createUnits, scheduleUnits, type TrainUnit } from "../rl/update/units.j
 import type { Generator } from "./generator.js";
 import type { GenerateRequest, LogRatio, RewardItem, UpdateRequest, UpdateResponse, WorkerGroupApi, WorkerState } from "./messages.js";
 import { loadModel, type ResolvedModelSpec } from "./models.js";
-import { createSamplerGenerator } from "./sampler-generator.js";
+import { createDefaultGenerator } from "./lanes/lane-generator.js";
 import { type CachedSample, sampleCache, toTrainSample } from "./sample-cache.js";
 import { computeAdvantages, runAgentChains } from "./worker-advantages.js";
 
@@ -24,7 +24,7 @@ export interface WorkerGroupOptions {
   /** Roles this group serves and their adapters (from the cast). */
   roles: Readonly<Record<string, string | null>>;
   trainer?: TrainerOptions;
-  /** Builds the sampler (default: the engine's KV-cache Sampler; createNaiveGenerator is the reference). */
+  /** Builds the sampler (default: KV-cache Samplers on generation lanes, createDefaultGenerator; createNaiveGenerator is the reference). */
   generator?: (model: Decoder, tokenizer: Tokenizer) => Generator;
 }
 
@@ -95,7 +95,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
   if (reference) reference.precision = model.precision;
   const cfg = resolveTrainerConfig(options.trainer);
   const units: Map<string, TrainUnit> = spec.train === "frozen" ? new Map() : createUnits(model, cfg);
-  const generator = (options.generator ?? createSamplerGenerator)(model, tokenizer);
+  const generator = (options.generator ?? createDefaultGenerator)(model, tokenizer);
   const cache = sampleCache();
   const calls: Record<string, Record<string, number>> = {};
   const busyMs: Record<string, number> = {};

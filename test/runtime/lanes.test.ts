@@ -1,0 +1,90 @@
+// The lane generator against the in-thread Sampler on the same model: adapters, in-place weight
+// updates (the lanes read the model's own memory), bf16, closing, and tokenizers that cannot travel.
+import { describe, expect, it } from "vitest";
+import { Decoder } from "../../src/engine/model/decoder.js";
+import { encodeChat } from "../../src/engine/tokenizer/encode-chat.js";
+import type { Tokenizer } from "../../src/engine/tokenizer/types.js";
+import { native } from "../../src/native/binding.js";
+import { fillNormal } from "../../src/engine/model/init.js";
+import { createRng } from "../../src/rng.js";
+import { createSamplerGenerator, type Generator, type GeneratorRequest, type GeneratorResult } from "../../src/runtime/index.js";
+import { createLaneGenerator } from "../../src/runtime/lanes/lane-generator.js";
+import { ask, tinyConfig, tok } from "./helpers.js";
+
+const LORA = { rank: 4, alpha: 8, targets: ["q_proj", "v_proj", "down_proj"] as const };
+
+const req = (seed: number, adapter: string | null): GeneratorRequest => ({
+  promptTokens: encodeChat(tok, ask(`question ${seed % 3}`), { addGenerationPrompt: true }),
+  adapter,
+  maxNewTokens: 10,
+  temperature: 1,
+  topP: 1,
+  topK: 0,
+  stopTokenIds: [],
+  stop: [],
+  seed,
+});
+
+/** A batch like a rollout's: several prompts, both adapters and the bare base, one seed each. */
+const batch = (gen: Generator) => Promise.all([...Array(12).keys()].map((i) => gen.submit(req(i, [null, "a", "b"][i % 3]))));
+
+function modelWithAdapters(): Decoder {
+  const model = new Decoder(tinyConfig(), undefined, { seed: 11 });
+  const rng = createRng(5);
+  for (const name of ["a", "b"]) {
+    const a = model.addAdapter(name, { ...LORA, targets: [...LORA.targets] });
+    // B starts at zero (PEFT): give it values so each adapter changes what is sampled
+    for (const s of a.params.specs) if (s.name.includes("lora_B")) fillNormal(a.params.get(s.name), rng, 0.5);
+  }
+  return model;
+}
+
+const tokensOf = (rs: GeneratorResult[]) =>
+  rs.map((r) => ({ tokens: r.tokens, text: r.text, finishReason: r.finishReason, n: r.logprobs.length }));
+
+describe("lane generator", () => {
+  it("samples what the in-thread sampler samples, with adapters, and sees weights updated in place", async () => {
+    const model = modelWithAdapters();
+    const lanes = createLaneGenerator(model, tok, { lanes: 2 });
+    const first = await batch(lanes);
+    expect(tokensOf(first)).toEqual(tokensOf(await batch(createSamplerGenerator(model, tok))));
+    expect(new Set(first.map((r) => r.tokens.join())).size).toBeGreaterThan(6);
+
+    // an update writes the base and the adapters in place, then tells the generator
+    for (const d of [model.params.data, model.adapters.get("a")!.params.data]) for (let i = 0; i < d.length; i += 7) d[i] *= -1.5;
+    lanes.weightsChanged?.();
+    const second = await batch(lanes);
+    expect(tokensOf(second)).toEqual(tokensOf(await batch(createSamplerGenerator(model, tok))));
+    expect(tokensOf(second)).not.toEqual(tokensOf(first));
+    expect(lanes.stats().requests).toBe(24);
+    expect(lanes.stats().steps).toBeGreaterThan(0);
+    await lanes.close();
+  });
+
+  it.skipIf(!native().bf16().onednn)("runs the model's precision: bf16 lanes sample what a bf16 sampler samples", async () => {
+    const model = modelWithAdapters();
+    model.precision = "bf16";
+    const lanes = createLaneGenerator(model, tok, { lanes: 2 });
+    expect(tokensOf(await batch(lanes))).toEqual(tokensOf(await batch(createSamplerGenerator(model, tok))));
+    await lanes.close();
+  });
+
+  it("close fails the requests in flight and refuses new ones", async () => {
+    const lanes = createLaneGenerator(modelWithAdapters(), tok, { lanes: 2 });
+    const inFlight = lanes.submit({ ...req(1, "a"), maxNewTokens: 100 }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    await lanes.close();
+    expect(await inFlight).toMatchObject({ code: "LANE_LOST" });
+    await expect(lanes.submit(req(2, null))).rejects.toMatchObject({ code: "GENERATOR_CLOSED" });
+  });
+
+  it("refuses a tokenizer it cannot send to a lane, and a lane count that is not a positive integer", () => {
+    const model = modelWithAdapters();
+    const custom: Tokenizer = { ...tok };
+    Object.defineProperty(custom, "kind", { value: "custom" });
+    expect(() => createLaneGenerator(model, custom, { lanes: 2 })).toThrow(expect.objectContaining({ code: "LANE_TOKENIZER" }));
+    expect(() => createLaneGenerator(model, tok, { lanes: 0 })).toThrow(expect.objectContaining({ code: "LANES" }));
+  });
+});
