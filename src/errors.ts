@@ -12,4 +12,10 @@ export class MasoError extends Error {
     this.code = code;
     this.hint = hint;
   }
+
+  /** The message without its hint: what carries the error across a boundary to be rebuilt there. */
+  get what(): string {
+    const suffix = ` (hint: ${this.hint})`;
+    return this.hint && this.message.endsWith(suffix) ? this.message.slice(0, -suffix.length) : this.message;
+  }
 }

@@ -203,7 +203,7 @@ export function serveRpc(nc: NatsConnection, subject: string, run: string, label
   const fail = (msg: Msg, e: unknown) => {
     const body: ErrorBody =
       e instanceof MasoError
-        ? { code: e.code, message: e.hint ? e.message.slice(0, -` (hint: ${e.hint})`.length) : e.message, hint: e.hint }
+        ? { code: e.code, message: e.what, hint: e.hint }
         : { code: "WORKER_ERROR", message: `${label}: ${(e as Error)?.message ?? String(e)}`, hint: "see the worker's log" };
     reply(msg, encodeJson(body), "error");
   };

@@ -37,12 +37,11 @@ port.on("message", (m: ToLane) => {
         counters: counters(),
       }),
     (e: unknown) => {
-      const err = e instanceof Error ? e : new Error(String(e));
-      const code = err instanceof MasoError ? err.code : null;
-      const hint = err instanceof MasoError ? err.hint : "";
-      const suffix = hint ? ` (hint: ${hint})` : "";
-      const message = suffix && err.message.endsWith(suffix) ? err.message.slice(0, -suffix.length) : err.message;
-      send({ kind: "failed", id: m.id, error: { code, message, hint }, counters: counters() });
+      const error =
+        e instanceof MasoError
+          ? { code: e.code, message: e.what, hint: e.hint }
+          : { code: null, message: e instanceof Error ? e.message : String(e), hint: "" };
+      send({ kind: "failed", id: m.id, error, counters: counters() });
     },
   );
 });
