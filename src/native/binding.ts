@@ -260,14 +260,17 @@ export function addonChoice(): AddonChoice {
 
 /** Thread count for kernels and BLAS: MASO_THREADS if set, else every core Node sees. */
 export function defaultThreads(): number {
-  const env = process.env.MASO_THREADS;
-  if (env !== undefined && env !== "") {
-    const n = Number(env);
-    if (!Number.isInteger(n) || n < 1)
-      throw new MasoError("BAD_ENV", `MASO_THREADS=${env} is not a positive integer`, "unset it or give a count such as 2");
-    return n;
-  }
-  return availableParallelism();
+  return envCount("MASO_THREADS") ?? availableParallelism();
+}
+
+/** A positive integer from environment variable `name`, or undefined when it is unset or empty; BAD_ENV otherwise. */
+export function envCount(name: string): number | undefined {
+  const env = process.env[name];
+  if (env === undefined || env === "") return undefined;
+  const n = Number(env);
+  if (!Number.isInteger(n) || n < 1)
+    throw new MasoError("BAD_ENV", `${name}=${env} is not a positive integer`, "unset it or give a count such as 2");
+  return n;
 }
 
 /** One line for logs: which GEMM runs and on how many threads. */

@@ -7,7 +7,7 @@ import type { SamplerOptions } from "../../engine/generate/index.js";
 import type { Decoder } from "../../engine/model/decoder.js";
 import type { Tokenizer } from "../../engine/tokenizer/types.js";
 import { MasoError } from "../../errors.js";
-import { defaultThreads } from "../../native/binding.js";
+import { defaultThreads, envCount } from "../../native/binding.js";
 import { startThread } from "../../start-thread.js";
 import type { Generator, GeneratorResult } from "../generator.js";
 import { createSamplerGenerator } from "../sampler-generator.js";
@@ -157,12 +157,7 @@ export function createLaneGenerator(
 
 /** Generation lanes per model: MASO_LANES if set, else one per kernel thread (MASO_THREADS or every core). */
 export function defaultLanes(): number {
-  const env = process.env.MASO_LANES;
-  if (env === undefined || env === "") return defaultThreads();
-  const n = Number(env);
-  if (!Number.isInteger(n) || n < 1)
-    throw new MasoError("BAD_ENV", `MASO_LANES=${env} is not a positive integer`, "unset it or give a count such as 2");
-  return n;
+  return envCount("MASO_LANES") ?? defaultThreads();
 }
 
 /**
