@@ -104,13 +104,12 @@ export function createLaneGenerator(
       },
     };
     thread.unref();
-    lane.thread.on("message", (m: FromLane) => {
-      if (m.kind === "ready") return;
+    thread.on("message", (m: FromLane) => {
       const w = lane.waiting.get(m.id);
       if (!w) return;
       lane.waiting.delete(m.id);
       lane.counters = m.counters;
-      if (lane.waiting.size === 0) lane.thread.unref();
+      if (lane.waiting.size === 0) thread.unref();
       if (m.kind === "result") w.resolve(m.result);
       else w.reject(laneError(m.error));
     });

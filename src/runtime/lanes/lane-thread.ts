@@ -45,4 +45,3 @@ port.on("message", (m: ToLane) => {
     },
   );
 });
-send({ kind: "ready" });

@@ -34,6 +34,5 @@ export interface LaneError {
 }
 
 export type FromLane =
-  | { kind: "ready" }
   | { kind: "result"; id: number; result: GeneratorResult; counters: LaneCounters }
   | { kind: "failed"; id: number; error: LaneError; counters: LaneCounters };
