@@ -4,7 +4,7 @@
 
 /**
  * Reads one job `{ nonce, code, tests: [{ kind, call | input }], perTestMs }` as JSON on stdin and
- * writes one JSON line per test on fd 3, the verdict channel (`{ n: nonce, i, kind: "value", got }`,
+ * writes one JSON line per test on fd 3, both synchronously: the verdict channel (`{ n: nonce, i, kind: "value", got }`,
  * `{ n, i, kind: "output", text }` or `{ n, i, kind: "error" | "timeout", message }`), then
  * `{ n, done: true }`. Submission code runs in a fresh `vm` context with no require, process or host
  * objects; a dynamic `import()` is refused with an error of the sandbox's own realm (a host-realm
@@ -15,25 +15,23 @@
 export const CHILD_SOURCE = String.raw`
 "use strict";
 const vm = require("node:vm");
-const net = require("node:net");
+const fs = require("node:fs");
 const { types } = require("node:util");
 const MAX_TEXT = 300;
 const MAX_OUTPUT = 256 * 1024;
 const OPAQUE = "\u0000";
-const channel = new net.Socket({ fd: 3, readable: false, writable: true });
+const pause = new Int32Array(new SharedArrayBuffer(4));
 let nonce = "";
-const emit = (o) => { o.n = nonce; channel.write(JSON.stringify(o) + "\n"); };
+// Synchronous fd writes: stream modules (net, the stdin socket) would double the child's start-up.
+const emit = (o) => {
+  o.n = nonce;
+  const bytes = Buffer.from(JSON.stringify(o) + "\n");
+  for (let at = 0; at < bytes.length; ) {
+    try { at += fs.writeSync(3, bytes, at); }
+    catch (e) { if (e && e.code === "EAGAIN") Atomics.wait(pause, 0, 0, 1); else throw e; }
+  }
+};
 process.on("unhandledRejection", () => {});
-let raw = "";
-process.stdin.setEncoding("utf8");
-process.stdin.on("data", (c) => { raw += c; });
-process.stdin.on("end", () => {
-  let job;
-  try { job = JSON.parse(raw); nonce = String(job.nonce); } catch (e) { emit({ fatal: "bad job: " + e.message }); channel.end(); return; }
-  try { run(job); } catch (e) { emit({ fatal: "verifier error: " + String(e && e.message) }); channel.end(); return; }
-  emit({ done: true });
-  channel.end();
-});
 
 const PRELUDE = '(function () { "use strict";' +
   'const out = []; const S = String; const stringify = JSON.stringify; const apply = Reflect.apply; const join = Array.prototype.join;' +
@@ -171,5 +169,15 @@ function runIo(code, t, timeout) {
   catch (e) { const d = describe(e); return { kind: d.timeout ? "timeout" : "error", message: d.message }; }
   const p = printed(c.out);
   return { kind: "output", text: p.text, truncated: p.truncated };
+}
+
+{
+  let job = null;
+  try { job = JSON.parse(fs.readFileSync(0, "utf8")); nonce = String(job.nonce); } catch (e) { emit({ fatal: "bad job: " + e.message }); }
+  if (job !== null) {
+    let ok = true;
+    try { run(job); } catch (e) { ok = false; emit({ fatal: "verifier error: " + String(e && e.message) }); }
+    if (ok) emit({ done: true });
+  }
 }
 `;
