@@ -65,7 +65,9 @@ describe("mixed batches", () => {
       for (let i = 0; i < 3; i++) await new Promise((res) => setImmediate(res)); // a few steps later
     }
     expectAllSame(await Promise.all(pending), solo);
-    expect(sampler.stats()).toMatchObject({ active: 0, pending: 0, cacheBlocksInUse: 0 });
+    const stats = sampler.stats();
+    expect(stats).toMatchObject({ active: 0, pending: 0 });
+    expect(stats.cacheBlocksInUse).toBe(stats.prefixCacheBlocks); // only the prefix cache holds blocks
   });
 
   it("the event loop keeps turning while a long generation runs", async () => {
@@ -120,7 +122,8 @@ describe("prefix sharing", () => {
     expect(shared.stats().prefillTokens).toBe(2 * P); // one prefill per (prompt, adapter)
     expect(shared.stats().sharedPromptTokens).toBe(6 * P);
     expect(unshared.stats().prefillTokens).toBe(8 * P);
-    expect(shared.stats().cacheBlocksInUse).toBe(0);
+    expect(shared.stats().cacheBlocksInUse).toBe(shared.stats().prefixCacheBlocks);
+    expect(unshared.stats()).toMatchObject({ cacheBlocksInUse: 0, prefixCacheBlocks: 0 });
     expect(new Set(a.map((r) => r.tokens.join())).size).toBe(8); // different seeds, different samples
   });
 

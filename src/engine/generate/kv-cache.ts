@@ -106,6 +106,11 @@ export class KvCache {
     this.refs[block]++;
   }
 
+  /** References a block holds (0 = free). */
+  refCount(block: number): number {
+    return this.refs[block];
+  }
+
   /** Drops a reference; the block is free when none remain. */
   release(block: number): void {
     if (this.refs[block] < 1) throw new MasoError("KV_CACHE_STATE", `release() of free block ${block}`);

@@ -19,8 +19,8 @@ export type AttentionPlan =
   /** Whole prompts from position 0, packed: the training attention kernel over `starts` (B+1). */
   | { kind: "packed"; B: number; starts: Int32Array }
   /**
-   * One token per sequence (N = B), attending to its first lens[b] cached positions (its own
-   * included) whose blocks are table[tableStarts[b] ..].
+   * Each new token (row b) attends to the first lens[b] cached positions (its own included) of the
+   * blocks table[tableStarts[b] ..]: one token per sequence in decode, a prompt's rest in prefill.
    */
   | { kind: "paged"; table: Int32Array; tableStarts: Int32Array; lens: Int32Array };
 
