@@ -29,7 +29,7 @@ describe("scratch pool", () => {
     const user = new Float32Array(1 << 16);
     give(user, user.subarray(0, 1000), null, undefined);
     expect(pooledFloats()).toBe(before);
-    const small = take(100);
+    const small = take(8);
     give(small);
     expect(pooledFloats()).toBe(before);
     expect(take(1 << 16).buffer).not.toBe(user.buffer);

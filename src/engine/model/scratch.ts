@@ -9,7 +9,9 @@
 
 import { totalmem } from "node:os";
 
-const MIN_FLOATS = 1 << 12; // smaller ones are cheap for V8's young generation
+// Below this V8 keeps a typed array's contents on its own heap; above it every array is an external
+// allocation, and decode steps of a small model make dozens of a few KiB each: pooled too.
+const MIN_FLOATS = 1 << 4;
 /**
  * Floats kept idle between passes: a sixteenth of the machine's memory, from 256 MiB to 1 GiB. A
  * training pass's saved activations must fit, or each pass drops them and allocates them again: at
@@ -32,12 +34,14 @@ function capacityFor(n: number): number {
 /**
  * The smallest idle buffer of at least n floats and at most a quarter more: batch sizes vary from
  * one pass to the next, so exact buckets would rarely meet again, and the bound keeps the waste of
- * a reused buffer small.
+ * a reused buffer small. The candidates are the few bucket capacities in [n, 1.25 n].
  */
 function idleBufferFor(n: number): Float32Array | undefined {
-  let best = 0;
-  for (const [cap, list] of free) if (cap >= n && cap <= n * 1.25 && list.length > 0 && (best === 0 || cap < best)) best = cap;
-  return best === 0 ? undefined : free.get(best)!.pop();
+  for (let cap = capacityFor(n); cap <= n * 1.25; cap = capacityFor(cap + 1)) {
+    const list = free.get(cap);
+    if (list && list.length > 0) return list.pop();
+  }
+  return undefined;
 }
 
 /** A zeroed Float32Array of n floats, pooled when large. */
