@@ -1,7 +1,8 @@
 // A Generator that spreads requests over lanes: worker threads, each with its own Sampler on one
 // kernel thread, all reading the model's weights in shared memory. Rollouts are many independent
 // requests of small models, where one sampler on two kernel threads loses to fork/join overhead and
-// two samplers on one thread each use both cores fully.
+// two samplers on one thread each use both cores fully. A prompt goes to the lane that ran its
+// longest prefix (prefix-routes.ts), where that prefix's KV blocks are, unless that lane is busier.
 import type { Worker } from "node:worker_threads";
 import type { SamplerOptions } from "../../engine/generate/index.js";
 import type { Decoder } from "../../engine/model/decoder.js";
@@ -9,8 +10,9 @@ import type { Tokenizer } from "../../engine/tokenizer/types.js";
 import { MasoError } from "../../errors.js";
 import { defaultThreads, envCount } from "../../native/binding.js";
 import { startThread } from "../../start-thread.js";
-import type { Generator, GeneratorResult } from "../generator.js";
+import type { Generator, GeneratorRequest, GeneratorResult } from "../generator.js";
 import { createSamplerGenerator } from "../sampler-generator.js";
+import { PrefixRoutes } from "./prefix-routes.js";
 import type { FromLane, LaneCounters, LaneData, LaneError, TokenizerSource, ToLane } from "./protocol.js";
 
 interface Waiting {
@@ -41,6 +43,9 @@ export function tokenizerSource(tokenizer: Tokenizer): TokenizerSource | null {
   if (t.kind === "hf" && t.sourceFiles) return { kind: "hf", files: t.sourceFiles };
   return null;
 }
+
+/** Requests in flight a lane may have beyond the least busy one and still get a prompt it has cached. */
+const AFFINITY_SLACK = 4;
 
 const laneError = (e: LaneError): Error => (e.code ? new MasoError(e.code, e.message, e.hint) : new Error(e.message));
 
@@ -85,6 +90,7 @@ export function createLaneGenerator(
   let closed = false;
   let nextId = 0;
   let requests = 0;
+  const routes = new PrefixRoutes();
 
   const start = (index: number): Lane => {
     const thread = startThread(import.meta.url, "./lane-thread", data);
@@ -118,20 +124,28 @@ export function createLaneGenerator(
     return lane;
   };
 
-  /** The live lane with the fewest requests in flight. */
-  const pick = (): Lane => {
+  /**
+   * The live lane that ran the longest prefix of this prompt, unless it has more than
+   * {@link AFFINITY_SLACK} requests in flight beyond the least busy lane, which it gets then.
+   */
+  const pick = (request: GeneratorRequest): Lane => {
     if (closed) throw new MasoError("GENERATOR_CLOSED", "this generator was closed");
     lanes ??= Array.from({ length: count }, (_, i) => start(i));
     const live = lanes.filter((l) => !l.lost);
     if (live.length === 0) throw new MasoError("LANE_LOST", `every generation lane stopped (${lanes[0].lost})`, "see the errors above");
-    return live.reduce((a, b) => (b.waiting.size < a.waiting.size ? b : a));
+    const least = live.reduce((a, b) => (b.waiting.size < a.waiting.size ? b : a));
+    const warm = routes.match(request.adapter, request.promptTokens);
+    const lane = warm ? lanes[warm.lane] : null;
+    const chosen = lane && !lane.lost && lane.waiting.size <= least.waiting.size + AFFINITY_SLACK ? lane : least;
+    routes.record(request.adapter, request.promptTokens, chosen.index);
+    return chosen;
   };
 
   return {
     submit(request) {
       requests++;
       return new Promise<GeneratorResult>((resolve, reject) => {
-        const lane = pick();
+        const lane = pick(request);
         const id = nextId++;
         lane.waiting.set(id, { resolve, reject });
         lane.thread.ref();
@@ -144,6 +158,7 @@ export function createLaneGenerator(
       return { requests, steps: sum((c) => c.steps), sequenceSteps: sum((c) => c.decodeTokens), busyMs: sum((c) => c.busyMs) };
     },
     weightsChanged() {
+      routes.clear();
       for (const l of lanes ?? []) if (!l.lost) l.thread.postMessage({ kind: "weightsChanged" } satisfies ToLane);
     },
     async close() {
