@@ -8,7 +8,7 @@ import { native } from "../../src/native/binding.js";
 import { fillNormal } from "../../src/engine/model/init.js";
 import { createRng } from "../../src/rng.js";
 import { createSamplerGenerator, type Generator, type GeneratorRequest, type GeneratorResult } from "../../src/runtime/index.js";
-import { createLaneGenerator } from "../../src/runtime/lanes/lane-generator.js";
+import { createLaneGenerator, defaultLanes, lanesFor } from "../../src/runtime/lanes/lane-generator.js";
 import { ask, tinyConfig, tok } from "./helpers.js";
 
 const LORA = { rank: 4, alpha: 8, targets: ["q_proj", "v_proj", "down_proj"] as const };
@@ -86,5 +86,20 @@ describe("lane generator", () => {
     Object.defineProperty(custom, "kind", { value: "custom" });
     expect(() => createLaneGenerator(model, custom, { lanes: 2 })).toThrow(expect.objectContaining({ code: "LANE_TOKENIZER" }));
     expect(() => createLaneGenerator(model, tok, { lanes: 0 })).toThrow(expect.objectContaining({ code: "LANES" }));
+  });
+
+  it("defaults to one lane per thread only for weights the last-level cache holds; MASO_LANES overrides", () => {
+    expect(lanesFor(9 << 20, 32 << 20, 2)).toBe(2); // a small model: each lane reads its weights from cache
+    expect(lanesFor(1 << 30, 32 << 20, 2)).toBe(1); // 0.5B parameters stream from memory: one sampler
+    const set = process.env.MASO_LANES;
+    try {
+      process.env.MASO_LANES = "3";
+      expect(defaultLanes(modelWithAdapters())).toBe(3);
+      process.env.MASO_LANES = "0";
+      expect(() => defaultLanes(modelWithAdapters())).toThrow(expect.objectContaining({ code: "BAD_ENV" }));
+    } finally {
+      if (set === undefined) delete process.env.MASO_LANES;
+      else process.env.MASO_LANES = set;
+    }
   });
 });

@@ -9,6 +9,7 @@ import type { Decoder } from "../../engine/model/decoder.js";
 import type { Tokenizer } from "../../engine/tokenizer/types.js";
 import { MasoError } from "../../errors.js";
 import { defaultThreads, envCount } from "../../native/binding.js";
+import { lastLevelCacheBytes } from "../../native/cpu-cache.js";
 import { startThread } from "../../start-thread.js";
 import type { Generator, GeneratorRequest, GeneratorResult } from "../generator.js";
 import { createSamplerGenerator } from "../sampler-generator.js";
@@ -169,17 +170,27 @@ export function createLaneGenerator(
   };
 }
 
-/** Generation lanes per model: MASO_LANES if set, else one per kernel thread (MASO_THREADS or every core). */
-export function defaultLanes(): number {
-  return envCount("MASO_LANES") ?? defaultThreads();
+/**
+ * Generation lanes for `model`: MASO_LANES if set; else one per kernel thread (MASO_THREADS or
+ * every core) when the weights a decode step reads fit in the CPU's last-level cache, and one
+ * otherwise. Each lane reads every weight once per step for its own share of the batch: from cache
+ * that is cheap, but weights streamed from memory are better read once for the whole batch by one
+ * sampler whose kernels use every thread.
+ */
+export function defaultLanes(model: Decoder): number {
+  const weightBytes = model.params.data.byteLength * (model.precision === "bf16" ? 0.5 : 1);
+  return envCount("MASO_LANES") ?? lanesFor(weightBytes, lastLevelCacheBytes(), defaultThreads());
 }
+
+/** One lane per thread for weights that fit in the cache, else one. */
+export const lanesFor = (weightBytes: number, cacheBytes: number, threads: number): number => (weightBytes <= cacheBytes ? threads : 1);
 
 /**
  * A worker group's generator: lanes when there are several and the tokenizer can travel to them,
  * else the KV-cache Sampler on this thread.
  */
 export function createDefaultGenerator(model: Decoder, tokenizer: Tokenizer): Generator {
-  const lanes = defaultLanes();
+  const lanes = defaultLanes(model);
   return lanes > 1 && tokenizerSource(tokenizer)
     ? createLaneGenerator(model, tokenizer, { lanes })
     : createSamplerGenerator(model, tokenizer);
