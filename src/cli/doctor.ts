@@ -3,7 +3,8 @@
 import { spawnSync } from "node:child_process";
 import { arch, cpus, platform } from "node:os";
 import { isolationLevel } from "../envs/code-verifier/isolation.js";
-import { type AddonChoice, addonChoice, type Bf16Support, native } from "../native/binding.js";
+import { type AddonChoice, addonChoice, type Bf16Support, envCount, native } from "../native/binding.js";
+import { lastLevelCacheBytes } from "../native/cpu-cache.js";
 
 export interface DoctorReport {
   node: string;
@@ -16,6 +17,9 @@ export interface DoctorReport {
   blasConfig?: string;
   threads?: number;
   openmp?: boolean;
+  /** MASO_LANES if set, else null: one lane per thread for weights within the last-level cache. */
+  lanes: number | null;
+  lastLevelCacheBytes: number;
   /** oneDNN (for `precision: bf16`) and the CPU's bf16 instructions. */
   bf16?: Bf16Support;
   /** The code verifier's OS layer on this machine (docs/security.md). */
@@ -30,6 +34,14 @@ function natsServerVersion(): string | null {
   return r.status === 0 ? r.stdout.trim() : null;
 }
 
+function lanesSetting(): number | null {
+  try {
+    return envCount("MASO_LANES") ?? null;
+  } catch {
+    return null; // a bad value is reported by the command that uses it
+  }
+}
+
 /** Collects the report; never throws, so it can diagnose a broken install. */
 export function doctorReport(): DoctorReport {
   const base = {
@@ -38,6 +50,8 @@ export function doctorReport(): DoctorReport {
     cpu: `${cpus()[0]?.model ?? "unknown"} x${cpus().length}`,
     verifierIsolation: isolationLevel(),
     natsServer: natsServerVersion(),
+    lanes: lanesSetting(),
+    lastLevelCacheBytes: lastLevelCacheBytes(),
   };
   try {
     const i = native().info();
@@ -76,6 +90,12 @@ export function formatDoctor(r: DoctorReport): string {
         : `${r.gemm} [${r.blasConfig}]`;
     lines.push(`BLAS         ${blas}`, `threads      ${r.threads}`, `openmp       ${r.openmp ? "yes" : "no"}`);
     if (r.bf16) lines.push(`bf16         ${formatBf16(r.bf16)}`);
+    const cacheMiB = Math.round(r.lastLevelCacheBytes / 2 ** 20);
+    lines.push(
+      r.lanes === null
+        ? `lanes        one per thread for models with weights up to ${cacheMiB} MiB (the last-level cache), else 1`
+        : `lanes        ${r.lanes} (MASO_LANES)`,
+    );
   } else {
     lines.push(`error        ${r.error}`);
   }

@@ -1,6 +1,7 @@
 // The lane generator against the in-thread Sampler on the same model: adapters, in-place weight
 // updates (the lanes read the model's own memory), bf16, closing, and tokenizers that cannot travel.
 import { describe, expect, it } from "vitest";
+import { doctorReport, formatDoctor } from "../../src/cli/doctor.js";
 import { Decoder } from "../../src/engine/model/decoder.js";
 import { encodeChat } from "../../src/engine/tokenizer/encode-chat.js";
 import type { Tokenizer } from "../../src/engine/tokenizer/types.js";
@@ -101,5 +102,16 @@ describe("lane generator", () => {
       if (set === undefined) delete process.env.MASO_LANES;
       else process.env.MASO_LANES = set;
     }
+  });
+
+  it("maso doctor says how many lanes a model gets", () => {
+    const r = doctorReport();
+    expect(r.lastLevelCacheBytes).toBeGreaterThan(0);
+    const line = (lanes: number | null) =>
+      formatDoctor({ ...r, lanes })
+        .split("\n")
+        .find((l) => l.startsWith("lanes "));
+    expect(line(null)).toMatch(/one per thread for models with weights up to \d+ MiB \(the last-level cache\), else 1$/);
+    expect(line(3)).toBe("lanes        3 (MASO_LANES)");
   });
 });
