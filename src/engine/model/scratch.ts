@@ -44,7 +44,7 @@ function idleBufferFor(n: number): Float32Array | undefined {
   return undefined;
 }
 
-/** A zeroed Float32Array of n floats, pooled when large. */
+/** A zeroed Float32Array of n floats, pooled unless tiny. */
 export function take(n: number): Float32Array {
   if (n < MIN_FLOATS) return new Float32Array(n);
   const buf = idleBufferFor(n);
