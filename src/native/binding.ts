@@ -264,8 +264,8 @@ export function defaultThreads(): number {
 }
 
 /** A positive integer from environment variable `name`, or undefined when it is unset or empty; BAD_ENV otherwise. */
-export function envCount(name: string): number | undefined {
-  const env = process.env[name];
+export function envCount(name: string, vars: NodeJS.ProcessEnv = process.env): number | undefined {
+  const env = vars[name];
   if (env === undefined || env === "") return undefined;
   const n = Number(env);
   if (!Number.isInteger(n) || n < 1)

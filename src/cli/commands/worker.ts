@@ -3,6 +3,7 @@
 // controller publishes, and serves it until the controller shuts it down.
 import { availableParallelism } from "node:os";
 import { MasoError } from "../../errors.js";
+import { envCount } from "../../native/binding.js";
 import { natsAuthFromEnv } from "../../distributed/connect.js";
 import { PARENT_PIPE_ENV } from "../../distributed/spawn-workers.js";
 import { runWorkerProcess } from "../../distributed/worker-process.js";
@@ -69,7 +70,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     auth: natsAuthFromEnv(io.env),
     run: runId,
     address: { model, rank: num(p, "rank", "worker", { int: true, min: 0, max: 255 }) ?? 0 },
-    threads: threads ?? Number(io.env.MASO_THREADS ?? availableParallelism()),
+    threads: threads ?? envCount("MASO_THREADS", io.env) ?? availableParallelism(),
     runDir: str(p, "run-dir"),
     build: (config) => buildGroup(config, model),
     log: (line) => println(io, line),
