@@ -13,7 +13,7 @@ import { lastLevelCacheBytes } from "../../native/cpu-cache.js";
 import { startThread } from "../../start-thread.js";
 import type { Generator, GeneratorRequest, GeneratorResult } from "../generator.js";
 import { createSamplerGenerator } from "../sampler-generator.js";
-import { PrefixRoutes } from "./prefix-routes.js";
+import { blockKeys, PrefixRoutes } from "./prefix-routes.js";
 import type { FromLane, LaneCounters, LaneData, LaneError, TokenizerSource, ToLane } from "./protocol.js";
 
 interface Waiting {
@@ -135,10 +135,11 @@ export function createLaneGenerator(
     const live = lanes.filter((l) => !l.lost);
     if (live.length === 0) throw new MasoError("LANE_LOST", `every generation lane stopped (${lanes[0].lost})`, "see the errors above");
     const least = live.reduce((a, b) => (b.waiting.size < a.waiting.size ? b : a));
-    const warm = routes.match(request.adapter, request.promptTokens);
+    const keys = blockKeys(request.adapter, request.promptTokens);
+    const warm = routes.match(keys);
     const lane = warm ? lanes[warm.lane] : null;
     const chosen = lane && !lane.lost && lane.waiting.size <= least.waiting.size + AFFINITY_SLACK ? lane : least;
-    routes.record(request.adapter, request.promptTokens, chosen.index);
+    routes.record(keys, chosen.index);
     return chosen;
   };
 

@@ -9,10 +9,9 @@ const BLOCK = 16;
 export class PrefixRoutes {
   private readonly laneOf = new Map<number, number>();
 
-  /** The lane that took the longest recorded prefix of `tokens`, and that prefix's length in blocks. */
-  match(adapter: string | null, tokens: readonly number[]): { lane: number; blocks: number } | null {
+  /** The lane that took the longest recorded prefix of a prompt with these {@link blockKeys}, and that prefix's length in blocks. */
+  match(keys: readonly number[]): { lane: number; blocks: number } | null {
     let found: { lane: number; blocks: number } | null = null;
-    const keys = blockKeys(adapter, tokens);
     for (let k = 0; k < keys.length; k++) {
       const lane = this.laneOf.get(keys[k]);
       if (lane === undefined) break;
@@ -21,9 +20,9 @@ export class PrefixRoutes {
     return found;
   }
 
-  /** Notes that `lane` now holds every full block of `tokens`. */
-  record(adapter: string | null, tokens: readonly number[], lane: number): void {
-    for (const key of blockKeys(adapter, tokens)) this.laneOf.set(key, lane);
+  /** Notes that `lane` now holds every full block of the prompt with these {@link blockKeys}. */
+  record(keys: readonly number[], lane: number): void {
+    for (const key of keys) this.laneOf.set(key, lane);
   }
 
   /** Forgets everything (the lanes dropped their caches). */
@@ -32,8 +31,8 @@ export class PrefixRoutes {
   }
 }
 
-/** One FNV-1a chain over the adapter name and the tokens, read off at each full block. */
-function blockKeys(adapter: string | null, tokens: readonly number[]): number[] {
+/** A prompt's routing keys: one FNV-1a chain over the adapter name and the tokens, read off at each full block. */
+export function blockKeys(adapter: string | null, tokens: readonly number[]): number[] {
   let h = 0x811c9dc5;
   const mix = (x: number) => {
     h = Math.imul(h ^ x, 0x01000193) >>> 0;
