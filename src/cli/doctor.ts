@@ -19,6 +19,8 @@ export interface DoctorReport {
   openmp?: boolean;
   /** MASO_LANES if set, else null: one lane per thread for weights within the last-level cache. */
   lanes: number | null;
+  /** Why MASO_LANES is refused, when it is. */
+  lanesError?: string;
   lastLevelCacheBytes: number;
   /** oneDNN (for `precision: bf16`) and the CPU's bf16 instructions. */
   bf16?: Bf16Support;
@@ -34,11 +36,11 @@ function natsServerVersion(): string | null {
   return r.status === 0 ? r.stdout.trim() : null;
 }
 
-function lanesSetting(): number | null {
+function lanesSetting(): { lanes: number | null; lanesError?: string } {
   try {
-    return envCount("MASO_LANES") ?? null;
-  } catch {
-    return null; // a bad value is reported by the command that uses it
+    return { lanes: envCount("MASO_LANES") ?? null };
+  } catch (err) {
+    return { lanes: null, lanesError: err instanceof Error ? err.message : String(err) };
   }
 }
 
@@ -50,7 +52,7 @@ export function doctorReport(): DoctorReport {
     cpu: `${cpus()[0]?.model ?? "unknown"} x${cpus().length}`,
     verifierIsolation: isolationLevel(),
     natsServer: natsServerVersion(),
-    lanes: lanesSetting(),
+    ...lanesSetting(),
     lastLevelCacheBytes: lastLevelCacheBytes(),
   };
   try {
@@ -91,11 +93,12 @@ export function formatDoctor(r: DoctorReport): string {
     lines.push(`BLAS         ${blas}`, `threads      ${r.threads}`, `openmp       ${r.openmp ? "yes" : "no"}`);
     if (r.bf16) lines.push(`bf16         ${formatBf16(r.bf16)}`);
     const cacheMiB = Math.round(r.lastLevelCacheBytes / 2 ** 20);
-    lines.push(
-      r.lanes === null
-        ? `lanes        one per thread for models with weights up to ${cacheMiB} MiB (the last-level cache), else 1`
-        : `lanes        ${r.lanes} (MASO_LANES)`,
-    );
+    const lanes =
+      r.lanesError ??
+      (r.lanes === null
+        ? `one per thread for models with weights up to ${cacheMiB} MiB (the last-level cache), else 1`
+        : `${r.lanes} (MASO_LANES)`);
+    lines.push(`lanes        ${lanes}`);
   } else {
     lines.push(`error        ${r.error}`);
   }

@@ -113,5 +113,8 @@ describe("lane generator", () => {
         .find((l) => l.startsWith("lanes "));
     expect(line(null)).toMatch(/one per thread for models with weights up to \d+ MiB \(the last-level cache\), else 1$/);
     expect(line(3)).toBe("lanes        3 (MASO_LANES)");
+    expect(formatDoctor({ ...r, lanes: null, lanesError: "MASO_LANES=x is not a positive integer" })).toContain(
+      "lanes        MASO_LANES=x is not a positive integer",
+    );
   });
 });
