@@ -308,16 +308,16 @@ export class Sampler {
       const found =
         newEntry && this.prefixes
           ? this.prefixes.match(s.req.adapter, s.req.promptTokens, Math.floor((P - 1) / this.cache.blockSize))
-          : null;
-      const cached = (found?.blocks.length ?? 0) * this.cache.blockSize;
+          : { blocks: [], chain: EMPTY_CHAIN };
+      const cached = found.blocks.length * this.cache.blockSize;
       const unfound = () => {
-        for (const b of found?.blocks ?? []) this.cache.release(b);
+        for (const b of found.blocks) this.cache.release(b);
       };
       if (newEntry && prefill > 0 && prefill + P - cached > this.maxPrefillTokens) {
         unfound();
         break;
       }
-      const need = (newEntry ? this.cache.blocksFor(P) - (found?.blocks.length ?? 0) : 0) + this.seqBlocks(P, s.req.maxNewTokens);
+      const need = (newEntry ? this.cache.blocksFor(P) - found.blocks.length : 0) + this.seqBlocks(P, s.req.maxNewTokens);
       while (!this.cache.canReserve(need) && this.prefixes?.evictOne());
       if (!this.cache.canReserve(need)) {
         unfound();
@@ -328,8 +328,7 @@ export class Sampler {
       let e = entry;
       if (!e) {
         if (!this.prefixSharing) this.uniqueKey++;
-        const blocks = found?.blocks ?? [];
-        const chain = found?.chain ?? EMPTY_CHAIN;
+        const { blocks, chain } = found;
         e = { key, tokens: s.req.promptTokens, adapter: s.req.adapter, blocks, logits: null, cached, chain, users: 0, indexed: true };
         while (e.blocks.length < this.cache.blocksFor(P)) e.blocks.push(this.cache.allocate());
         this.index.set(key, e);
