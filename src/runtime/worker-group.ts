@@ -13,7 +13,7 @@ import { klTerm } from "../rl/kl-estimators.js";
 import { ppoUpdate } from "../rl/update/ppo-update.js";
 import { scoreSamples } from "../rl/update/score.js";
 import { createUnits, scheduleUnits, type TrainUnit } from "../rl/update/units.js";
-import type { Generator } from "./generator.js";
+import type { Generator, GeneratorResult } from "./generator.js";
 import type { GenerateRequest, LogRatio, RewardItem, UpdateRequest, UpdateResponse, WorkerGroupApi, WorkerState } from "./messages.js";
 import { loadModel, type ResolvedModelSpec } from "./models.js";
 import { createDefaultGenerator } from "./lanes/lane-generator.js";
@@ -109,29 +109,49 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
     }
   };
 
-  /** Old log-probs, values and reference log-probs of samples not scored yet, in a few packed forwards. */
+  /**
+   * Counts weight changes (updates, checkpoint loads, weight syncs): a sample's rollout log-probs
+   * stand for its old log-probs only if no change fell between its generation's start and end.
+   */
+  let weightsVersion = 0;
+  const useRolloutLogp = cfg.oldLogProbs === "rollout" && !model.valueHead;
+
+  /**
+   * Old log-probs and values of samples that lack them, then reference log-probs of samples that
+   * lack those, in a few packed forwards each; returns how many samples it scored.
+   */
   const score = (): number => {
-    const todo = cache.all().filter((s) => s.oldLogp === null);
-    if (todo.length === 0) return 0;
-    const cur = scoreSamples(model, todo, { values: model.valueHead !== null });
-    todo.forEach((s, i) => {
-      s.oldLogp = cur[i].logp;
-      s.oldValues = cur[i].values;
-    });
+    const all = cache.all();
+    const needOld = all.filter((s) => s.oldLogp === null);
+    if (needOld.length > 0) {
+      const cur = scoreSamples(model, needOld, { values: model.valueHead !== null });
+      needOld.forEach((s, i) => {
+        s.oldLogp = cur[i].logp;
+        s.oldValues = cur[i].values;
+      });
+    }
+    const needRef = spec.reference === "adapter-off" || reference ? all.filter((s) => s.refLogp === null) : [];
     if (spec.reference === "adapter-off") {
-      const withAdapter = todo.filter((s) => s.adapter !== null);
+      const withAdapter = needRef.filter((s) => s.adapter !== null);
       const ref = withAdapter.length ? scoreSamples(model, withAdapter, { adapterOff: true }) : [];
       withAdapter.forEach((s, i) => {
         s.refLogp = ref[i].logp;
       });
-      for (const s of todo) if (s.adapter === null) s.refLogp = s.oldLogp; // the base is the reference
-    } else if (reference) {
-      const ref = scoreSamples(reference, todo);
-      todo.forEach((s, i) => {
+      for (const s of needRef) if (s.adapter === null) s.refLogp = s.oldLogp; // the base is the reference
+    } else if (reference && needRef.length > 0) {
+      const ref = scoreSamples(reference, needRef);
+      needRef.forEach((s, i) => {
         s.refLogp = ref[i].logp;
       });
     }
-    return todo.length;
+    return new Set([...needOld, ...needRef]).size;
+  };
+
+  /** The generation's log-probs as old log-probs, or null where a scoring forward must supply them. */
+  const rolloutLogp = (out: GeneratorResult, versionAtStart: number): Float32Array | null => {
+    if (!useRolloutLogp || weightsVersion !== versionAtStart) return null;
+    if (out.logprobs.length !== out.tokens.length || !out.logprobs.every(Number.isFinite)) return null;
+    return Float32Array.from(out.logprobs);
   };
 
   const metaOf = (s: CachedSample) => ({
@@ -145,10 +165,10 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
   const rewarded = (roles?: readonly string[]) =>
     cache.all().filter((s) => s.reward !== null && s.advantages !== null && (!roles || roles.includes(s.role)));
 
-  const cacheSample = (r: Omit<SampleRecord, "tokens"> & { tokens: Int32Array }) =>
+  const cacheSample = (r: Omit<SampleRecord, "tokens"> & { tokens: Int32Array; oldLogp?: Float32Array | null }) =>
     cache.add({
       ...r,
-      oldLogp: null,
+      oldLogp: r.oldLogp ?? null,
       refLogp: null,
       oldValues: null,
       reward: null,
@@ -175,6 +195,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
         "route through the cast",
       );
     const { prompt, chained } = promptIds(req);
+    const versionAtStart = weightsVersion;
     const out = await generator.submit({
       promptTokens: prompt,
       adapter: req.adapter,
@@ -198,6 +219,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
       temperature: req.sampling.temperature,
       tokens: Int32Array.from([...prompt, ...out.tokens]),
       promptLen: prompt.length,
+      oldLogp: rolloutLogp(out, versionAtStart),
     });
     return {
       text: out.text,
@@ -234,6 +256,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
     const train = samples.map((s) => toTrainSample(s, factor(s)));
     scheduleUnits(units.values(), cfg, req.step ?? updates);
     const report = ppoUpdate(model, units, cfg, train, { policy: req.policy, critic: req.critic }, createRng(cfg.seed + 7919 * updates++));
+    weightsVersion++;
     generator.weightsChanged?.();
     if (!req.returnLogRatios) return { report };
     const after = scoreSamples(model, samples);
@@ -278,6 +301,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
     },
     set updates(n: number) {
       updates = n;
+      weightsVersion++; // set by a checkpoint load, which rewrites the weights too
     },
     sampleRecord(id) {
       const s = cache.get(id);
@@ -286,7 +310,10 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
       return { role, episode, node, visit, turn, adapter, temperature, promptLen, tokens: [...s.tokens] };
     },
     adoptSample: (r) => cacheSample({ ...r, tokens: Int32Array.from(r.tokens) }).id,
-    weightsChanged: () => generator.weightsChanged?.(),
+    weightsChanged: () => {
+      weightsVersion++;
+      generator.weightsChanged?.();
+    },
     generate: (req) => generate(req),
     assignRewards: (req) =>
       timed("rewards", () => {

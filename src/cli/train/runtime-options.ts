@@ -49,6 +49,7 @@ export function trainerOptions(m: ModelCfg, config: RunConfig): TrainerOptions {
     // REINFORCE++ shapes the reward with the KL penalty (its paper); every other estimator adds it to the loss
     kl: { coef: a.klCoef, estimator: a.klEstimator, placement: a.estimator === "reinforce-pp" ? "reward" : "loss" },
     entropyCoef: a.entropyCoef,
+    oldLogProbs: a.oldLogProbs,
     value: { coef: a.valueCoef, clip: a.valueClip },
     ...(a.maxApproxKl !== null && { approxKlSkip: a.maxApproxKl }),
     activationBudgetMb: a.activationBudgetMb,

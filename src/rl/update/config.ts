@@ -3,7 +3,7 @@
 import { MasoError } from "../../errors.js";
 import type { TrainerConfig } from "./types.js";
 
-/** PPO defaults: 1 epoch, one minibatch, token-level clip 0.2, no KL/entropy terms, lr 1e-4. */
+/** PPO defaults: 1 epoch, one minibatch, token-level clip 0.2, no KL/entropy terms, rollout log-probs, lr 1e-4. */
 export const DEFAULT_TRAINER: TrainerConfig = {
   epochs: 1,
   minibatchSize: 0,
@@ -14,6 +14,7 @@ export const DEFAULT_TRAINER: TrainerConfig = {
   aggregation: "token-mean",
   kl: { coef: 0, estimator: "k3", placement: "loss" },
   entropyCoef: 0,
+  oldLogProbs: "rollout",
   value: { coef: 0.5, clip: 0.2, huber: 10, level: "action" },
   maxGradNorm: 1,
   activationBudgetMb: 1024,
@@ -56,6 +57,7 @@ export function resolveTrainerConfig(o: TrainerOptions = {}): TrainerConfig {
   if (!(c.kl.coef >= 0)) throw bad("kl.coef", c.kl.coef, "a number >= 0");
   if (!["k1", "k2", "k3"].includes(c.kl.estimator)) throw bad("kl.estimator", c.kl.estimator, "k1, k2 or k3");
   if (c.kl.placement !== "loss" && c.kl.placement !== "reward") throw bad("kl.placement", c.kl.placement, '"loss" or "reward"');
+  if (c.oldLogProbs !== "rollout" && c.oldLogProbs !== "recompute") throw bad("oldLogProbs", c.oldLogProbs, '"rollout" or "recompute"');
   if (!(c.entropyCoef >= 0)) throw bad("entropyCoef", c.entropyCoef, "a number >= 0");
   if (c.value.level !== "token" && c.value.level !== "action") throw bad("value.level", c.value.level, '"token" or "action"');
   if (c.approxKlSkip !== undefined && !(c.approxKlSkip > 0)) throw bad("approxKlSkip", c.approxKlSkip, "a positive threshold");

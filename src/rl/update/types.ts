@@ -60,6 +60,13 @@ export interface TrainerConfig {
   entropyCoef: number;
   /** Critic loss settings (used when the model has a value head). */
   value: { coef: number; clip?: number; huber?: number; level: "token" | "action" };
+  /**
+   * Where a sample's old (behaviour) log-probs come from. "rollout": the sampler's own, recorded
+   * while it generated (its decode step is the training forward op for op, so they agree to ~1e-6
+   * in fp32), and the scoring forward is skipped; samples that need values, came from another
+   * replica or outlived a weight change are still scored. "recompute": always a scoring forward.
+   */
+  oldLogProbs: "rollout" | "recompute";
   /** Skip a minibatch whose approximate KL (k3) to the sampling policy exceeds this. */
   approxKlSkip?: number;
   /** Global gradient-norm clip over the parameters a minibatch trains. */
