@@ -4,10 +4,11 @@
 // change during the generation, a critic's values, `oldLogProbs: "recompute"`.
 import { describe, expect, it } from "vitest";
 import { createWorkerGroup, resolveModelSpec, type WorkerGroup } from "../../src/runtime/index.js";
+import type { LoraConfig } from "../../src/engine/config.js";
 import type { TrainerOptions } from "../../src/rl/update/config.js";
 import { ask, tinyConfig } from "./helpers.js";
 
-const lora = { rank: 4, alpha: 8, targets: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"] };
+const lora: LoraConfig = { rank: 4, alpha: 8, targets: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"] };
 
 async function group(trainer: TrainerOptions, valueHead = false): Promise<WorkerGroup> {
   const spec = resolveModelSpec({
