@@ -91,8 +91,8 @@ export const algorithmSchema = z
     klCoef: nonNeg(100).default(0),
     klEstimator: z.enum(["k1", "k2", "k3"]).default("k3"),
     entropyCoef: nonNeg(10).default(0),
-    /** old log-probs: the sampler's own ("rollout") or a scoring forward after the rollout ("recompute") */
-    oldLogProbs: z.enum(["rollout", "recompute"]).default("rollout"),
+    /** old log-probs: a scoring forward after the rollout ("recompute", exact at any batch composition) or the sampler's own ("rollout", no forward) */
+    oldLogProbs: z.enum(["rollout", "recompute"]).default("recompute"),
     /** discount and GAE λ; default 0.99/0.95 with a critic, 1/1 for bandit estimators (GRPO, RLOO, …) */
     gamma: z.number().min(0).max(1).optional(),
     lambda: z.number().min(0).max(1).optional(),

@@ -1,4 +1,4 @@
-// Old log-probs from the rollout: the sampler's log-probs stand in for the scoring forward, and an
+// Old log-probs from the rollout (opt-in): the sampler's log-probs stand in for the scoring forward, and an
 // update from them moves the weights as an update from recomputed ones does, to float noise. The
 // scoring forward still runs where rollout log-probs cannot be trusted or do not suffice: a weight
 // change during the generation, a critic's values, `oldLogProbs: "recompute"`.
@@ -50,8 +50,8 @@ async function step(wg: WorkerGroup) {
 
 describe("old log-probs from the rollout", () => {
   it("skip the scoring forward and update the weights as recomputed ones do, to float noise", async () => {
-    const rollout = await group({});
-    const recompute = await group({ oldLogProbs: "recompute" });
+    const rollout = await group({ oldLogProbs: "rollout" });
+    const recompute = await group({});
     const a = await step(rollout);
     const b = await step(recompute);
     expect(a.scored).toBe(0);
@@ -71,7 +71,7 @@ describe("old log-probs from the rollout", () => {
   });
 
   it("are not used for a generation a weight change overlapped", async () => {
-    const wg = await group({});
+    const wg = await group({ oldLogProbs: "rollout" });
     const during = generate(wg, 0);
     wg.weightsChanged(); // e.g. a weight sync arrived while the sampler was decoding
     await during;
@@ -80,7 +80,7 @@ describe("old log-probs from the rollout", () => {
   });
 
   it("leave a critic's values to the scoring forward", async () => {
-    const wg = await group({}, true);
+    const wg = await group({ oldLogProbs: "rollout" }, true);
     await Promise.all([0, 1, 2].map((i) => generate(wg, i)));
     expect((await wg.score({})).scored).toBe(3);
   });

@@ -3,7 +3,7 @@
 import { MasoError } from "../../errors.js";
 import type { TrainerConfig } from "./types.js";
 
-/** PPO defaults: 1 epoch, one minibatch, token-level clip 0.2, no KL/entropy terms, rollout log-probs, lr 1e-4. */
+/** PPO defaults: 1 epoch, one minibatch, token-level clip 0.2, no KL/entropy terms, recomputed old log-probs, lr 1e-4. */
 export const DEFAULT_TRAINER: TrainerConfig = {
   epochs: 1,
   minibatchSize: 0,
@@ -14,7 +14,7 @@ export const DEFAULT_TRAINER: TrainerConfig = {
   aggregation: "token-mean",
   kl: { coef: 0, estimator: "k3", placement: "loss" },
   entropyCoef: 0,
-  oldLogProbs: "rollout",
+  oldLogProbs: "recompute",
   value: { coef: 0.5, clip: 0.2, huber: 10, level: "action" },
   maxGradNorm: 1,
   activationBudgetMb: 1024,
