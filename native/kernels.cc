@@ -160,17 +160,29 @@ void axpy(float* y, const float* x, float alpha, int64_t n) {
   for (int64_t i = 0; i < n; i++) y[i] += alpha * x[i];
 }
 
-// Blocks of SUMSQ_BLOCK floats, each summed in order, then the block sums in order.
+// Blocks of SUMSQ_BLOCK floats, then the block sums in order. Within a block, element i goes to
+// running sum i mod SUMSQ_LANES, in order, and the sums fold pairwise at the end: independent sums
+// vectorise, where a single running sum is a chain of dependent adds (the kernel ran at a quarter of
+// memory speed). The order depends on n alone, never on the thread count.
 static const int64_t SUMSQ_BLOCK = 1 << 14;
+static const int SUMSQ_LANES = 16;
 
 double sumsq(const float* x, int64_t n) {
   const int64_t blocks = (n + SUMSQ_BLOCK - 1) / SUMSQ_BLOCK;
   std::vector<double> part(blocks, 0.0);
 #pragma omp parallel for schedule(static) if (pays(n))
   for (int64_t b = 0; b < blocks; b++) {
-    double s = 0.0;
-    for (int64_t i = b * SUMSQ_BLOCK, end = std::min(n, i + SUMSQ_BLOCK); i < end; i++) s += (double)x[i] * x[i];
-    part[b] = s;
+    double acc[SUMSQ_LANES] = {};
+    int64_t i = b * SUMSQ_BLOCK;
+    const int64_t end = std::min(n, i + SUMSQ_BLOCK);
+    for (; i + SUMSQ_LANES <= end; i += SUMSQ_LANES) {
+      for (int j = 0; j < SUMSQ_LANES; j++) acc[j] += (double)x[i + j] * x[i + j];
+    }
+    for (int j = 0; i + j < end; j++) acc[j] += (double)x[i + j] * x[i + j];
+    for (int w = SUMSQ_LANES / 2; w >= 1; w /= 2) {
+      for (int j = 0; j < w; j++) acc[j] += acc[j + w];
+    }
+    part[b] = acc[0];
   }
   double s = 0.0;
   for (double p : part) s += p;

@@ -134,6 +134,16 @@ describe("fast kernels agree with the naive reference", () => {
     const b = run(true);
     for (const key of ["out", "lse", "dq", "dk", "dv"] as const) expect(maxDiff(a[key], b[key]).abs, key).toBeLessThan(2e-4);
   });
+
+  it("sumsq equals the float64 sum of squares at lane tails, block edges and many blocks", () => {
+    for (const n of [0, 1, 15, 16, 17, 16383, 16384, 16385, 3 * 16384 + 7, 200_003]) {
+      const x = randn(n);
+      let want = 0;
+      for (let i = 0; i < n; i++) want += x[i] * x[i];
+      const got = kernels.sumsq(x, n);
+      expect(Math.abs(got - want)).toBeLessThanOrEqual(1e-12 * want);
+    }
+  });
 });
 
 describe("the addon rejects bad input with errors", () => {
