@@ -4,7 +4,8 @@
 // peak RSS, and RSS drift over repeated steps (leak check on the tiny shape).
 // Prints one JSON object per (shape, precision). Env: MASO_BENCH_SHAPES (default
 // tiny,small,qwen0.5b-layers,qwen2.5-0.5b,qwen3-0.6b), MASO_BENCH_PRECISIONS (default fp32,bf16),
-// MASO_BENCH_STEPS, MASO_BENCH_LEAK=0 to skip the leak check.
+// MASO_BENCH_STEPS, MASO_BENCH_LEAK=0 to skip the leak check. Each (shape, precision) runs in a
+// child process, so its peak RSS is its own.
 import { execFileSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -93,7 +94,10 @@ function benchTorch(s: Shape, precision: Precision, threads: number, warmup: num
     const out = execFileSync(PYTHON, [join(here, "torch_engine.py"), JSON.stringify(spec)], { encoding: "utf8" });
     return JSON.parse(out.trim().split("\n").pop()!) as { seconds_per_step: number; tokens_per_s: number; torch: string };
   } catch (err) {
-    return { error: `PyTorch side failed: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}` };
+    // a signal (SIGKILL) usually means the kernel's out-of-memory killer; the message says which
+    const signal = (err as { signal?: string }).signal;
+    const why = signal ? `killed by ${signal}` : err instanceof Error ? (err.message.split("\n")[1] ?? err.message) : String(err);
+    return { error: `PyTorch side failed: ${why}` };
   }
 }
 
@@ -104,53 +108,76 @@ function leakCheck(s: Shape, steps: number) {
   return { steps, rss_mb_at_10: mb(9), rss_mb_at_end: mb(steps - 1), growth_mb: mb(steps - 1) - mb(9) };
 }
 
+type TorchRuns = { fp32: ReturnType<typeof benchTorch>; bf16: ReturnType<typeof benchTorch> };
+
 const list = (env: string | undefined, all: string) => (env ?? all).split(",");
-const wanted = list(process.env.MASO_BENCH_SHAPES, SHAPES.map((s) => s.name).join(","));
-const precisions = list(process.env.MASO_BENCH_PRECISIONS, "fp32,bf16") as Precision[];
 const kernels = native();
 const info = kernels.info();
 const tokS = (r: ReturnType<typeof benchTorch>) => ("tokens_per_s" in r ? r.tokens_per_s : null);
-for (const s of SHAPES.filter((x) => wanted.includes(x.name))) {
-  const big = s.config.vocabSize > 100000;
-  const steps = Number(process.env.MASO_BENCH_STEPS ?? (big ? 2 : 8));
-  const torch = { fp32: benchTorch(s, "fp32", info.threads, 1, steps), bf16: benchTorch(s, "bf16", info.threads, 1, steps) };
-  for (const precision of precisions) {
-    if (precision === "bf16" && !kernels.bf16().onednn) {
-      console.log(JSON.stringify({ shape: s.name, precision, error: "this build has no bf16 GEMM (oneDNN not linked)" }));
-      continue;
+const stepsFor = (s: Shape) => Number(process.env.MASO_BENCH_STEPS ?? (s.config.vocabSize > 100000 ? 2 : 8));
+
+/** One JSON row: maso at one precision on one shape, beside the PyTorch runs of that shape. */
+function benchRow(s: Shape, precision: Precision, torch: TorchRuns): void {
+  const steps = stepsFor(s);
+  if (precision === "bf16" && !kernels.bf16().onednn) {
+    console.log(JSON.stringify({ shape: s.name, precision, error: "this build has no bf16 GEMM (oneDNN not linked)" }));
+    return;
+  }
+  // measured per row, right before it, so background load affects peak and run alike
+  kernels.setPrecision(precision);
+  const peak = gemmPeakGflops();
+  kernels.setPrecision("fp32");
+  const maso = benchMaso(s, precision, 1, steps);
+  const gflops = trainFlops(s) / maso.seconds_per_step / 1e9;
+  const rssMb = maso.rss.map((r) => r / 2 ** 20);
+  const ratio = (t: ReturnType<typeof benchTorch>) => {
+    const other = tokS(t);
+    return other ? maso.tokens_per_s / other : null;
+  };
+  console.log(
+    JSON.stringify({
+      shape: s.name,
+      precision,
+      tokens_per_step: s.batch * s.seqLen,
+      threads: info.threads,
+      gemm: info.gemm,
+      maso_tok_s: maso.tokens_per_s,
+      torch_fp32_tok_s: tokS(torch.fp32),
+      torch_bf16_tok_s: tokS(torch.bf16),
+      ratio_fp32: ratio(torch.fp32),
+      ratio_bf16: ratio(torch.bf16),
+      mfu: gflops / peak,
+      maso_gflops: gflops,
+      gemm_peak_gflops: peak,
+      seconds_per_step: maso.seconds_per_step,
+      peak_rss_mb: Math.max(...rssMb),
+      rss_drift_mb: rssMb[rssMb.length - 1] - rssMb[1],
+      torch: { fp32: torch.fp32, bf16: torch.bf16 },
+      ...(s.name === "tiny" && precision === "fp32" && process.env.MASO_BENCH_LEAK !== "0" ? { leak_check: leakCheck(s, 100) } : {}),
+    }),
+  );
+}
+
+// Each (shape, precision) runs in a child process of its own: its peak RSS is that row's alone, and
+// a full-size model left behind by the previous row cannot push PyTorch's run out of memory.
+const row = process.argv.indexOf("--row");
+if (row >= 0) {
+  const [name, precision, torch] = process.argv.slice(row + 1);
+  benchRow(SHAPES.find((x) => x.name === name)!, precision as Precision, JSON.parse(torch) as TorchRuns);
+} else {
+  const self = fileURLToPath(import.meta.url);
+  const wanted = list(process.env.MASO_BENCH_SHAPES, SHAPES.map((s) => s.name).join(","));
+  for (const s of SHAPES.filter((x) => wanted.includes(x.name))) {
+    const steps = stepsFor(s);
+    const torch: TorchRuns = { fp32: benchTorch(s, "fp32", info.threads, 1, steps), bf16: benchTorch(s, "bf16", info.threads, 1, steps) };
+    for (const precision of list(process.env.MASO_BENCH_PRECISIONS, "fp32,bf16")) {
+      try {
+        const args = [...process.execArgv, self, "--row", s.name, precision, JSON.stringify(torch)];
+        const out = execFileSync(process.execPath, args, { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+        console.log(out.trim().split("\n").pop());
+      } catch (err) {
+        console.log(JSON.stringify({ shape: s.name, precision, error: err instanceof Error ? err.message.split("\n")[0] : String(err) }));
+      }
     }
-    // measured per row, right before it, so background load affects peak and run alike
-    kernels.setPrecision(precision);
-    const peak = gemmPeakGflops();
-    kernels.setPrecision("fp32");
-    const maso = benchMaso(s, precision, 1, steps);
-    const gflops = trainFlops(s) / maso.seconds_per_step / 1e9;
-    const rssMb = maso.rss.map((r) => r / 2 ** 20);
-    const ratio = (t: ReturnType<typeof benchTorch>) => {
-      const other = tokS(t);
-      return other ? maso.tokens_per_s / other : null;
-    };
-    console.log(
-      JSON.stringify({
-        shape: s.name,
-        precision,
-        tokens_per_step: s.batch * s.seqLen,
-        threads: info.threads,
-        gemm: info.gemm,
-        maso_tok_s: maso.tokens_per_s,
-        torch_fp32_tok_s: tokS(torch.fp32),
-        torch_bf16_tok_s: tokS(torch.bf16),
-        ratio_fp32: ratio(torch.fp32),
-        ratio_bf16: ratio(torch.bf16),
-        mfu: gflops / peak,
-        maso_gflops: gflops,
-        gemm_peak_gflops: peak,
-        seconds_per_step: maso.seconds_per_step,
-        peak_rss_mb: Math.max(...rssMb),
-        rss_drift_mb: rssMb[rssMb.length - 1] - rssMb[1],
-        torch: { fp32: torch.fp32, bf16: torch.bf16 },
-        ...(s.name === "tiny" && precision === "fp32" && process.env.MASO_BENCH_LEAK !== "0" ? { leak_check: leakCheck(s, 100) } : {}),
-      }),
-    );
   }
 }
