@@ -117,8 +117,14 @@ describe.skipIf(skipReason !== null)("trajectory viewer", () => {
     }
 
     // the check tool's input is JSON text: shown indented, not as an escaped string
-    await page.locator('[data-testid="record-item"]').nth(2).click();
-    await expect.poll(() => title(page)).toBe("3 / 9: check (tool)");
+    // clicked until it holds: loop-0's trajectory may still be loading (the "ok" filter picked it),
+    // and its arrival shows the episode from its first record
+    await expect
+      .poll(async () => {
+        await page.locator('[data-testid="record-item"]').nth(2).click();
+        return title(page);
+      })
+      .toBe("3 / 9: check (tool)");
     const input = await page.locator('[data-testid="tool-input"]').textContent();
     expect(input).toBe(JSON.stringify({ code: "print(v1)", tests: ["t1", "t2"], timeoutMs: 500 }, null, 2));
     expect(input).not.toContain("\\");
