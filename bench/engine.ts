@@ -13,6 +13,7 @@ import type { ModelConfig } from "../src/engine/config.js";
 import { Decoder } from "../src/engine/model/decoder.js";
 import { createAdamW } from "../src/engine/optim/adamw.js";
 import { native } from "../src/native/binding.js";
+import { childRow } from "./child-row.js";
 import { BENCH_SHAPES } from "./shapes.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -94,9 +95,10 @@ function benchTorch(s: Shape, precision: Precision, threads: number, warmup: num
     const out = execFileSync(PYTHON, [join(here, "torch_engine.py"), JSON.stringify(spec)], { encoding: "utf8" });
     return JSON.parse(out.trim().split("\n").pop()!) as { seconds_per_step: number; tokens_per_s: number; torch: string };
   } catch (err) {
-    // a signal (SIGKILL) usually means the kernel's out-of-memory killer; the message says which
-    const signal = (err as { signal?: string }).signal;
-    const why = signal ? `killed by ${signal}` : err instanceof Error ? (err.message.split("\n")[1] ?? err.message) : String(err);
+    // a signal (SIGKILL) usually means the kernel's out-of-memory killer; else Python's last
+    // stderr line is the exception
+    const { signal, stderr } = err as { signal?: string; stderr?: string };
+    const why = signal ? `killed by ${signal}` : (stderr?.trim().split("\n").pop() ?? String(err));
     return { error: `PyTorch side failed: ${why}` };
   }
 }
@@ -171,13 +173,7 @@ if (row >= 0) {
     const steps = stepsFor(s);
     const torch: TorchRuns = { fp32: benchTorch(s, "fp32", info.threads, 1, steps), bf16: benchTorch(s, "bf16", info.threads, 1, steps) };
     for (const precision of list(process.env.MASO_BENCH_PRECISIONS, "fp32,bf16")) {
-      try {
-        const args = [...process.execArgv, self, "--row", s.name, precision, JSON.stringify(torch)];
-        const out = execFileSync(process.execPath, args, { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
-        console.log(out.trim().split("\n").pop());
-      } catch (err) {
-        console.log(JSON.stringify({ shape: s.name, precision, error: err instanceof Error ? err.message.split("\n")[0] : String(err) }));
-      }
+      console.log(childRow(self, ["--row", s.name, precision, JSON.stringify(torch)], { shape: s.name, precision }));
     }
   }
 }

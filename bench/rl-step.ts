@@ -7,7 +7,6 @@
 // The model has no KL reference, as `maso train` runs GRPO without a KL term (klCoef 0).
 // Env: MASO_BENCH_PRECISIONS (default fp32,bf16), MASO_BENCH_EPISODES (16), MASO_BENCH_TOKENS (128),
 // MASO_BENCH_BUDGET_MB (the update's activationBudgetMb, default the trainer's).
-import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { loadHfTokenizer, qwen3TokenizerDir } from "../src/engine/tokenizer/hf-tokenizer.js";
 import { sharedOutcome } from "../src/rewards/outcome.js";
@@ -17,6 +16,7 @@ import { END, START } from "../src/workflow/graph-types.js";
 import { workflow } from "../src/workflow/graph.js";
 import { textParser } from "../src/workflow/parsers.js";
 import { defineRole } from "../src/workflow/role.js";
+import { childRow } from "./child-row.js";
 import { startRssSampler } from "./rss-sampler.js";
 import { BENCH_SHAPES } from "./shapes.js";
 
@@ -115,21 +115,6 @@ if (child >= 0) {
 } else {
   const self = fileURLToPath(import.meta.url);
   for (const precision of (process.env.MASO_BENCH_PRECISIONS ?? "fp32,bf16").split(",")) {
-    try {
-      const out = execFileSync(process.execPath, [...process.execArgv, self, "--precision", precision], {
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "inherit"],
-      });
-      console.log(out.trim().split("\n").pop());
-    } catch (err) {
-      console.log(
-        JSON.stringify({
-          bench: "rl-step",
-          shape: SHAPE,
-          precision,
-          error: err instanceof Error ? err.message.split("\n")[0] : String(err),
-        }),
-      );
-    }
+    console.log(childRow(self, ["--precision", precision], { bench: "rl-step", shape: SHAPE, precision }));
   }
 }
