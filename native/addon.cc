@@ -147,6 +147,13 @@ Napi::Value Scale(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+Napi::Value Zero(const Napi::CallbackInfo& info) {
+  CALL("zero", 2);
+  int64_t n = c.count(1, "n");
+  zero(c.f32(0, "x", n), n);
+  return info.Env().Undefined();
+}
+
 Napi::Value GatherRows(const Napi::CallbackInfo& info) {
   CALL("gatherRows", 6);
   int M = c.dim(3, "M"), C = c.dim(4, "C"), Nsrc = c.dim(5, "Nsrc");
@@ -333,6 +340,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   EXPORT("axpy", Axpy);
   EXPORT("sumsq", Sumsq);
   EXPORT("scale", Scale);
+  EXPORT("zero", Zero);
   EXPORT("gatherRows", GatherRows);
   EXPORT("scatterAddRows", ScatterAddRows);
   EXPORT("attentionForward", AttentionForward);

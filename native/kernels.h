@@ -122,6 +122,8 @@ void axpy(float* y, const float* x, float alpha, int64_t n);
 double sumsq(const float* x, int64_t n);
 // x *= s
 void scale(float* x, float s, int64_t n);
+// x = 0 (gradients before a backward: gigabytes at the 0.5B shape, split over the pool)
+void zero(float* x, int64_t n);
 // dst[r] = src[rows[r]] for r < M ; rows of width C
 void gather_rows(float* dst, const float* src, const int32_t* rows, int M, int C);
 // dst[rows[r]] += src[r]

@@ -48,6 +48,8 @@ export interface NativeKernels {
   axpy(y: F32, x: F32, alpha: number, n: number): void;
   sumsq(x: F32, n: number): number;
   scale(x: F32, s: number, n: number): void;
+  /** x[0..n) = 0, over the kernel threads. */
+  zero(x: F32, n: number): void;
   gatherRows(dst: F32, src: F32, rows: I32, M: number, C: number, Nsrc: number): void;
   scatterAddRows(dst: F32, src: F32, rows: I32, M: number, C: number, Ndst: number): void;
   attentionForward(out: F32, lse: F32, q: F32, k: F32, v: F32, starts: I32, B: number, NH: number, KVH: number, HS: number): void;

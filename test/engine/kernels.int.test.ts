@@ -144,6 +144,19 @@ describe("fast kernels agree with the naive reference", () => {
       expect(Math.abs(got - want)).toBeLessThanOrEqual(1e-12 * want);
     }
   });
+
+  it("zero clears exactly the first n elements, NaN and Inf included, across block edges", () => {
+    for (const n of [0, 1, 16383, 16384, 16385, 200_003]) {
+      const x = randn(n + 5);
+      x[0] = Number.NaN;
+      x[n >> 1] = Number.POSITIVE_INFINITY;
+      const tail = x.slice(n);
+      kernels.zero(x, n);
+      expect(x.subarray(0, n).every((v) => Object.is(v, 0))).toBe(true);
+      expect(x.subarray(n)).toEqual(tail);
+    }
+    expect(() => kernels.zero(new Float32Array(3), 4)).toThrow(/'x' has 3 elements, needs 4/);
+  });
 });
 
 describe("the addon rejects bad input with errors", () => {

@@ -267,8 +267,9 @@ export class Decoder {
   }
 
   zeroGrad(): void {
-    this.grads?.data.fill(0);
-    for (const a of this.adapters.values()) a.grads.data.fill(0);
-    this.valueHead?.grads.data.fill(0);
+    const zero = (g: Float32Array) => native().zero(g, g.length); // over the kernel threads: up to GBs
+    if (this.grads) zero(this.grads.data);
+    for (const a of this.adapters.values()) zero(a.grads.data);
+    if (this.valueHead) zero(this.valueHead.grads.data);
   }
 }
