@@ -7,7 +7,7 @@
 // test split changed), keeping their training figures. The untrained cast does not depend on the seed
 // (LoRA adapters start with B = 0), so its evaluation is cached by config under <out>/before-cache.
 // Neither cache sees code or checkpoint files: after changing those, use a fresh --out.
-//   npx tsx scripts/results.ts <workflow file> [--variant v] [--seeds 0,1,2] [--steps n] [--eval-every n] [--out results] [--reevaluate]
+//   npx tsx scripts/results.ts <workflow file> [--variant v] [--seeds 0,1,2] [--steps n] [--eval-every n] [--precision p] [--out results] [--reevaluate]
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -15,7 +15,9 @@ import { join } from "node:path";
 import { loadExports } from "../src/cli/commands/train.js";
 import type { CliIo } from "../src/cli/commands/types.js";
 import { main as maso } from "../src/cli/main.js";
+import { withPrecision } from "../src/cli/precision-flag.js";
 import { trainingModule } from "../src/cli/train/workflow-module.js";
+import { PRECISION_SETTINGS, type PrecisionSetting } from "../src/engine/precision.js";
 import { writeFileAtomic } from "../src/fs/atomic-file.js";
 import { MasoError } from "../src/errors.js";
 import { plotFigures } from "./lib/plots.js";
@@ -24,8 +26,9 @@ import { readRunRows } from "./lib/run-series.js";
 import { parseScriptArgs, runIfMain, usage } from "./lib/script-main.js";
 
 const HELP =
-  "usage: npx tsx scripts/results.ts <workflow file> [--variant <name>] [--seeds 0,1,2] [--steps <n>] [--eval-every <n>] [--out <dir>] [--reevaluate]";
+  "usage: npx tsx scripts/results.ts <workflow file> [--variant <name>] [--seeds 0,1,2] [--steps <n>] [--eval-every <n>] [--precision auto|fp32|bf16] [--out <dir>] [--reevaluate]";
 const OPTIONS = {
+  precision: { type: "string" },
   variant: { type: "string" },
   seeds: { type: "string" },
   steps: { type: "string" },
@@ -43,6 +46,8 @@ export interface ResultsOptions {
   steps?: number;
   /** overrides eval.every (dev evaluations, hence checkpoint-selection points) */
   evalEvery?: number;
+  /** overrides every model's precision (the committed figures were measured in fp32) */
+  precision?: PrecisionSetting;
   out: string;
   /** finished seeds: redo the before/after test evaluations, keep the training figures */
   reevaluate?: boolean;
@@ -229,7 +234,7 @@ export async function runResults(o: ResultsOptions): Promise<string> {
     throw new MasoError("EVAL_NO_METRIC", `${o.file} exports no 'metric'`, "export const metric = (trajectory, task) => score");
   if (mod.tasks.test.length < 300) log(`warning: ${o.file} has only ${mod.tasks.test.length} test tasks (published results use ≥ 300)\n`);
   if (!mod.tasks.dev?.length) log(`warning: ${o.file} has no tasks.dev; no checkpoint selection, the newest checkpoint is reported\n`);
-  const base = pickConfig(exp, o.file, o.variant);
+  const base = withPrecision(pickConfig(exp, o.file, o.variant), o.precision) as Record<string, unknown>;
   const variant = o.variant ?? "default";
   const dir = join(o.out, mod.workflow.name, variant);
   const testIds = mod.tasks.test.map((t, i) => mod.taskId?.(t, i) ?? JSON.stringify(t)).join("\n");
@@ -268,7 +273,11 @@ export async function main(argv: string[]): Promise<number> {
   if (steps === 0) throw usage("--steps must be at least 1", HELP);
   const seeds = ints(a.values.seeds ?? "0,1,2", "--seeds")!;
   const reevaluate = a.values.reevaluate === true;
-  console.log(await runResults({ file, variant: a.values.variant, seeds, steps, evalEvery, out: a.values.out ?? "results", reevaluate }));
+  const precision = a.values.precision as PrecisionSetting | undefined;
+  if (precision !== undefined && !PRECISION_SETTINGS.includes(precision))
+    throw usage(`--precision must be auto, fp32 or bf16, got '${precision}'`, HELP);
+  const out = a.values.out ?? "results";
+  console.log(await runResults({ file, variant: a.values.variant, seeds, steps, evalEvery, precision, out, reevaluate }));
   return 0;
 }
 

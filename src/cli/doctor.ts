@@ -2,6 +2,7 @@
 // (portable GEMM instead of OpenBLAS, one thread instead of all cores) before it starts.
 import { spawnSync } from "node:child_process";
 import { arch, cpus, platform } from "node:os";
+import { autoPrecision } from "../engine/precision.js";
 import { isolationLevel } from "../envs/code-verifier/isolation.js";
 import { type AddonChoice, addonChoice, type Bf16Support, envCount, native } from "../native/binding.js";
 import { lastLevelCacheBytes } from "../native/cpu-cache.js";
@@ -75,7 +76,7 @@ export function doctorReport(): DoctorReport {
 function formatBf16(b: Bf16Support): string {
   const cpu = [b.cpu.amxbf16 && "AMX-BF16", b.cpu.avx512bf16 && "AVX512-BF16"].filter(Boolean).join(", ");
   const onednn = b.onednn ? `oneDNN ${b.version}` : "oneDNN not linked: precision bf16 unavailable (install libdnnl-dev and rebuild)";
-  return `${onednn}; cpu ${cpu || "without bf16 instructions (bf16 GEMMs emulated, slower than fp32)"}`;
+  return `${onednn}; cpu ${cpu || "without bf16 instructions (bf16 GEMMs emulated, slower than fp32)"}; precision auto = ${autoPrecision(b)}`;
 }
 
 export function formatDoctor(r: DoctorReport): string {

@@ -1,21 +1,20 @@
-// `--precision fp32|bf16` on `maso train` and `maso eval`: one GEMM precision for every model of the
-// run, over each model's own `precision` setting.
-import type { Precision } from "../native/binding.js";
+// `--precision auto|fp32|bf16` on `maso train` and `maso eval`: one GEMM precision for every model
+// of the run, over each model's own `precision` setting.
+import { PRECISION_SETTINGS, type PrecisionSetting } from "../engine/precision.js";
 import { type Parsed, str } from "./args.js";
 import { usageError } from "./exit-codes.js";
 
-export const PRECISIONS: readonly Precision[] = ["fp32", "bf16"];
-
-/** The flag's value, or undefined when absent; anything but fp32/bf16 is a usage error. */
-export function precisionFlag(p: Parsed, command: string): Precision | undefined {
+/** The flag's value, or undefined when absent; anything but auto/fp32/bf16 is a usage error. */
+export function precisionFlag(p: Parsed, command: string): PrecisionSetting | undefined {
   const v = str(p, "precision");
   if (v === undefined) return undefined;
-  if (!PRECISIONS.includes(v as Precision)) throw usageError(`${command}: --precision must be fp32 or bf16, got '${v}'`, command);
-  return v as Precision;
+  if (!PRECISION_SETTINGS.includes(v as PrecisionSetting))
+    throw usageError(`${command}: --precision must be auto, fp32 or bf16, got '${v}'`, command);
+  return v as PrecisionSetting;
 }
 
 /** A raw run config with every model's `precision` set (unchanged when `precision` is undefined). */
-export function withPrecision(raw: unknown, precision: Precision | undefined): unknown {
+export function withPrecision(raw: unknown, precision: PrecisionSetting | undefined): unknown {
   if (precision === undefined || typeof raw !== "object" || raw === null) return raw;
   const r = raw as Record<string, unknown>;
   if (typeof r.models !== "object" || r.models === null) return raw;

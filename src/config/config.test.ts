@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MasoError } from "../errors.js";
 import type { ConfigIssue } from "./issues.js";
+import { autoPrecision } from "../engine/precision.js";
 import { loadRunConfig, type ResolveOptions, resolveRunConfig, writeEffectiveConfig } from "./load-config.js";
 import { resolvePretrainConfig } from "./pretrain-config.js";
 
@@ -37,7 +38,7 @@ describe("run config", () => {
     expect(config.checkpoint).toEqual({ every: 10, keep: 3 });
     expect(config.runDir).toBe(join("runs", "run"));
     expect(config.models.shared.optimizer.lr).toBe(1e-5);
-    expect(config.models.shared.precision).toBe("fp32");
+    expect(config.models.shared.precision).toBe(autoPrecision()); // "auto", resolved for the effective config
     expect(cast).toEqual({ planner: { model: "shared", adapter: null }, answer: { model: "shared", adapter: null } });
     const gae = resolveRunConfig(
       { ...good, models: { shared: { preset: "tiny", valueHead: {} } }, algorithm: { estimator: "gae-action" } },
@@ -56,8 +57,8 @@ describe("run config", () => {
       'algorithm.estimator: got "ppo2"; expected one of: "gae-action", "gae-token", "grpo", "rloo", "reinforce-pp", "dr-grpo"',
     );
     const e4 = fail({ ...good, models: { shared: { preset: "tiny", precision: "fp16" } } });
-    expect(e4.issues).toEqual([{ path: "models.shared.precision", value: "fp16", expected: 'one of: "fp32", "bf16"' }]);
-    expect(e4.message).toContain('models.shared.precision: got "fp16"; expected one of: "fp32", "bf16"');
+    expect(e4.issues).toEqual([{ path: "models.shared.precision", value: "fp16", expected: 'one of: "auto", "fp32", "bf16"' }]);
+    expect(e4.message).toContain('models.shared.precision: got "fp16"; expected one of: "auto", "fp32", "bf16"');
     const e3 = fail({ ...good, schedule: { steps: 0 } });
     expect(e3.message).toContain("schedule.steps: got 0; expected an integer from 1 to 10000000");
   });

@@ -6,6 +6,7 @@ import { extname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseDocument } from "yaml";
 import { writeFileAtomic } from "../fs/atomic-file.js";
+import { resolvePrecision } from "../engine/precision.js";
 import { MasoError } from "../errors.js";
 import { CAST_HINT, type CastEntry, resolveCast } from "./cast.js";
 import { crossCheck } from "./cross-checks.js";
@@ -148,6 +149,8 @@ export function resolveRunConfig(
   const config: RunConfig = {
     ...c,
     runDir: c.runDir ?? join("runs", c.name),
+    // resolved here, so the effective config and a resume of it name the precision the run used
+    models: Object.fromEntries(Object.entries(c.models).map(([n, m]) => [n, { ...m, precision: resolvePrecision(m.precision) }])),
     algorithm: { ...c.algorithm, gamma: c.algorithm.gamma ?? (critic ? 0.99 : 1), lambda: c.algorithm.lambda ?? (critic ? 0.95 : 1) },
   };
   return { config, cast: resolveCast(config, opts.roles, source) };

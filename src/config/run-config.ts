@@ -65,8 +65,11 @@ export const modelSchema = z
     optimizer: optimizerSchema.default(() => optimizerSchema.parse({})),
     /** frozen copy for the KL-to-reference term (kept only when algorithm.klCoef > 0) */
     reference: z.boolean().default(true),
-    /** GEMM operands: fp32, or bf16 (rounded operands, fp32 accumulation; needs oneDNN, see `maso doctor`) */
-    precision: z.enum(["fp32", "bf16"]).default("fp32"),
+    /**
+     * GEMM operands: fp32, bf16 (rounded operands, fp32 accumulation; needs oneDNN, see `maso doctor`),
+     * or auto: bf16 where the CPU runs it natively, else fp32 (resolved in the effective config)
+     */
+    precision: z.enum(["auto", "fp32", "bf16"]).default("auto"),
   })
   .strict()
   .superRefine((m, ctx) => {
@@ -247,7 +250,7 @@ export const runConfigSchema = z
 /** What a user writes (every field with a default may be omitted). */
 export type RunConfigInput = z.input<typeof runConfigSchema>;
 
-/** The effective configuration: defaults applied, gamma/lambda and runDir resolved. */
+/** The effective configuration: defaults applied, gamma/lambda, runDir and each model's precision resolved. */
 export type RunConfig = z.output<typeof runConfigSchema> & {
   runDir: string;
   algorithm: z.output<typeof algorithmSchema> & { gamma: number; lambda: number };

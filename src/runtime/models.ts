@@ -6,6 +6,7 @@ import type { LoraConfig, ModelConfig } from "../engine/config.js";
 import { readHfConfig } from "../engine/io/hf-config.js";
 import { loadHfModel } from "../engine/io/hf-model.js";
 import { Decoder } from "../engine/model/decoder.js";
+import { PRECISION_SETTINGS, type PrecisionSetting, resolvePrecision } from "../engine/precision.js";
 import { createByteTokenizer } from "../engine/tokenizer/byte-tokenizer.js";
 import { loadTokenizer } from "../engine/tokenizer/load-tokenizer.js";
 import { checkTokenizerFits } from "../engine/tokenizer/tokenizer-fit.js";
@@ -45,14 +46,15 @@ export interface ModelSpec {
   tokenizer?: Tokenizer;
   /** Seeds LoRA and value-head initialisation (default 0). */
   seed?: number;
-  /** GEMM operand precision of this model's forward, backward and decode steps (default "fp32"). */
-  precision?: Precision;
+  /** GEMM operand precision of this model's forward, backward and decode steps (default "auto": bf16 where the CPU runs it natively). */
+  precision?: PrecisionSetting;
 }
 
 /** A model after validation, with defaults applied. */
-export interface ResolvedModelSpec extends Omit<ModelSpec, "train" | "reference"> {
+export interface ResolvedModelSpec extends Omit<ModelSpec, "train" | "reference" | "precision"> {
   train: TrainMode;
   reference: "adapter-off" | "frozen-copy" | "none";
+  precision: Precision;
 }
 
 /**
@@ -83,9 +85,9 @@ export function resolveModelSpec(spec: ModelSpec): ResolvedModelSpec {
   if (ref === "frozen-copy" && train === "lora")
     throw new MasoError("MODEL_SPEC", `${where}: a LoRA model's reference is its base with the adapter off`, "use reference: 'auto'");
   const reference = ref === "auto" ? (train === "lora" ? "adapter-off" : "none") : ref;
-  const precision = spec.precision ?? "fp32";
-  if (precision !== "fp32" && precision !== "bf16")
-    throw new MasoError("MODEL_SPEC", `${where}: precision is "${precision}"`, "use fp32 or bf16");
+  if (spec.precision !== undefined && !PRECISION_SETTINGS.includes(spec.precision))
+    throw new MasoError("MODEL_SPEC", `${where}: precision is "${spec.precision}"`, "use auto, fp32 or bf16");
+  const precision = resolvePrecision(spec.precision);
   if (precision === "bf16" && !native().bf16().onednn)
     throw new MasoError(
       "BF16_UNAVAILABLE",
@@ -121,6 +123,6 @@ export async function loadModel(spec: ResolvedModelSpec): Promise<{ decoder: Dec
     decoder = new Decoder(config, params, { seed: spec.seed ?? 0 });
   }
   decoder.setTrainBase(spec.train === "full");
-  decoder.precision = spec.precision ?? "fp32";
+  decoder.precision = spec.precision;
   return { decoder, tokenizer };
 }

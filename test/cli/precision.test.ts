@@ -12,6 +12,7 @@ import { precisionFlag, withPrecision } from "../../src/cli/precision-flag.js";
 import { runtimeOptions } from "../../src/cli/train/runtime-options.js";
 import { trainingModule } from "../../src/cli/train/workflow-module.js";
 import { resolveRunConfig } from "../../src/config/load-config.js";
+import { autoPrecision, resolvePrecision } from "../../src/engine/precision.js";
 import { native } from "../../src/native/binding.js";
 import { loadModel, resolveModelSpec } from "../../src/runtime/models.js";
 import { cliInProcess } from "./cli-harness.js";
@@ -23,11 +24,12 @@ const onednn = native().bf16().onednn;
 const FLAGS = { precision: { type: "string" } } as const;
 
 describe("precision setting", () => {
-  it("--precision accepts fp32 and bf16 only, naming the flag", () => {
+  it("--precision accepts auto, fp32 and bf16 only, naming the flag", () => {
     expect(precisionFlag(parseFlags("train", ["--precision", "bf16"], FLAGS), "train")).toBe("bf16");
+    expect(precisionFlag(parseFlags("train", ["--precision", "auto"], FLAGS), "train")).toBe("auto");
     expect(precisionFlag(parseFlags("train", [], FLAGS), "train")).toBeUndefined();
     expect(() => precisionFlag(parseFlags("train", ["--precision", "fp16"], FLAGS), "train")).toThrow(
-      "train: --precision must be fp32 or bf16, got 'fp16'",
+      "train: --precision must be auto, fp32 or bf16, got 'fp16'",
     );
   });
 
@@ -38,7 +40,7 @@ describe("precision setting", () => {
     const opts = runtimeOptions(config, cast, trainingModule({ ...demo }, "two-role-demo"));
     expect(opts.models.map((m) => m.precision)).toEqual(opts.models.map(() => "bf16"));
     const { decoder: bf } = await loadModel(resolveModelSpec(opts.models[0]));
-    const { decoder: fp } = await loadModel(resolveModelSpec({ ...opts.models[0], precision: undefined }));
+    const { decoder: fp } = await loadModel(resolveModelSpec({ ...opts.models[0], precision: "fp32" }));
     expect([bf.precision, fp.precision]).toEqual(["bf16", "fp32"]);
     const seq = [{ tokens: [1, 2, 3, 4, 5], scoreMask: [0, 1, 1, 1, 1] }];
     const a = fp.forward(seq).logp;
@@ -49,6 +51,28 @@ describe("precision setting", () => {
     expect(native().precision()).toBe("fp32");
     expect(b).not.toEqual(a);
     for (let i = 0; i < a.length; i++) expect(Math.abs(b[i] - a[i])).toBeLessThan(0.05);
+  });
+
+  it("auto is bf16 exactly where oneDNN is linked and the CPU has AVX512-BF16 or AMX-BF16", () => {
+    const support = (onednn: boolean, avx512bf16: boolean, amxbf16: boolean) => ({ onednn, version: "", cpu: { avx512bf16, amxbf16 } });
+    expect(autoPrecision(support(true, true, false))).toBe("bf16");
+    expect(autoPrecision(support(true, false, true))).toBe("bf16");
+    expect(autoPrecision(support(true, false, false))).toBe("fp32"); // emulated bf16 is slower than fp32
+    expect(autoPrecision(support(false, true, true))).toBe("fp32");
+    const here = autoPrecision();
+    expect(resolvePrecision(undefined)).toBe(here);
+    expect(resolvePrecision("auto")).toBe(here);
+    expect(resolvePrecision("fp32")).toBe("fp32");
+    expect(resolveModelSpec({ name: "m", source: { weights: "x" } }).precision).toBe(here);
+  });
+
+  it("maso train writes auto's choice into the effective config, which --resume reads", async () => {
+    const runDir = join(root, "auto-run");
+    const r = await cliInProcess("train", DEMO, "--run-dir", runDir, "--steps", "1", "--precision", "auto");
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    const saved = JSON.parse(readFileSync(join(runDir, "config.json"), "utf8")) as { models: Record<string, { precision: string }> };
+    for (const m of Object.values(saved.models)) expect(m.precision).toBe(autoPrecision());
   });
 
   it("an unknown precision in a model declaration is refused", () => {
@@ -83,7 +107,7 @@ describe("precision setting", () => {
     for (const cmd of ["train", "eval"]) {
       const r = await cliInProcess(cmd, DEMO, "--precision", "half");
       expect(r.code).toBe(2);
-      expect(r.err).toContain(`${cmd}: --precision must be fp32 or bf16, got 'half'`);
+      expect(r.err).toContain(`${cmd}: --precision must be auto, fp32 or bf16, got 'half'`);
     }
   });
 });

@@ -7,6 +7,7 @@ import { CONFIG_FILE } from "../../config/load-config.js";
 import { type PretrainConfig, resolvePretrainConfig } from "../../config/pretrain-config.js";
 import { loadHfModel } from "../../engine/io/hf-model.js";
 import { Decoder } from "../../engine/model/decoder.js";
+import { resolvePrecision } from "../../engine/precision.js";
 import { createByteTokenizer } from "../../engine/tokenizer/byte-tokenizer.js";
 import { MasoError } from "../../errors.js";
 import { evalLoss } from "../../run/pretrain.js";
@@ -48,7 +49,8 @@ options:
   --split <test|dev>    workflows: which held-out tasks (default: test when the module has them)
   --checkpoint <which>  workflow runs: best (default when present), latest, a step, or init (untrained)
   --config <file>       workflow file: the run config (default: the module's 'config' export)
-  --precision <p>       fp32 (default) or bf16 GEMM operands for every model (bf16 needs oneDNN)
+  --precision <p>       auto (default: bf16 where the CPU runs it natively), fp32 or bf16 GEMM
+                        operands for every model (bf16 needs oneDNN)
   --json                print the result as JSON`,
   async run(argv, io) {
     const p = parseFlags(
@@ -98,7 +100,7 @@ options:
     const seqLen = num(p, "seq-len", "eval", { int: true, min: 2, max: 1_000_000 }) ?? runCfg?.seqLen ?? 64;
     const windows = num(p, "windows", "eval", { int: true, min: 1, max: 1_000_000 }) ?? 32;
     const model = new Decoder(config, params, { trainBase: false });
-    model.precision = precisionFlag(p, "eval") ?? "fp32";
+    model.precision = resolvePrecision(precisionFlag(p, "eval"));
     const loss = evalLoss(model, stream, seqLen, windows);
     const result = { model: source.describe, step: source.checkpoint?.step ?? null, heldOutLoss: loss, seqLen, windows };
     println(

@@ -260,7 +260,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
 export const trainCommand: Command = {
   name: "train",
   summary: "train a workflow's roles with RL, with checkpoints and exact --resume",
-  help: `usage: maso train <workflow file> [--config <file>] [--run-dir <dir>] [--steps <n>] [--precision fp32|bf16] [--check]
+  help: `usage: maso train <workflow file> [--config <file>] [--run-dir <dir>] [--steps <n>] [--precision auto|fp32|bf16] [--check]
                   [--nats <url|embedded> [--workers spawn|attach] [--run-id <id>]]
        maso train --resume <runDir> [<workflow file>] [--nats …]
 
@@ -275,8 +275,8 @@ options:
   --config <file>     run config (JSON/YAML/JS/TS); replaces the module's 'config' export
   --run-dir <dir>     overrides runDir
   --steps <n>         overrides schedule.steps
-  --precision <p>     fp32 or bf16 GEMM operands for every model (over models.<m>.precision; bf16
-                      needs oneDNN, see 'maso doctor')
+  --precision <p>     auto, fp32 or bf16 GEMM operands for every model (over models.<m>.precision;
+                      auto: bf16 where the CPU runs it natively; bf16 needs oneDNN, see 'maso doctor')
   --resume <runDir>   continue that run from its newest good checkpoint (settings from its config.json)
   --nats <url>        run every worker group in its own process over NATS (runtime.transport "nats");
                       'embedded' starts a nats-server on 127.0.0.1 for the run (docs/distributed.md)

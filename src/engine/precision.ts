@@ -1,0 +1,18 @@
+// What a `precision` setting means on this machine. "auto" picks bf16 where it is fast: the addon
+// links oneDNN and the CPU multiplies bf16 natively (AVX512-BF16 or AMX); elsewhere bf16 would be
+// emulated, slower than fp32. Resolved once, where a run's config is resolved, so the effective
+// config (and a --resume of it) names the precision the run really used.
+import { type Bf16Support, native, type Precision } from "../native/binding.js";
+
+export type PrecisionSetting = Precision | "auto";
+export const PRECISION_SETTINGS: readonly PrecisionSetting[] = ["auto", "fp32", "bf16"];
+
+/** The GEMM precision "auto" stands for on this CPU with this addon. */
+export function autoPrecision(b: Bf16Support = native().bf16()): Precision {
+  return b.onednn && (b.cpu.avx512bf16 || b.cpu.amxbf16) ? "bf16" : "fp32";
+}
+
+/** A setting as a concrete precision ("auto" and undefined: {@link autoPrecision}). */
+export function resolvePrecision(setting: PrecisionSetting | undefined): Precision {
+  return setting === undefined || setting === "auto" ? autoPrecision() : setting;
+}
