@@ -3,12 +3,15 @@
 // its copy kept until the weights change. Every AdamW update and every weights_changed() call (JS
 // loading weights in place) starts a new epoch that outdates all copies; a fingerprint of sampled
 // elements also catches a new buffer that reuses a freed one's address. Copies are bounded by
-// MASO_BF16_CACHE_MB (default 4096; 0 turns the cache off), least recently used out first.
+// MASO_BF16_CACHE_MB (default 4096; 0 turns the cache off), least recently used out first. Callers
+// hold a reference while their GEMM reads a copy: a lane thread can evict or outdate a copy another
+// thread is reading, and that copy then lives on (unchanged) until its reader lets go.
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <list>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <tuple>
@@ -28,7 +31,7 @@ using Key = std::tuple<const float*, int, int, int>;  // address, rows, cols, le
 struct Copy {
   uint64_t epoch;
   uint32_t sample[FINGERPRINT];
-  std::vector<uint16_t> bits;
+  std::shared_ptr<std::vector<uint16_t>> bits;
   std::list<Key>::iterator use;
 };
 std::mutex g_mu;
@@ -54,7 +57,7 @@ void fingerprint(uint32_t* out, const float* w, int rows, int cols, int ld) {
 }
 
 void drop(std::map<Key, Copy>::iterator it) {
-  g_bytes -= it->second.bits.size() * sizeof(uint16_t);
+  g_bytes -= it->second.bits->size() * sizeof(uint16_t);
   g_lru.erase(it->second.use);
   g_copies.erase(it);
 }
@@ -67,7 +70,7 @@ const float* weight_operand() { return t_weight; }
 
 void weights_changed() { g_epoch.fetch_add(1, std::memory_order_relaxed); }
 
-const uint16_t* cached_bf16(const float* w, int rows, int cols, int ld) {
+Bf16Copy cached_bf16(const float* w, int rows, int cols, int ld) {
   const size_t bytes = (size_t)rows * cols * sizeof(uint16_t);
   if (bytes > limit_bytes()) return nullptr;
   uint32_t sample[FINGERPRINT];
@@ -80,17 +83,26 @@ const uint16_t* cached_bf16(const float* w, int rows, int cols, int ld) {
     Copy& c = it->second;
     g_lru.splice(g_lru.end(), g_lru, c.use);
     if (c.epoch != epoch || std::memcmp(c.sample, sample, sizeof sample) != 0) {
-      pack_bf16(c.bits.data(), w, rows, cols, ld);
+      // in place unless another thread is reading it (references are only taken under this lock)
+      if (c.bits.use_count() > 1) {
+        try {
+          c.bits = std::make_shared<std::vector<uint16_t>>(c.bits->size());
+        } catch (const std::bad_alloc&) {
+          drop(it);
+          return nullptr;
+        }
+      }
+      pack_bf16(c.bits->data(), w, rows, cols, ld);
       c.epoch = epoch;
       std::memcpy(c.sample, sample, sizeof sample);
     }
-    return c.bits.data();
+    return c.bits;
   }
   while (g_bytes + bytes > limit_bytes() && !g_lru.empty()) drop(g_copies.find(g_lru.front()));
   try {
-    Copy c{epoch, {}, std::vector<uint16_t>((size_t)rows * cols), {}};
+    Copy c{epoch, {}, std::make_shared<std::vector<uint16_t>>((size_t)rows * cols), {}};
     std::memcpy(c.sample, sample, sizeof sample);
-    pack_bf16(c.bits.data(), w, rows, cols, ld);
+    pack_bf16(c.bits->data(), w, rows, cols, ld);
     g_lru.push_back(key);
     c.use = std::prev(g_lru.end());
     it = g_copies.emplace(key, std::move(c)).first;
@@ -99,7 +111,7 @@ const uint16_t* cached_bf16(const float* w, int rows, int cols, int ld) {
     return nullptr;  // the caller converts into its scratch instead
   }
   g_bytes += bytes;
-  return it->second.bits.data();
+  return it->second.bits;
 }
 
 }  // namespace maso

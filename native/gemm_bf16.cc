@@ -6,6 +6,7 @@
 #include <cstring>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <string>
@@ -143,12 +144,21 @@ struct Prim {
   dnnl_primitive_t p = nullptr;  // null: oneDNN refused this shape; remembered so we ask once
   dnnl_memory_desc_t a, b, c;
   size_t scratch = 0;
+  Prim() = default;
+  Prim(const Prim&) = delete;
+  Prim& operator=(const Prim&) = delete;
+  ~Prim() {
+    if (p) dnnl_primitive_destroy(p);
+  }
 };
+using PrimRef = std::shared_ptr<const Prim>;
 
 // Primitives are immutable and the scratchpad is ours (user mode), so one primitive may run on
-// several threads at once; the lock only guards the map.
+// several threads at once; the lock only guards the map. A caller holds its own reference while it
+// runs the primitive: lanes decoding at once evict each other's shapes, and an evicted primitive
+// is destroyed when its last user is done, never under one.
 std::mutex g_mu;
-std::map<Key, Prim> g_cache;
+std::map<Key, PrimRef> g_cache;
 std::deque<Key> g_order;  // insertion order, oldest first: the bound evicts from the front
 const size_t CACHE_MAX = 256;
 
@@ -188,35 +198,31 @@ bool make(Prim& out, int M, int N, int K, bool ta, bool tb, int ldc, float alpha
   return ok;
 }
 
-// The cached primitive for a shape (creating it on first use); false when oneDNN refuses it.
-bool lookup(Prim& out, const Key& key, int M, int N, int K, bool ta, bool tb, int ldc, float alpha, float beta) {
+// The cached primitive for a shape (creating it on first use); null when oneDNN refuses it (or
+// memory runs out).
+PrimRef lookup(const Key& key, int M, int N, int K, bool ta, bool tb, int ldc, float alpha, float beta) {
   std::lock_guard<std::mutex> lock(g_mu);
   auto it = g_cache.find(key);
   if (it == g_cache.end()) {
     if (g_cache.size() >= CACHE_MAX) {
-      auto old = g_cache.find(g_order.front());
-      if (old->second.p) dnnl_primitive_destroy(old->second.p);
-      g_cache.erase(old);
+      g_cache.erase(g_order.front());
       g_order.pop_front();
     }
-    Prim p;
-    if (!make(p, M, N, K, ta, tb, ldc, alpha, beta)) p.p = nullptr;
     try {
+      auto p = std::make_shared<Prim>();
+      if (!make(*p, M, N, K, ta, tb, ldc, alpha, beta)) p->p = nullptr;
       g_order.push_back(key);
+      try {
+        it = g_cache.emplace(key, std::move(p)).first;
+      } catch (const std::bad_alloc&) {
+        g_order.pop_back();
+        return nullptr;
+      }
     } catch (const std::bad_alloc&) {
-      if (p.p) dnnl_primitive_destroy(p.p);
-      return false;
-    }
-    try {
-      it = g_cache.emplace(key, p).first;
-    } catch (const std::bad_alloc&) {
-      g_order.pop_back();
-      if (p.p) dnnl_primitive_destroy(p.p);
-      return false;
+      return nullptr;
     }
   }
-  out = it->second;
-  return out.p != nullptr;
+  return it->second->p ? it->second : nullptr;
 }
 
 void widen_bf16(float* dst, const uint16_t* src, size_t n) {
@@ -253,11 +259,12 @@ bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const
   if (M <= 0 || N <= 0 || K <= 0) return false;
   // stored A is (M,K) or, transposed, (K,M); likewise B is (K,N) or (N,K)
   const int brows = transB ? N : K, bcols = transB ? K : N;
-  const uint16_t* bbits = B == weight_operand() ? cached_bf16(B, brows, bcols, ldb) : nullptr;
+  const Bf16Copy copy = B == weight_operand() ? cached_bf16(B, brows, bcols, ldb) : nullptr;
+  const uint16_t* bbits = copy ? copy->data() : nullptr;
   if (bbits && M == 1 && transB && gemv_bf16(N, K, alpha, A, transA ? lda : 1, bbits, beta, C)) return true;
   const Key key{M, N, K, transA, transB, lda, ldb, ldc, alpha, beta};
-  Prim pr;
-  const bool onednn = lookup(pr, key, M, N, K, transA, transB, ldc, alpha, beta);
+  const PrimRef prim = lookup(key, M, N, K, transA, transB, ldc, alpha, beta);
+  const bool onednn = prim != nullptr;
   dnnl_stream_t stream = onednn ? thread_stream() : nullptr;
   if (onednn && !stream) return false;
   Scratch& s = t_scratch;
@@ -265,7 +272,7 @@ bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const
   try {
     if (s.a.size() < na) s.a.resize(na);
     if (!bbits && s.b.size() < nb) s.b.resize(nb);
-    if (s.pad.size() < pr.scratch) s.pad.resize(pr.scratch);
+    if (onednn && s.pad.size() < prim->scratch) s.pad.resize(prim->scratch);
   } catch (const std::bad_alloc&) {
     return false;  // the fp32 path needs no scratch of ours
   }
@@ -278,6 +285,7 @@ bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const
 
   dnnl_engine_t eng = cpu_engine();
   dnnl_memory_t ma = nullptr, mb = nullptr, mc = nullptr, ms = nullptr;
+  const Prim& pr = *prim;
   bool ok = dnnl_memory_create(&ma, &pr.a, eng, s.a.data()) == dnnl_success &&
             dnnl_memory_create(&mb, &pr.b, eng, const_cast<uint16_t*>(bbits)) == dnnl_success &&
             dnnl_memory_create(&mc, &pr.c, eng, C) == dnnl_success;

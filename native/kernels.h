@@ -12,7 +12,9 @@
 // input gradients accumulate (+=) so residual branches can add into one buffer.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace maso {
 
@@ -67,9 +69,10 @@ struct WeightOperand {
   WeightOperand& operator=(const WeightOperand&) = delete;
 };
 const float* weight_operand();
-// the bf16 copy of the stored (rows, cols) matrix at w with leading dimension ld; null when it does
-// not fit the cache (the caller converts into scratch)
-const uint16_t* cached_bf16(const float* w, int rows, int cols, int ld);
+// the bf16 copy of the stored (rows, cols) matrix at w with leading dimension ld, kept alive for as
+// long as the caller holds it; null when it does not fit the cache (the caller converts into scratch)
+using Bf16Copy = std::shared_ptr<const std::vector<uint16_t>>;
+Bf16Copy cached_bf16(const float* w, int rows, int cols, int ld);
 // y (N) = alpha * x W^T (+ beta y) with W a dense bf16 (N, K); false where the CPU lacks AVX512-BF16
 bool gemv_bf16(int N, int K, float alpha, const float* x, int incx, const uint16_t* w, float beta, float* y);
 // weights were written in place: every cached copy is outdated (AdamW updates call it themselves)
