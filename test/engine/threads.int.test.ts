@@ -1,6 +1,6 @@
 // The kernels' results do not depend on the thread count: the same forward and backward of every
 // kernel with a reduction or a parallel split, at 1 and at 2 threads, agree bit for bit (a run
-// resumed with another MASO_THREADS continues exactly). Large GEMMs, which are cut into blocks
+// resumed with another MASO_THREADS continues exactly), in fp32 and in bf16. Large GEMMs, which are cut into blocks
 // shared out over the thread pool, still equal the naive loop.
 import { afterAll, describe, expect, it } from "vitest";
 import { fillNormal } from "../../src/engine/model/init.js";
@@ -56,6 +56,33 @@ describe("results do not depend on the thread count", () => {
       const slow = new Float32Array(N * OC);
       kernels.matmulForwardNaive(slow, inp, w, b, N, IC, OC, false);
       expect(maxDiff(one.out, slow).abs).toBeLessThan(1e-3);
+    }
+  });
+
+  it.skipIf(!kernels.bf16().onednn)("bf16 linear layers: oneDNN runs our fixed blocks, one thread each", () => {
+    for (const [N, IC, OC] of [
+      [700, 320, 260],
+      [90, 300, 1100],
+      [512, 896, 4864], // a Qwen2.5-0.5B MLP projection
+    ]) {
+      const inp = randn(N * IC);
+      const w = randn(OC * IC, 0.1);
+      const dout = randn(N * OC);
+      const run = () => {
+        kernels.setPrecision("bf16");
+        const out = new Float32Array(N * OC);
+        kernels.matmulForward(out, inp, w, null, N, IC, OC, false);
+        const dinp = new Float32Array(N * IC);
+        const dw = new Float32Array(OC * IC);
+        kernels.matmulBackward(dinp, dw, null, dout, inp, w, N, IC, OC);
+        kernels.setPrecision("fp32");
+        return { out, dinp, dw };
+      };
+      const [one, two] = atThreads(run);
+      expectSameBits(one, two);
+      const exact = new Float32Array(N * OC);
+      kernels.matmulForwardNaive(exact, inp, w, null, N, IC, OC, false);
+      expect(maxDiff(one.out, exact).abs).toBeLessThan(0.05 * Math.sqrt(IC) * 0.1);
     }
   });
 
