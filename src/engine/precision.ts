@@ -12,7 +12,7 @@ export function autoPrecision(b: Bf16Support = native().bf16()): Precision {
   return b.onednn && (b.cpu.avx512bf16 || b.cpu.amxbf16) ? "bf16" : "fp32";
 }
 
-/** A setting as a concrete precision ("auto" and undefined: {@link autoPrecision}). */
-export function resolvePrecision(setting: PrecisionSetting | undefined): Precision {
-  return setting === undefined || setting === "auto" ? autoPrecision() : setting;
+/** A setting as a concrete precision ("auto": {@link autoPrecision}). */
+export function resolvePrecision(setting: PrecisionSetting): Precision {
+  return setting === "auto" ? autoPrecision() : setting;
 }

@@ -60,10 +60,10 @@ describe("precision setting", () => {
     expect(autoPrecision(support(true, false, false))).toBe("fp32"); // emulated bf16 is slower than fp32
     expect(autoPrecision(support(false, true, true))).toBe("fp32");
     const here = autoPrecision();
-    expect(resolvePrecision(undefined)).toBe(here);
     expect(resolvePrecision("auto")).toBe(here);
     expect(resolvePrecision("fp32")).toBe("fp32");
-    expect(resolveModelSpec({ name: "m", source: { weights: "x" } }).precision).toBe(here);
+    expect(resolveModelSpec({ name: "m", source: { weights: "x" }, precision: "auto" }).precision).toBe(here);
+    expect(resolveModelSpec({ name: "m", source: { weights: "x" } }).precision).toBe("fp32"); // the default
   });
 
   it("maso train writes auto's choice into the effective config, which --resume reads", async () => {
