@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
-#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -17,9 +16,6 @@
 #include "kernels.h"
 #if MASO_DNNL
 #include <oneapi/dnnl/dnnl.h>
-#endif
-#ifdef _OPENMP
-#include <omp.h>
 #endif
 #include "cpu.h"
 #if defined(__x86_64__) || defined(__i386__)
@@ -142,8 +138,6 @@ dnnl_stream_t thread_stream() {
   return s;
 }
 
-// Shapes and strides of one product: A (M,K) and B (K,N) are bf16 in their stored orientation
-// (transposed: ta/tb) with leading dimensions lda/ldb; C is fp32 with ldc.
 using Key = std::tuple<int, int, int, bool, bool, int, int, int, float, float>;
 
 struct Prim {
@@ -168,11 +162,12 @@ std::map<Key, PrimRef> g_cache;
 std::deque<Key> g_order;  // insertion order, oldest first: the bound evicts from the front
 const size_t CACHE_MAX = 256;
 
-bool make(Prim& out, int M, int N, int K, bool ta, bool tb, int lda, int ldb, int ldc, float alpha, float beta) {
+bool make(Prim& out, int M, int N, int K, bool ta, bool tb, int ldc, float alpha, float beta) {
   dnnl_engine_t eng = cpu_engine();
   if (!eng) return false;
-  dnnl_dims_t ad = {M, K}, as = {ta ? 1 : lda, ta ? lda : 1};
-  dnnl_dims_t bd = {K, N}, bs = {tb ? 1 : ldb, tb ? ldb : 1};
+  // A and B are packed densely in their stored orientation; the strides express the transposes
+  dnnl_dims_t ad = {M, K}, as = {ta ? 1 : K, ta ? M : 1};
+  dnnl_dims_t bd = {K, N}, bs = {tb ? 1 : N, tb ? K : 1};
   dnnl_dims_t cd = {M, N}, cs = {ldc, 1};
   if (dnnl_memory_desc_init_by_strides(&out.a, 2, ad, dnnl_bf16, as) != dnnl_success) return false;
   if (dnnl_memory_desc_init_by_strides(&out.b, 2, bd, dnnl_bf16, bs) != dnnl_success) return false;
@@ -203,21 +198,9 @@ bool make(Prim& out, int M, int N, int K, bool ta, bool tb, int lda, int ldb, in
   return ok;
 }
 
-// Primitives are made as for one thread and run on one: oneDNN would otherwise choose its blocking
-// (and whether to split the K sum across threads) by the thread count, and a run's numbers would
-// change with MASO_THREADS. Our pool runs fixed blocks of C instead (gemm_bf16).
-struct OneThread {
-  int saved = 1;
-#ifdef _OPENMP
-  OneThread() : saved(omp_get_max_threads()) { omp_set_num_threads(1); }
-  ~OneThread() { omp_set_num_threads(saved); }
-#endif
-};
-
 // The cached primitive for a shape (creating it on first use); null when oneDNN refuses it (or
 // memory runs out).
-PrimRef lookup(const Key& key) {
-  const auto [M, N, K, ta, tb, lda, ldb, ldc, alpha, beta] = key;
+PrimRef lookup(const Key& key, int M, int N, int K, bool ta, bool tb, int ldc, float alpha, float beta) {
   std::lock_guard<std::mutex> lock(g_mu);
   auto it = g_cache.find(key);
   if (it == g_cache.end()) {
@@ -227,8 +210,7 @@ PrimRef lookup(const Key& key) {
     }
     try {
       auto p = std::make_shared<Prim>();
-      OneThread one;
-      if (!make(*p, M, N, K, ta, tb, lda, ldb, ldc, alpha, beta)) p->p = nullptr;
+      if (!make(*p, M, N, K, ta, tb, ldc, alpha, beta)) p->p = nullptr;
       g_order.push_back(key);
       try {
         it = g_cache.emplace(key, std::move(p)).first;
@@ -270,32 +252,6 @@ bool gemm_emulated(Scratch& s, bool transA, bool transB, int M, int N, int K, fl
   return true;
 }
 
-// One product through its primitive on the calling thread; pad: its scratchpad.
-bool run(const Prim& pr, const uint16_t* a, const uint16_t* b, float* c, uint8_t* pad) {
-  dnnl_engine_t eng = cpu_engine();
-  dnnl_stream_t stream = thread_stream();
-  if (!stream) return false;
-  dnnl_memory_t ma = nullptr, mb = nullptr, mc = nullptr, ms = nullptr;
-  bool ok = dnnl_memory_create(&ma, &pr.a, eng, const_cast<uint16_t*>(a)) == dnnl_success &&
-            dnnl_memory_create(&mb, &pr.b, eng, const_cast<uint16_t*>(b)) == dnnl_success &&
-            dnnl_memory_create(&mc, &pr.c, eng, c) == dnnl_success;
-  int nargs = 3;
-  dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}, {DNNL_ARG_SCRATCHPAD, nullptr}};
-  if (ok && pr.scratch > 0) {
-    dnnl_memory_desc_t sd;
-    dnnl_dims_t dims = {(dnnl_dim_t)pr.scratch};
-    ok = dnnl_memory_desc_init_by_tag(&sd, 1, dims, dnnl_u8, dnnl_a) == dnnl_success &&
-         dnnl_memory_create(&ms, &sd, eng, pad) == dnnl_success;
-    args[3].memory = ms;
-    nargs = 4;
-  }
-  if (ok) ok = dnnl_primitive_execute(pr.p, stream, nargs, args) == dnnl_success;
-  if (ok) ok = dnnl_stream_wait(stream) == dnnl_success;
-  for (dnnl_memory_t m : {ma, mb, mc, ms})
-    if (m) dnnl_memory_destroy(m);
-  return ok;
-}
-
 }  // namespace
 
 bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
@@ -306,30 +262,17 @@ bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const
   const Bf16Copy copy = B == weight_operand() ? cached_bf16(B, brows, bcols, ldb) : nullptr;
   const uint16_t* bbits = copy ? copy->data() : nullptr;
   if (bbits && M == 1 && transB && gemv_bf16(N, K, alpha, A, transA ? lda : 1, bbits, beta, C)) return true;
-  // the fixed blocks of gemm_fp32: columns of C, or rows when C is taller than wide
-  const bool split = (int64_t)M * N * K >= GEMM_SPLIT_MIN && (M > GEMM_BLOCK || N > GEMM_BLOCK);
-  const bool by_cols = N >= M;
-  const int extent = by_cols ? N : M, block = split ? GEMM_BLOCK : extent;
-  const int blocks = (extent + block - 1) / block, last = extent - (blocks - 1) * block;
-  // A and B are packed densely in their stored orientation
-  const int alda = transA ? M : K, bldb = transB ? K : N;
-  auto key = [&](int n) {
-    return by_cols ? Key{M, n, K, transA, transB, alda, bldb, ldc, alpha, beta}
-                   : Key{n, N, K, transA, transB, alda, bldb, ldc, alpha, beta};
-  };
-  const PrimRef full = lookup(key(block)), tail = last == block ? full : lookup(key(last));
-  const bool onednn = full && tail;
+  const Key key{M, N, K, transA, transB, lda, ldb, ldc, alpha, beta};
+  const PrimRef prim = lookup(key, M, N, K, transA, transB, ldc, alpha, beta);
+  const bool onednn = prim != nullptr;
+  dnnl_stream_t stream = onednn ? thread_stream() : nullptr;
+  if (onednn && !stream) return false;
   Scratch& s = t_scratch;
   const size_t na = (size_t)M * K, nb = (size_t)K * N;
-  int threads = 1;
-#ifdef _OPENMP
-  threads = split ? omp_get_max_threads() : 1;
-#endif
-  const size_t pad = onednn ? std::max(full->scratch, tail->scratch) : 0;
   try {
     if (s.a.size() < na) s.a.resize(na);
     if (!bbits && s.b.size() < nb) s.b.resize(nb);
-    if (s.pad.size() < pad * threads) s.pad.resize(pad * threads);
+    if (onednn && s.pad.size() < prim->scratch) s.pad.resize(prim->scratch);
   } catch (const std::bad_alloc&) {
     return false;  // the fp32 path needs no scratch of ours
   }
@@ -339,27 +282,29 @@ bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const
     bbits = s.b.data();
   }
   if (!onednn) return gemm_emulated(s, transA, transB, M, N, K, alpha, s.a.data(), bbits, beta, C, ldc);
-  const uint16_t* abits = s.a.data();
-  uint8_t* pads = s.pad.data();
-#pragma omp parallel for schedule(dynamic, 1) if (split && blocks > 1)
-  for (int b = 0; b < blocks; b++) {
-    const int o = b * block, n = b == blocks - 1 ? last : block;
-    int t = 0;
-#ifdef _OPENMP
-    t = omp_get_thread_num();
-#endif
-    // offsets of the block's first column (row) in the packed B (A) and in C
-    const uint16_t* ab = by_cols ? abits : abits + (transA ? (size_t)o : (size_t)o * K);
-    const uint16_t* bb = by_cols ? bbits + (transB ? (size_t)o * K : (size_t)o) : bbits;
-    float* cb = by_cols ? C + o : C + (size_t)o * ldc;
-    if (!run(n == block ? *full : *tail, ab, bb, cb, pads + pad * t)) {
-      // oneDNN checks its arguments before it computes, so this block's C is untouched: fp32 here
-      const float* a32 = by_cols ? A : A + (transA ? (size_t)o : (size_t)o * lda);
-      const float* b32 = by_cols ? B + (transB ? (size_t)o * ldb : (size_t)o) : B;
-      gemm_serial(transA, transB, by_cols ? M : n, by_cols ? n : N, K, alpha, a32, lda, b32, ldb, beta, cb, ldc);
-    }
+
+  dnnl_engine_t eng = cpu_engine();
+  dnnl_memory_t ma = nullptr, mb = nullptr, mc = nullptr, ms = nullptr;
+  const Prim& pr = *prim;
+  bool ok = dnnl_memory_create(&ma, &pr.a, eng, s.a.data()) == dnnl_success &&
+            dnnl_memory_create(&mb, &pr.b, eng, const_cast<uint16_t*>(bbits)) == dnnl_success &&
+            dnnl_memory_create(&mc, &pr.c, eng, C) == dnnl_success;
+  int nargs = 3;
+  dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}, {DNNL_ARG_SCRATCHPAD, nullptr}};
+  if (ok && pr.scratch > 0) {
+    dnnl_memory_desc_t sd;
+    dnnl_dims_t dims = {(dnnl_dim_t)pr.scratch};
+    ok = dnnl_memory_desc_init_by_tag(&sd, 1, dims, dnnl_u8, dnnl_a) == dnnl_success &&
+         dnnl_memory_create(&ms, &sd, eng, s.pad.data()) == dnnl_success;
+    args[3].memory = ms;
+    nargs = 4;
   }
-  return true;
+  if (ok) ok = dnnl_primitive_execute(pr.p, stream, nargs, args) == dnnl_success;
+  if (ok) ok = dnnl_stream_wait(stream) == dnnl_success;
+  for (dnnl_memory_t m : {ma, mb, mc, ms})
+    if (m) dnnl_memory_destroy(m);
+  // oneDNN checks its arguments before it computes, so a refusal leaves C as it was for the fp32 path
+  return ok;
 }
 
 #else

@@ -22,11 +22,6 @@ namespace maso {
 // C[M,N] = alpha * op(A) op(B) + beta * C, row-major, op = transpose when trans* is true.
 void gemm(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
           const float* B, int ldb, float beta, float* C, int ldc);
-// gemm() cuts a product of at least GEMM_SPLIT_MIN multiply-adds into blocks of GEMM_BLOCK columns
-// (or rows, when C is taller than wide) of C, shared out over the pool. The blocks depend on the
-// shape only, so every element of C is summed in the same order at any thread count.
-constexpr int GEMM_BLOCK = 256;
-constexpr int64_t GEMM_SPLIT_MIN = 1 << 22;
 // gemm() at fp32 whatever the precision switch says (what the bf16 paths fall back to).
 void gemm_fp32(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
                const float* B, int ldb, float beta, float* C, int ldc);

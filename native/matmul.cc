@@ -267,8 +267,12 @@ void gemm_serial(bool transA, bool transB, int M, int N, int K, float alpha, con
 }
 
 // Our OpenMP pool is the only thread pool: the BLAS runs single-threaded (set_threads) and a large
-// GEMM is cut into blocks (GEMM_BLOCK, kernels.h), one BLAS call each, shared out over the pool.
-// Kernels that already run tasks in parallel (attention's per-head tasks) call gemm_serial.
+// GEMM is cut into blocks of GEMM_BLOCK rows or columns of C, one BLAS call each, shared out over
+// the pool. The blocks depend on the shape only, never on the thread count, so every element of C
+// is summed in the same order on 1 thread or 16. Kernels that already run tasks in parallel
+// (attention's per-head tasks) call gemm_serial.
+static const int GEMM_BLOCK = 256;
+static const int64_t GEMM_SPLIT_MIN = 1 << 22;  // multiply-adds; below it one call is cheaper
 // A B^T with 2..NT_ROWS_MAX rows of A (a decode step: one row per sequence, and the sampler
 // decodes up to 64 at once) runs in gemm_nt_rows, from NT_K_MIN on (below it the reductions cost
 // more than the FMAs). The BLAS packs all of B on every call, so at few rows it is slower, and at
