@@ -195,12 +195,8 @@ void scale(float* x, float s, int64_t n) {
 }
 
 void zero(float* x, int64_t n) {
-  const int64_t blocks = (n + SUMSQ_BLOCK - 1) / SUMSQ_BLOCK;
-#pragma omp parallel for schedule(static) if (pays(n))
-  for (int64_t b = 0; b < blocks; b++) {
-    const int64_t i = b * SUMSQ_BLOCK;
-    std::fill(x + i, x + std::min(n, i + SUMSQ_BLOCK), 0.0f);
-  }
+#pragma omp parallel for simd schedule(static) if (pays(n))
+  for (int64_t i = 0; i < n; i++) x[i] = 0.0f;
 }
 
 void gather_rows(float* dst, const float* src, const int32_t* rows, int M, int C) {

@@ -17,7 +17,7 @@ import type { CliIo } from "../src/cli/commands/types.js";
 import { main as maso } from "../src/cli/main.js";
 import { withPrecision } from "../src/cli/precision-flag.js";
 import { trainingModule } from "../src/cli/train/workflow-module.js";
-import { PRECISION_SETTINGS, type PrecisionSetting } from "../src/engine/precision.js";
+import { isPrecisionSetting, type PrecisionSetting } from "../src/engine/precision.js";
 import { writeFileAtomic } from "../src/fs/atomic-file.js";
 import { MasoError } from "../src/errors.js";
 import { plotFigures } from "./lib/plots.js";
@@ -273,8 +273,8 @@ export async function main(argv: string[]): Promise<number> {
   if (steps === 0) throw usage("--steps must be at least 1", HELP);
   const seeds = ints(a.values.seeds ?? "0,1,2", "--seeds")!;
   const reevaluate = a.values.reevaluate === true;
-  const precision = a.values.precision as PrecisionSetting | undefined;
-  if (precision !== undefined && !PRECISION_SETTINGS.includes(precision))
+  const precision = a.values.precision;
+  if (precision !== undefined && !isPrecisionSetting(precision))
     throw usage(`--precision must be auto, fp32 or bf16, got '${precision}'`, HELP);
   const out = a.values.out ?? "results";
   console.log(await runResults({ file, variant: a.values.variant, seeds, steps, evalEvery, precision, out, reevaluate }));

@@ -1,6 +1,6 @@
 // `--precision auto|fp32|bf16` on `maso train` and `maso eval`: one GEMM precision for every model
 // of the run, over each model's own `precision` setting.
-import { PRECISION_SETTINGS, type PrecisionSetting } from "../engine/precision.js";
+import { isPrecisionSetting, type PrecisionSetting } from "../engine/precision.js";
 import { type Parsed, str } from "./args.js";
 import { usageError } from "./exit-codes.js";
 
@@ -8,9 +8,8 @@ import { usageError } from "./exit-codes.js";
 export function precisionFlag(p: Parsed, command: string): PrecisionSetting | undefined {
   const v = str(p, "precision");
   if (v === undefined) return undefined;
-  if (!PRECISION_SETTINGS.includes(v as PrecisionSetting))
-    throw usageError(`${command}: --precision must be auto, fp32 or bf16, got '${v}'`, command);
-  return v as PrecisionSetting;
+  if (!isPrecisionSetting(v)) throw usageError(`${command}: --precision must be auto, fp32 or bf16, got '${v}'`, command);
+  return v;
 }
 
 /** A raw run config with every model's `precision` set (unchanged when `precision` is undefined). */

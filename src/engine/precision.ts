@@ -5,7 +5,12 @@
 import { type Bf16Support, native, type Precision } from "../native/binding.js";
 
 export type PrecisionSetting = Precision | "auto";
-export const PRECISION_SETTINGS: readonly PrecisionSetting[] = ["auto", "fp32", "bf16"];
+const PRECISION_SETTINGS: readonly string[] = ["auto", "fp32", "bf16"];
+
+/** Whether a value a user wrote is a precision setting. */
+export function isPrecisionSetting(v: unknown): v is PrecisionSetting {
+  return typeof v === "string" && PRECISION_SETTINGS.includes(v);
+}
 
 /** The GEMM precision "auto" stands for on this CPU with this addon. */
 export function autoPrecision(b: Bf16Support = native().bf16()): Precision {

@@ -6,7 +6,7 @@ import type { LoraConfig, ModelConfig } from "../engine/config.js";
 import { readHfConfig } from "../engine/io/hf-config.js";
 import { loadHfModel } from "../engine/io/hf-model.js";
 import { Decoder } from "../engine/model/decoder.js";
-import { PRECISION_SETTINGS, type PrecisionSetting, resolvePrecision } from "../engine/precision.js";
+import { isPrecisionSetting, type PrecisionSetting, resolvePrecision } from "../engine/precision.js";
 import { createByteTokenizer } from "../engine/tokenizer/byte-tokenizer.js";
 import { loadTokenizer } from "../engine/tokenizer/load-tokenizer.js";
 import { checkTokenizerFits } from "../engine/tokenizer/tokenizer-fit.js";
@@ -85,7 +85,7 @@ export function resolveModelSpec(spec: ModelSpec): ResolvedModelSpec {
   if (ref === "frozen-copy" && train === "lora")
     throw new MasoError("MODEL_SPEC", `${where}: a LoRA model's reference is its base with the adapter off`, "use reference: 'auto'");
   const reference = ref === "auto" ? (train === "lora" ? "adapter-off" : "none") : ref;
-  if (spec.precision !== undefined && !PRECISION_SETTINGS.includes(spec.precision))
+  if (spec.precision !== undefined && !isPrecisionSetting(spec.precision))
     throw new MasoError("MODEL_SPEC", `${where}: precision is "${spec.precision}"`, "use auto, fp32 or bf16");
   const precision = resolvePrecision(spec.precision ?? "fp32");
   if (precision === "bf16" && !native().bf16().onednn)
