@@ -10,7 +10,7 @@
         "native/threads.cc",
         "native/matmul.cc",
         "native/bf16_weights.cc",
-        "native/gemv_bf16.cc",
+        "native/gemm_nt_bf16.cc",
         "native/kernels.cc",
         "native/attention.cc",
         "native/logits.cc",

@@ -309,6 +309,7 @@ Napi::Value Bf16(const Napi::CallbackInfo& info) {
   cpu.Set("avx512bf16", cpu_avx512bf16());
   cpu.Set("amxbf16", cpu_amxbf16());
   o.Set("cpu", cpu);
+  o.Set("rowKernel", gemm_nt_bf16_kernel());
   return o;
 }
 

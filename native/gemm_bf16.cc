@@ -261,13 +261,24 @@ bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const
   const int brows = transB ? N : K, bcols = transB ? K : N;
   const Bf16Copy copy = B == weight_operand() ? cached_bf16(B, brows, bcols, ldb) : nullptr;
   const uint16_t* bbits = copy ? copy->data() : nullptr;
-  if (bbits && M == 1 && transB && gemv_bf16(N, K, alpha, A, transA ? lda : 1, bbits, beta, C)) return true;
+  Scratch& s = t_scratch;
+  if (!transA && transB && cpu_avx512bf16()) {
+    // A B^T, every forward product against a weight: the row-invariant kernel (gemm_nt_bf16.cc)
+    if (!bbits) {
+      try {
+        if (s.b.size() < (size_t)N * K) s.b.resize((size_t)N * K);
+      } catch (const std::bad_alloc&) {
+        return false;
+      }
+      pack_bf16(s.b.data(), B, N, K, ldb);
+    }
+    if (gemm_nt_bf16(M, N, K, alpha, A, lda, bbits ? bbits : s.b.data(), beta, C, ldc)) return true;
+  }
   const Key key{M, N, K, transA, transB, lda, ldb, ldc, alpha, beta};
   const PrimRef prim = lookup(key, M, N, K, transA, transB, ldc, alpha, beta);
   const bool onednn = prim != nullptr;
   dnnl_stream_t stream = onednn ? thread_stream() : nullptr;
   if (onednn && !stream) return false;
-  Scratch& s = t_scratch;
   const size_t na = (size_t)M * K, nb = (size_t)K * N;
   try {
     if (s.a.size() < na) s.a.resize(na);

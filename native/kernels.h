@@ -73,8 +73,13 @@ const float* weight_operand();
 // long as the caller holds it; null when it does not fit the cache (the caller converts into scratch)
 using Bf16Copy = std::shared_ptr<const std::vector<uint16_t>>;
 Bf16Copy cached_bf16(const float* w, int rows, int cols, int ld);
-// y (N) = alpha * x W^T (+ beta y) with W a dense bf16 (N, K); false where the CPU lacks AVX512-BF16
-bool gemv_bf16(int N, int K, float alpha, const float* x, int incx, const uint16_t* w, float beta, float* y);
+// C (M, N) = alpha * A W^T (+ beta C) with W a dense bf16 (N, K), A rounded to bf16; each element
+// summed in an order fixed by K alone (any M, any row, any thread count gives the same bits). False
+// (C untouched) where the CPU lacks AVX512-BF16 or scratch cannot be had.
+bool gemm_nt_bf16(int M, int N, int K, float alpha, const float* A, int lda, const uint16_t* W, float beta,
+                  float* C, int ldc);
+// which kernel gemm_nt_bf16 runs: "amx", "avx512bf16" or "none"
+const char* gemm_nt_bf16_kernel();
 // weights were written in place: every cached copy is outdated (AdamW updates call it themselves)
 void weights_changed();
 bool has_onednn();

@@ -76,7 +76,8 @@ export function doctorReport(): DoctorReport {
 function formatBf16(b: Bf16Support): string {
   const cpu = [b.cpu.amxbf16 && "AMX-BF16", b.cpu.avx512bf16 && "AVX512-BF16"].filter(Boolean).join(", ");
   const onednn = b.onednn ? `oneDNN ${b.version}` : "oneDNN not linked: precision bf16 unavailable (install libdnnl-dev and rebuild)";
-  return `${onednn}; cpu ${cpu || "without bf16 instructions (bf16 GEMMs emulated, slower than fp32)"}; precision auto = ${autoPrecision(b)}`;
+  const kernel = b.rowKernel === "none" ? "" : `; ${b.rowKernel === "amx" ? "AMX" : "AVX512-BF16"} weight products`;
+  return `${onednn}; cpu ${cpu || "without bf16 instructions (bf16 GEMMs emulated, slower than fp32)"}${kernel}; precision auto = ${autoPrecision(b)}`;
 }
 
 export function formatDoctor(r: DoctorReport): string {

@@ -1,6 +1,7 @@
-// What a `precision` setting means on this machine. "auto" picks bf16 where it is fast: the addon
-// links oneDNN and the CPU multiplies bf16 natively (AVX512-BF16 or AMX); elsewhere bf16 would be
-// emulated, slower than fp32. Resolved once, where a run's config is resolved, so the effective
+// What a `precision` setting means on this machine. "auto" picks bf16 where it is fast and
+// reproducible: the addon links oneDNN and the CPU multiplies bf16 natively (AVX512-BF16, or AMX
+// with it), which also runs the row-invariant products that make bf16 generation independent of
+// batching; elsewhere bf16 would be emulated, slower than fp32. Resolved once, where a run's config is resolved, so the effective
 // config (and a --resume of it) names the precision the run really used.
 import { type Bf16Support, native, type Precision } from "../native/binding.js";
 
@@ -14,7 +15,7 @@ export function isPrecisionSetting(v: unknown): v is PrecisionSetting {
 
 /** The GEMM precision "auto" stands for on this CPU with this addon. */
 export function autoPrecision(b: Bf16Support = native().bf16()): Precision {
-  return b.onednn && (b.cpu.avx512bf16 || b.cpu.amxbf16) ? "bf16" : "fp32";
+  return b.onednn && b.rowKernel !== "none" ? "bf16" : "fp32";
 }
 
 /** A setting as a concrete precision ("auto": {@link autoPrecision}). */

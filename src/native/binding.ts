@@ -18,6 +18,8 @@ export interface Bf16Support {
   /** oneDNN's version, "" when not linked */
   version: string;
   cpu: { avx512bf16: boolean; amxbf16: boolean };
+  /** the kernel of bf16 products against weights (row-invariant): "amx", "avx512bf16" or "none" */
+  rowKernel: "amx" | "avx512bf16" | "none";
 }
 
 /** Raw kernel bindings; argument order mirrors native/kernels.h. */

@@ -13,7 +13,7 @@ import { runtimeOptions } from "../../src/cli/train/runtime-options.js";
 import { trainingModule } from "../../src/cli/train/workflow-module.js";
 import { resolveRunConfig } from "../../src/config/load-config.js";
 import { autoPrecision, resolvePrecision } from "../../src/engine/precision.js";
-import { native } from "../../src/native/binding.js";
+import { type Bf16Support, native } from "../../src/native/binding.js";
 import { loadModel, resolveModelSpec } from "../../src/runtime/models.js";
 import { cliInProcess } from "./cli-harness.js";
 
@@ -53,10 +53,16 @@ describe("precision setting", () => {
     for (let i = 0; i < a.length; i++) expect(Math.abs(b[i] - a[i])).toBeLessThan(0.05);
   });
 
-  it("auto is bf16 exactly where oneDNN is linked and the CPU has AVX512-BF16 or AMX-BF16", () => {
-    const support = (onednn: boolean, avx512bf16: boolean, amxbf16: boolean) => ({ onednn, version: "", cpu: { avx512bf16, amxbf16 } });
+  it("auto is bf16 exactly where oneDNN is linked and the CPU runs the row-invariant bf16 products", () => {
+    const support = (onednn: boolean, avx512bf16: boolean, amxbf16: boolean): Bf16Support => ({
+      onednn,
+      version: "",
+      cpu: { avx512bf16, amxbf16 },
+      rowKernel: avx512bf16 ? (amxbf16 ? "amx" : "avx512bf16") : "none",
+    });
     expect(autoPrecision(support(true, true, false))).toBe("bf16");
-    expect(autoPrecision(support(true, false, true))).toBe("bf16");
+    expect(autoPrecision(support(true, true, true))).toBe("bf16");
+    expect(autoPrecision(support(true, false, true))).toBe("fp32"); // AMX without AVX512-BF16: no row-invariant kernel
     expect(autoPrecision(support(true, false, false))).toBe("fp32"); // emulated bf16 is slower than fp32
     expect(autoPrecision(support(false, true, true))).toBe("fp32");
     const here = autoPrecision();
@@ -98,7 +104,10 @@ describe("precision setting", () => {
       .split("\n")
       .find((l) => l.startsWith("bf16 "));
     expect(line).toContain(onednn ? `oneDNN ${r.bf16!.version}` : "oneDNN not linked");
-    const without = formatDoctor({ ...r, bf16: { onednn: false, version: "", cpu: { avx512bf16: false, amxbf16: false } } });
+    const without = formatDoctor({
+      ...r,
+      bf16: { onednn: false, version: "", cpu: { avx512bf16: false, amxbf16: false }, rowKernel: "none" },
+    });
     expect(without).toContain("oneDNN not linked: precision bf16 unavailable");
     expect(without).toContain("cpu without bf16 instructions");
   });

@@ -76,6 +76,8 @@ for (const ta of [false, true])
       [1, 65, 7],
       [65, 1, 1],
       [33, 17, 300],
+      [37, 35, 96], // K a multiple of 32: the AMX kernel where there is one
+      [1, 19, 64],
     ])
       for (const beta of [0, 1]) cases.push({ ta, tb, M, N, K, alpha: beta === 0 ? 0.37 : 1, beta });
 

@@ -1,0 +1,330 @@
+// Row-invariant bf16 products C = alpha A W^T + beta C, W a dense bf16 (N, K) (a weight's cached
+// copy, or B converted into scratch). Every element of C is summed in an order fixed by K alone:
+// not by M, not by the row's place among the M rows, not by the thread count. The sampler decodes
+// whichever sequences are ready at once and prefills a prompt's tokens together, so without this a
+// token's logits would depend on what else was in its batch; in bf16 a last-bit difference changes
+// the rounding of the next product's operands and grows into a different sampled token.
+//
+// Two kernels, one per CPU, chosen by the CPU and the shape (never by M):
+//  - AMX (K a multiple of 32): 16x16 output tiles, each the sum over K in 32-wide steps of one
+//    tile multiply; W rows are the tile rows, A is packed as the pair-interleaved operand.
+//  - AVX512-BF16 otherwise: one 16-lane accumulator per element over K in 32-wide steps, folded
+//    by the same reduction for every element.
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <vector>
+
+#include "cpu.h"
+#include "kernels.h"
+#include "vec.h"
+#if MASO_BF16_KERNELS
+#include <immintrin.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+namespace maso {
+
+#if MASO_BF16_KERNELS
+
+namespace {
+
+// MASO_BF16_KERNEL=avx512 keeps the AVX512-BF16 kernel on an AMX CPU (to test it there)
+bool amx_ready() {
+  static const bool ok = [] {
+    const char* force = std::getenv("MASO_BF16_KERNEL");
+    if (force && std::strcmp(force, "avx512") == 0) return false;
+    if (!cpu_amxbf16() || !cpu_avx512bf16()) return false;
+    // Linux hands out the tile registers' state only to a process that asks (ARCH_REQ_XCOMP_PERM
+    // for XTILEDATA); without it the first tile instruction faults
+    return syscall(SYS_arch_prctl, 0x1023, 18) == 0;
+  }();
+  return ok;
+}
+
+// ---- AMX ----------------------------------------------------------------------------------------
+#define MASO_TARGET_AMX __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx512vl,avx512bf16")))
+
+struct TileConfig {
+  uint8_t palette, start_row, reserved[14];
+  uint16_t colsb[16];
+  uint8_t rows[16];
+};
+
+// tiles 0-1: W blocks (16 rows of W, 32 k); 2-3: A blocks (16 k-pairs, 16 rows of A, interleaved);
+// 4-7: fp32 outputs (16 rows of W by 16 rows of A). A constant in memory: GCC 12 does not see that
+// the load-config builtin reads its argument, and drops the stores that would fill a local one.
+alignas(64) const TileConfig kTiles = {1, 0, {}, {64, 64, 64, 64, 64, 64, 64, 64}, {16, 16, 16, 16, 16, 16, 16, 16}};
+
+MASO_TARGET_AMX void amx_configure() { _tile_loadconfig(&kTiles); }
+
+constexpr int TILE = 16;
+constexpr int KSTEP = 32;
+constexpr int TILE_ELEMS = TILE * KSTEP;  // bf16 values in one packed A block
+
+// out[i] (16x16, [w row][a row]) = the tiles of w blocks w0 (, w1) by A blocks x0 (, x1)
+template <int NW, int NA>
+MASO_TARGET_AMX void amx_block(const uint16_t* w0, const uint16_t* w1, int ldw, const uint16_t* x0,
+                               const uint16_t* x1, int steps, float (*out)[TILE * TILE]) {
+  _tile_zero(4);
+  if (NW > 1) _tile_zero(5);
+  if (NA > 1) _tile_zero(6);
+  if (NW > 1 && NA > 1) _tile_zero(7);
+  const int stride = ldw * 2;
+  for (int s = 0; s < steps; s++) {
+    _tile_loadd(0, w0 + s * KSTEP, stride);
+    if (NW > 1) _tile_loadd(1, w1 + s * KSTEP, stride);
+    _tile_loadd(2, x0 + s * TILE_ELEMS, 64);
+    if (NA > 1) _tile_loadd(3, x1 + s * TILE_ELEMS, 64);
+    _tile_dpbf16ps(4, 0, 2);
+    if (NW > 1) _tile_dpbf16ps(5, 1, 2);
+    if (NA > 1) _tile_dpbf16ps(6, 0, 3);
+    if (NW > 1 && NA > 1) _tile_dpbf16ps(7, 1, 3);
+  }
+  _tile_stored(4, out[0], 64);
+  if (NW > 1) _tile_stored(5, out[1], 64);
+  if (NA > 1) _tile_stored(6, out[2], 64);
+  if (NW > 1 && NA > 1) _tile_stored(7, out[3], 64);
+}
+
+MASO_TARGET_AMX void amx_release() { _tile_release(); }
+
+// r[i] (i < 16) = column i of the 16x16 matrix whose rows were r[0..15]: lanes of 32 bits each
+MASO_TARGET_BF16 inline void transpose16(__m512* r) {
+  __m512 t[16], u[16];
+  for (int i = 0; i < 8; i++) {  // per 128-bit lane: elements 0,1 then 2,3 of rows 2i, 2i+1 interleaved
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  for (int g = 0; g < 4; g++) {  // u[4g + c], lane L: element 4L + c of rows 4g .. 4g+3
+    u[4 * g] = _mm512_shuffle_ps(t[4 * g], t[4 * g + 2], 0x44);
+    u[4 * g + 1] = _mm512_shuffle_ps(t[4 * g], t[4 * g + 2], 0xee);
+    u[4 * g + 2] = _mm512_shuffle_ps(t[4 * g + 1], t[4 * g + 3], 0x44);
+    u[4 * g + 3] = _mm512_shuffle_ps(t[4 * g + 1], t[4 * g + 3], 0xee);
+  }
+  for (int c = 0; c < 4; c++) {  // gather lane L of the four groups into row 4L + c
+    const __m512 even01 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x88), even23 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x88);
+    const __m512 odd01 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xdd), odd23 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xdd);
+    r[c] = _mm512_shuffle_f32x4(even01, even23, 0x88);
+    r[8 + c] = _mm512_shuffle_f32x4(even01, even23, 0xdd);
+    r[4 + c] = _mm512_shuffle_f32x4(odd01, odd23, 0x88);
+    r[12 + c] = _mm512_shuffle_f32x4(odd01, odd23, 0xdd);
+  }
+}
+
+// A (M, K) as bf16 blocks of 16 rows: block b, step s holds k-pairs p = 0..15 by rows r = 0..15,
+// each pair two bf16 (k = 32 s + 2p, +1) of row 16 b + r; rows past M are zero. Each block step is
+// 16 rows of 16 pairs, transposed.
+MASO_TARGET_BF16 void pack_pairs(uint16_t* dst, const float* A, int lda, int M, int K) {
+  const int blocks = (M + TILE - 1) / TILE, steps = K / KSTEP;
+#pragma omp parallel for schedule(static) if (pays((int64_t)M * K))
+  for (int task = 0; task < blocks * steps; task++) {
+    const int b = task / steps, s = task % steps;
+    __m512 r[TILE];
+    for (int i = 0; i < TILE; i++) {
+      const int m = b * TILE + i;
+      if (m >= M) {
+        r[i] = _mm512_setzero_ps();
+        continue;
+      }
+      const float* a = A + (size_t)m * lda + s * KSTEP;
+      r[i] = (__m512)_mm512_cvtne2ps_pbh(_mm512_loadu_ps(a + 16), _mm512_loadu_ps(a));
+    }
+    transpose16(r);
+    float* d = reinterpret_cast<float*>(dst + (size_t)task * TILE_ELEMS);
+    for (int p = 0; p < TILE; p++) _mm512_storeu_ps(d + p * TILE, r[p]);
+  }
+}
+
+// C rows m0.. (mm of them), columns n0.. (nn) = alpha * the tile (stored [column][row]) + beta C
+MASO_TARGET_BF16 void store_tile(const float* tile, int mm, int nn, float alpha, float beta, float* C, int ldc) {
+  __m512 r[TILE];
+  for (int j = 0; j < TILE; j++) r[j] = _mm512_load_ps(tile + j * TILE);
+  transpose16(r);
+  const __mmask16 cols = (__mmask16)((1u << nn) - 1u);
+  const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+  for (int i = 0; i < mm; i++) {
+    float* c = C + (size_t)i * ldc;
+    __m512 v = _mm512_mul_ps(va, r[i]);
+    if (beta != 0.0f) v = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(cols, c), v);
+    _mm512_mask_storeu_ps(c, cols, v);
+  }
+}
+
+struct AmxScratch {
+  std::vector<uint16_t> a;     // A in pair-interleaved blocks
+  std::vector<uint16_t> tail;  // the last, partial block of W rows, zero-padded to 16
+};
+thread_local AmxScratch t_amx;
+
+bool gemm_nt_amx(int M, int N, int K, float alpha, const float* A, int lda, const uint16_t* W, float beta,
+                 float* C, int ldc) {
+  const int ablocks = (M + TILE - 1) / TILE, wblocks = (N + TILE - 1) / TILE, steps = K / KSTEP;
+  AmxScratch& s = t_amx;
+  try {
+    if (s.a.size() < (size_t)ablocks * steps * TILE_ELEMS) s.a.resize((size_t)ablocks * steps * TILE_ELEMS);
+    if (s.tail.size() < (size_t)TILE * K) s.tail.resize((size_t)TILE * K);
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
+  pack_pairs(s.a.data(), A, lda, M, K);
+  const int rest = N % TILE;
+  if (rest) {
+    std::memcpy(s.tail.data(), W + (size_t)(N - rest) * K, sizeof(uint16_t) * rest * K);
+    std::memset(s.tail.data() + (size_t)rest * K, 0, sizeof(uint16_t) * (TILE - rest) * K);
+  }
+  const uint16_t* xa = s.a.data();
+  const uint16_t* tail = s.tail.data();
+  const int tasks = (wblocks + 1) / 2;  // two W blocks (32 rows of W) each
+#pragma omp parallel if (pays((int64_t)M * N * K / 8) && tasks > 1)
+  {
+    amx_configure();
+    alignas(64) float out[4][TILE * TILE];
+#pragma omp for schedule(static)
+    for (int t = 0; t < tasks; t++) {
+      const int b0 = 2 * t, nw = std::min(2, wblocks - b0);
+      const uint16_t* w[2];
+      for (int i = 0; i < nw; i++) w[i] = (b0 + i + 1) * TILE <= N ? W + (size_t)(b0 + i) * TILE * K : tail;
+      for (int a0 = 0; a0 < ablocks; a0 += 2) {
+        const int na = std::min(2, ablocks - a0);
+        const uint16_t* x0 = xa + (size_t)a0 * steps * TILE_ELEMS;
+        const uint16_t* x1 = x0 + (size_t)steps * TILE_ELEMS;
+        if (nw == 2 && na == 2) amx_block<2, 2>(w[0], w[1], K, x0, x1, steps, out);
+        else if (nw == 2) amx_block<2, 1>(w[0], w[1], K, x0, x1, steps, out);
+        else if (na == 2) amx_block<1, 2>(w[0], w[0], K, x0, x1, steps, out);
+        else amx_block<1, 1>(w[0], w[0], K, x0, x1, steps, out);
+        // out[i]: w block (i & 1) by A block (i >> 1), stored [w row][a row]
+        for (int i = 0; i < 4; i++) {
+          if ((i & 1) >= nw || (i >> 1) >= na) continue;
+          const int n0 = (b0 + (i & 1)) * TILE, m0 = (a0 + (i >> 1)) * TILE;
+          store_tile(out[i], std::min(TILE, M - m0), std::min(TILE, N - n0), alpha, beta, C + (size_t)m0 * ldc + n0, ldc);
+        }
+      }
+    }
+    amx_release();
+  }
+  return true;
+}
+
+// ---- AVX512-BF16 --------------------------------------------------------------------------------
+// the sum of v's 16 lanes, halving in a fixed order
+MASO_TARGET_BF16 inline float lane_sum(__m512 v) {
+  const __m256 lo = _mm512_castps512_ps256(v);
+  const __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
+  const __m256 s8 = _mm256_add_ps(lo, hi);
+  __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
+  s4 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
+  s4 = _mm_add_ss(s4, _mm_movehdup_ps(s4));
+  return _mm_cvtss_f32(s4);
+}
+
+// RA rows of A by RW rows of W; acc[i][j] holds 16 lanes of partial sums of one element
+template <int RA, int RW>
+MASO_TARGET_BF16 void dot_block(const uint16_t* a, int lda, const uint16_t* w, int K, float alpha, float beta,
+                                float* C, int ldc) {
+  __m512 acc[RA][RW];
+  for (int i = 0; i < RA; i++)
+    for (int j = 0; j < RW; j++) acc[i][j] = _mm512_setzero_ps();
+  int k = 0;
+  for (; k + KSTEP <= K; k += KSTEP) {
+    __m512bh wv[RW];
+    for (int j = 0; j < RW; j++) wv[j] = (__m512bh)_mm512_loadu_si512(w + (size_t)j * K + k);
+    for (int i = 0; i < RA; i++) {
+      const __m512bh av = (__m512bh)_mm512_loadu_si512(a + (size_t)i * lda + k);
+      for (int j = 0; j < RW; j++) acc[i][j] = _mm512_dpbf16_ps(acc[i][j], av, wv[j]);
+    }
+  }
+  if (k < K) {  // the masked-off lanes multiply zeros
+    const __mmask32 m = (__mmask32)((1ull << (K - k)) - 1ull);
+    __m512bh wv[RW];
+    for (int j = 0; j < RW; j++) wv[j] = (__m512bh)_mm512_maskz_loadu_epi16(m, w + (size_t)j * K + k);
+    for (int i = 0; i < RA; i++) {
+      const __m512bh av = (__m512bh)_mm512_maskz_loadu_epi16(m, a + (size_t)i * lda + k);
+      for (int j = 0; j < RW; j++) acc[i][j] = _mm512_dpbf16_ps(acc[i][j], av, wv[j]);
+    }
+  }
+  for (int i = 0; i < RA; i++)
+    for (int j = 0; j < RW; j++) {
+      float* c = C + (size_t)i * ldc + j;
+      const float v = alpha * lane_sum(acc[i][j]);
+      *c = beta == 0.0f ? v : v + beta * *c;
+    }
+}
+
+using DotBlock = void (*)(const uint16_t*, int, const uint16_t*, int, float, float, float*, int);
+
+// rows of W per block: 8 when A has one row (enough independent sums to hide the instruction's
+// latency), else 4 by 4 rows of A; a block's shape changes which elements share it, never an
+// element's sums
+template <int RA>
+DotBlock dot_block_for(int rw) {
+  switch (rw) {
+    case 1: return dot_block<RA, 1>;
+    case 2: return dot_block<RA, 2>;
+    case 3: return dot_block<RA, 3>;
+    case 4: return dot_block<RA, 4>;
+    case 5: return dot_block<RA, 5>;
+    case 6: return dot_block<RA, 6>;
+    case 7: return dot_block<RA, 7>;
+    default: return dot_block<RA, 8>;
+  }
+}
+
+DotBlock dot_block_for(int ra, int rw) {
+  switch (ra) {
+    case 1: return dot_block_for<1>(rw);
+    case 2: return dot_block_for<2>(rw);
+    case 3: return dot_block_for<3>(rw);
+    default: return dot_block_for<4>(rw);
+  }
+}
+
+thread_local std::vector<uint16_t> t_rows;  // A as dense bf16 rows
+
+bool gemm_nt_dot(int M, int N, int K, float alpha, const float* A, int lda, const uint16_t* W, float beta,
+                 float* C, int ldc) {
+  try {
+    if (t_rows.size() < (size_t)M * K) t_rows.resize((size_t)M * K);
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
+  pack_bf16(t_rows.data(), A, M, K, lda);
+  const uint16_t* a = t_rows.data();
+  const int RA = M == 1 ? 1 : 4, RW = M == 1 ? 8 : 4;
+  const int tasks = (N + RW - 1) / RW;
+#pragma omp parallel for schedule(static) if (pays((int64_t)M * N * K / 8) && tasks > 1)
+  for (int t = 0; t < tasks; t++) {
+    const int n0 = t * RW, rw = std::min(RW, N - n0);
+    for (int m0 = 0; m0 < M; m0 += RA) {
+      const int ra = std::min(RA, M - m0);
+      dot_block_for(ra, rw)(a + (size_t)m0 * K, K, W + (size_t)n0 * K, K, alpha, beta, C + (size_t)m0 * ldc + n0, ldc);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool gemm_nt_bf16(int M, int N, int K, float alpha, const float* A, int lda, const uint16_t* W, float beta,
+                  float* C, int ldc) {
+  if (M <= 0 || N <= 0 || K <= 0 || !cpu_avx512bf16()) return false;
+  if (K % KSTEP == 0 && amx_ready()) return gemm_nt_amx(M, N, K, alpha, A, lda, W, beta, C, ldc);
+  return gemm_nt_dot(M, N, K, alpha, A, lda, W, beta, C, ldc);
+}
+
+const char* gemm_nt_bf16_kernel() {
+  if (!cpu_avx512bf16()) return "none";
+  return amx_ready() ? "amx" : "avx512bf16";
+}
+
+#else
+
+bool gemm_nt_bf16(int, int, int, float, const float*, int, const uint16_t*, float, float*, int) { return false; }
+const char* gemm_nt_bf16_kernel() { return "none"; }
+
+#endif
+
+}  // namespace maso

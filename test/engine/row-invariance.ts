@@ -1,0 +1,72 @@
+// Runs bf16 A W^T products over row subsets and thread counts and reports every row whose bits
+// differ from the same row computed within all rows at once. Imported by the test, and run as a
+// script (`node --import tsx row-invariance.ts`) to check another kernel in a child process.
+import { fillNormal } from "../../src/engine/model/init.js";
+import { native } from "../../src/native/binding.js";
+import { createRng } from "../../src/rng.js";
+
+/** (N, K) shapes: K a multiple of 32 (the AMX kernel) and not (the AVX512-BF16 kernel everywhere) */
+export const SHAPES: [number, number][] = [
+  [77, 64],
+  [33, 96],
+  [130, 896],
+  [48, 4864],
+  [40, 300],
+  [5, 7],
+  [19, 8],
+];
+const ROWS = 70;
+const SUBSETS: [number, number][] = [1, 2, 3, 5, 16, 17, 33, 64].flatMap((m) => [
+  [0, m],
+  [1, m],
+  [ROWS - m, m],
+]);
+
+export interface Report {
+  kernel: string;
+  /** "(N,K) rows r0+M threads T: row i" for every mismatch */
+  mismatches: string[];
+  products: number;
+}
+
+export function rowInvariance(): Report {
+  const k = native();
+  const rng = createRng(11);
+  const mismatches: string[] = [];
+  let products = 0;
+  const threads = k.info().threads;
+  for (const [N, K] of SHAPES) {
+    const lda = K + 5;
+    const A = new Float32Array(ROWS * lda);
+    const W = new Float32Array(N * K);
+    fillNormal(A, rng, 1);
+    fillNormal(W, rng, 0.05);
+    const product = (r0: number, M: number): Float32Array => {
+      const C = new Float32Array(M * N);
+      k.setPrecision("bf16");
+      try {
+        k.gemm(false, true, M, N, K, 1, A.subarray(r0 * lda), lda, W, K, 0, C, N);
+      } finally {
+        k.setPrecision("fp32");
+      }
+      products++;
+      return C;
+    };
+    const all = product(0, ROWS);
+    for (const T of [1, 2]) {
+      k.setThreads(T);
+      for (const [r0, M] of SUBSETS) {
+        const C = product(r0, M);
+        for (let i = 0; i < M; i++) {
+          const got = C.subarray(i * N, (i + 1) * N);
+          const want = all.subarray((r0 + i) * N, (r0 + i + 1) * N);
+          if (got.some((x, j) => !Object.is(x, want[j]))) mismatches.push(`(${N},${K}) rows ${r0}+${M} threads ${T}: row ${r0 + i}`);
+        }
+      }
+    }
+  }
+  k.setThreads(threads);
+  return { kernel: k.bf16().rowKernel, mismatches, products };
+}
+
+if (process.argv[1]?.endsWith("row-invariance.ts")) process.stdout.write(JSON.stringify(rowInvariance()));
