@@ -14,15 +14,17 @@ import type { Decoder } from "../model/decoder.js";
 import { give, take } from "../model/scratch.js";
 import type { KvCache } from "./kv-cache.js";
 
-/** How the new tokens attend. */
-export type AttentionPlan =
-  /** Whole prompts from position 0, packed: the training attention kernel over `starts` (B+1). */
-  | { kind: "packed"; B: number; starts: Int32Array }
-  /**
-   * Each new token (row b) attends to the first lens[b] cached positions (its own included) of the
-   * blocks table[tableStarts[b] ..]: one token per sequence in decode, a prompt's rest in prefill.
-   */
-  | { kind: "paged"; table: Int32Array; tableStarts: Int32Array; lens: Int32Array };
+/**
+ * How the new tokens attend: each new token (row b) attends to the first lens[b] cached positions
+ * (its own included) of the blocks table[tableStarts[b] ..]. One token per sequence in decode, every
+ * prompt token in prefill: a token's attention is then one computation however it reached the
+ * cache, so a prefix decoded in one turn and prefilled afresh in the next gives the same bits.
+ */
+export interface CacheAttention {
+  table: Int32Array;
+  tableStarts: Int32Array;
+  lens: Int32Array;
+}
 
 /** One forward step over new tokens. */
 export interface StepInput {
@@ -30,7 +32,7 @@ export interface StepInput {
   pos: Int32Array; // (N) their positions in their sequences
   slots: Int32Array; // (N) cache pool row that receives each token's K and V
   segments: readonly AdapterSegment[]; // contiguous rows per adapter, covering [0, N)
-  attention: AttentionPlan;
+  attention: CacheAttention;
   logitRows: Int32Array; // (M) rows whose next-token logits are wanted
 }
 
@@ -63,32 +65,14 @@ export function runStep(model: Decoder, cache: KvCache, input: StepInput): Float
   return logits;
 }
 
-/** Writes the new rows' K/V into the cache, then attends as the plan says (lse is left unused). */
+/** Writes the new rows' K/V into the cache, then attends over it (lse is left unused). */
 function cacheAttention(cfg: ModelConfig, cache: KvCache, input: StepInput): Attend {
   const { numHeads: NH, numKvHeads: KVH, headDim: HS } = cfg;
   const N = input.ids.length;
-  const plan = input.attention;
-  return (l, att, lse, qr, kr, v) => {
+  const { table, tableStarts, lens } = input.attention;
+  return (l, att, _lse, qr, kr, v) => {
     const decode = decodeKernels();
     decode.kvCacheWrite(cache.k[l], cache.v[l], kr, v, input.slots, N, KVH * HS, cache.poolRows);
-    if (plan.kind === "packed") {
-      native().attentionForward(att, lse, qr, kr, v, plan.starts, plan.B, NH, KVH, HS);
-    } else {
-      decode.attentionDecode(
-        att,
-        qr,
-        cache.k[l],
-        cache.v[l],
-        plan.table,
-        plan.tableStarts,
-        plan.lens,
-        N,
-        NH,
-        KVH,
-        HS,
-        cache.blockSize,
-        cache.poolBlocks,
-      );
-    }
+    decode.attentionDecode(att, qr, cache.k[l], cache.v[l], table, tableStarts, lens, N, NH, KVH, HS, cache.blockSize, cache.poolBlocks);
   };
 }

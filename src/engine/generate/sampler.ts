@@ -10,7 +10,7 @@ import { give } from "../model/scratch.js";
 import { createRng, type Rng } from "../../rng.js";
 import type { Tokenizer } from "../tokenizer/types.js";
 import { KvCache } from "./kv-cache.js";
-import { type AttentionPlan, runStep } from "./model-step.js";
+import { type CacheAttention, runStep } from "./model-step.js";
 import { type Chain, EMPTY_CHAIN, PrefixCache } from "./prefix-cache.js";
 import { type GenerationRequest, type GenerationResult, type NormalizedRequest, normalizeRequest } from "./request.js";
 import { type SampledToken, sampleRows, sampleToken } from "./sampling.js";
@@ -346,8 +346,7 @@ export class Sampler {
 
   /**
    * Runs new prompts (grouped by adapter) past their cached positions and keeps each one's
-   * last-position logits. Whole prompts run packed; once any starts from cached blocks, every row
-   * attends over the cache as decode does.
+   * last-position logits; every row attends over the cache as decode does.
    */
   private prefill(entries: PromptEntry[]): void {
     const order = [...entries].sort((a, b) => (a.adapter ?? "").localeCompare(b.adapter ?? ""));
@@ -369,9 +368,7 @@ export class Sampler {
       logitRows[i] = starts[i + 1] - 1;
       pushSegment(segments, e.adapter, off, starts[i + 1]);
     });
-    const packed = order.every((e) => e.cached === 0);
-    const attention: AttentionPlan = packed ? { kind: "packed", B: order.length, starts } : overCache(order, pos);
-    const logits = runStep(this.model, this.cache, { ids, pos, slots, segments, attention, logitRows });
+    const logits = runStep(this.model, this.cache, { ids, pos, slots, segments, attention: overCache(order, pos), logitRows });
     const V = this.model.config.vocabSize;
     const bs = this.cache.blockSize;
     order.forEach((e, i) => {
@@ -438,7 +435,7 @@ export class Sampler {
       pos,
       slots,
       segments,
-      attention: { kind: "paged", table, tableStarts, lens },
+      attention: { table, tableStarts, lens },
       logitRows: Int32Array.from({ length: B }, (_, i) => i),
     });
     const drawn = sampleRows(
@@ -555,7 +552,7 @@ function pushSegment(segments: AdapterSegment[], adapter: string | null, r0: num
 }
 
 /** Every prefill row as a decode row: it attends to its entry's cached positions up to its own. */
-function overCache(order: readonly PromptEntry[], pos: Int32Array): AttentionPlan {
+function overCache(order: readonly PromptEntry[], pos: Int32Array): CacheAttention {
   const N = pos.length;
   const tableStarts = new Int32Array(N + 1);
   const lens = new Int32Array(N);
@@ -568,5 +565,5 @@ function overCache(order: readonly PromptEntry[], pos: Int32Array): AttentionPla
       table.set(e.blocks, tableStarts[r]);
       lens[r] = pos[r] + 1;
     }
-  return { kind: "paged", table, tableStarts, lens };
+  return { table, tableStarts, lens };
 }
