@@ -38,9 +38,9 @@ describe("run config", () => {
     expect(config.checkpoint).toEqual({ every: 10, keep: 3 });
     expect(config.runDir).toBe(join("runs", "run"));
     expect(config.models.shared.optimizer.lr).toBe(1e-5);
-    expect(config.models.shared.precision).toBe("fp32");
-    const auto = resolveRunConfig({ ...good, models: { shared: { preset: "tiny", precision: "auto" } } }, { roles });
-    expect(auto.config.models.shared.precision).toBe(autoPrecision()); // resolved for the effective config
+    expect(config.models.shared.precision).toBe(autoPrecision()); // auto by default, resolved for the effective config
+    const fp32 = resolveRunConfig({ ...good, models: { shared: { preset: "tiny", precision: "fp32" } } }, { roles });
+    expect(fp32.config.models.shared.precision).toBe("fp32");
     expect(cast).toEqual({ planner: { model: "shared", adapter: null }, answer: { model: "shared", adapter: null } });
     const gae = resolveRunConfig(
       { ...good, models: { shared: { preset: "tiny", valueHead: {} } }, algorithm: { estimator: "gae-action" } },

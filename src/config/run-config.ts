@@ -67,10 +67,10 @@ export const modelSchema = z
     reference: z.boolean().default(true),
     /**
      * GEMM operands: fp32, bf16 (rounded operands, fp32 accumulation; needs oneDNN, see `maso doctor`),
-     * or auto: bf16 where the CPU runs it natively, else fp32 (resolved in the effective config).
-     * fp32 by default: bf16 rollouts on several lanes are not reproducible (docs/config.md)
+     * or auto (the default): bf16 where the CPU runs it natively, else fp32 (resolved in the
+     * effective config).
      */
-    precision: z.enum(["auto", "fp32", "bf16"]).default("fp32"),
+    precision: z.enum(["auto", "fp32", "bf16"]).default("auto"),
   })
   .strict()
   .superRefine((m, ctx) => {

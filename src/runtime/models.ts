@@ -46,7 +46,7 @@ export interface ModelSpec {
   tokenizer?: Tokenizer;
   /** Seeds LoRA and value-head initialisation (default 0). */
   seed?: number;
-  /** GEMM operand precision of this model's forward, backward and decode steps (default "fp32"; "auto": bf16 where the CPU runs it natively). */
+  /** GEMM operand precision of this model's forward, backward and decode steps (default "auto": bf16 where the CPU runs it natively and reproducibly, else fp32). */
   precision?: PrecisionSetting;
 }
 
@@ -87,7 +87,7 @@ export function resolveModelSpec(spec: ModelSpec): ResolvedModelSpec {
   const reference = ref === "auto" ? (train === "lora" ? "adapter-off" : "none") : ref;
   if (spec.precision !== undefined && !isPrecisionSetting(spec.precision))
     throw new MasoError("MODEL_SPEC", `${where}: precision is "${spec.precision}"`, "use auto, fp32 or bf16");
-  const precision = resolvePrecision(spec.precision ?? "fp32");
+  const precision = resolvePrecision(spec.precision ?? "auto");
   if (precision === "bf16" && !native().bf16().onednn)
     throw new MasoError(
       "BF16_UNAVAILABLE",

@@ -69,7 +69,7 @@ describe("precision setting", () => {
     expect(resolvePrecision("auto")).toBe(here);
     expect(resolvePrecision("fp32")).toBe("fp32");
     expect(resolveModelSpec({ name: "m", source: { weights: "x" }, precision: "auto" }).precision).toBe(here);
-    expect(resolveModelSpec({ name: "m", source: { weights: "x" } }).precision).toBe("fp32"); // the default
+    expect(resolveModelSpec({ name: "m", source: { weights: "x" } }).precision).toBe(here); // the default is auto
   });
 
   it("maso train writes auto's choice into the effective config, which --resume reads", async () => {

@@ -49,8 +49,8 @@ options:
   --split <test|dev>    workflows: which held-out tasks (default: test when the module has them)
   --checkpoint <which>  workflow runs: best (default when present), latest, a step, or init (untrained)
   --config <file>       workflow file: the run config (default: the module's 'config' export)
-  --precision <p>       fp32 (default), bf16 (needs oneDNN) or auto (bf16 where the CPU runs it
-                        natively) GEMM operands for every model
+  --precision <p>       auto (default: bf16 where the CPU runs it natively, else fp32), fp32 or
+                        bf16 (needs oneDNN) GEMM operands for every model
   --json                print the result as JSON`,
   async run(argv, io) {
     const p = parseFlags(
@@ -100,7 +100,7 @@ options:
     const seqLen = num(p, "seq-len", "eval", { int: true, min: 2, max: 1_000_000 }) ?? runCfg?.seqLen ?? 64;
     const windows = num(p, "windows", "eval", { int: true, min: 1, max: 1_000_000 }) ?? 32;
     const model = new Decoder(config, params, { trainBase: false });
-    model.precision = resolvePrecision(precisionFlag(p, "eval") ?? "fp32");
+    model.precision = resolvePrecision(precisionFlag(p, "eval") ?? "auto");
     const loss = evalLoss(model, stream, seqLen, windows);
     const result = { model: source.describe, step: source.checkpoint?.step ?? null, heldOutLoss: loss, seqLen, windows };
     println(
