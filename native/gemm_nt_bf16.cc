@@ -65,14 +65,23 @@ constexpr int TILE = 16;
 constexpr int KSTEP = 32;
 constexpr int TILE_ELEMS = TILE * KSTEP;  // bf16 values in one packed A block
 
-// out[i] (16x16, [w row][a row]) = the tiles of w blocks w0 (, w1) by A blocks x0 (, x1)
+// acc[i] (16x16, [w row][a row]) += the tiles of w blocks w0 (, w1) by A blocks x0 (, x1) over
+// `steps` steps of K; fresh: acc starts at zero instead. Partial sums go through memory exactly
+// (fp32 tile stores and loads), so a K cut into chunks sums in the same order as one pass.
 template <int NW, int NA>
 MASO_TARGET_AMX void amx_block(const uint16_t* w0, const uint16_t* w1, int ldw, const uint16_t* x0,
-                               const uint16_t* x1, int steps, float (*out)[TILE * TILE]) {
-  _tile_zero(4);
-  if (NW > 1) _tile_zero(5);
-  if (NA > 1) _tile_zero(6);
-  if (NW > 1 && NA > 1) _tile_zero(7);
+                               const uint16_t* x1, int steps, bool fresh, float (*acc)[TILE * TILE]) {
+  if (fresh) {
+    _tile_zero(4);
+    if (NW > 1) _tile_zero(5);
+    if (NA > 1) _tile_zero(6);
+    if (NW > 1 && NA > 1) _tile_zero(7);
+  } else {
+    _tile_loadd(4, acc[0], 64);
+    if (NW > 1) _tile_loadd(5, acc[1], 64);
+    if (NA > 1) _tile_loadd(6, acc[2], 64);
+    if (NW > 1 && NA > 1) _tile_loadd(7, acc[3], 64);
+  }
   const int stride = ldw * 2;
   for (int s = 0; s < steps; s++) {
     _tile_loadd(0, w0 + s * KSTEP, stride);
@@ -84,10 +93,10 @@ MASO_TARGET_AMX void amx_block(const uint16_t* w0, const uint16_t* w1, int ldw, 
     if (NA > 1) _tile_dpbf16ps(6, 0, 3);
     if (NW > 1 && NA > 1) _tile_dpbf16ps(7, 1, 3);
   }
-  _tile_stored(4, out[0], 64);
-  if (NW > 1) _tile_stored(5, out[1], 64);
-  if (NA > 1) _tile_stored(6, out[2], 64);
-  if (NW > 1 && NA > 1) _tile_stored(7, out[3], 64);
+  _tile_stored(4, acc[0], 64);
+  if (NW > 1) _tile_stored(5, acc[1], 64);
+  if (NA > 1) _tile_stored(6, acc[2], 64);
+  if (NW > 1 && NA > 1) _tile_stored(7, acc[3], 64);
 }
 
 MASO_TARGET_AMX void amx_release() { _tile_release(); }
@@ -154,6 +163,14 @@ MASO_TARGET_BF16 void store_tile(const float* tile, int mm, int nn, float alpha,
   }
 }
 
+// one pair of A blocks' four output tiles, kept between chunks of K
+struct alignas(64) AccPair {
+  float t[4][TILE * TILE];
+};
+using AccTiles = std::vector<AccPair>;
+thread_local AccTiles t_acc;
+constexpr int CHUNK = 8;  // steps of K per chunk: 256 values of K
+
 struct AmxScratch {
   std::vector<uint16_t> a;     // A in pair-interleaved blocks
   std::vector<uint16_t> tail;  // the last, partial block of W rows, zero-padded to 16
@@ -178,35 +195,56 @@ bool gemm_nt_amx(int M, int N, int K, float alpha, const float* A, int lda, cons
   }
   const uint16_t* xa = s.a.data();
   const uint16_t* tail = s.tail.data();
+  int failed = 0;  // threads that could not grow their output tiles (C is then incomplete)
   const int tasks = (wblocks + 1) / 2;  // two W blocks (32 rows of W) each
+  const int pairs = (ablocks + 1) / 2;
+  // Over many rows of A, K runs in chunks of CHUNK steps: a task's 32 rows of W for one chunk
+  // (16 KB) stay in L1 while every row of A passes, instead of being re-read from L2 per pair
+  const int chunk = pairs > 1 ? CHUNK : steps;
 #pragma omp parallel if (pays((int64_t)M * N * K / 8) && tasks > 1)
   {
     amx_configure();
-    alignas(64) float out[4][TILE * TILE];
+    AccTiles& acc = t_acc;
+    bool ok = true;
+    try {
+      if (acc.size() < (size_t)pairs) acc.resize(pairs);
+    } catch (const std::bad_alloc&) {
+      ok = false;
+    }
 #pragma omp for schedule(static)
     for (int t = 0; t < tasks; t++) {
+      if (!ok) continue;
       const int b0 = 2 * t, nw = std::min(2, wblocks - b0);
       const uint16_t* w[2];
       for (int i = 0; i < nw; i++) w[i] = (b0 + i + 1) * TILE <= N ? W + (size_t)(b0 + i) * TILE * K : tail;
-      for (int a0 = 0; a0 < ablocks; a0 += 2) {
-        const int na = std::min(2, ablocks - a0);
-        const uint16_t* x0 = xa + (size_t)a0 * steps * TILE_ELEMS;
-        const uint16_t* x1 = x0 + (size_t)steps * TILE_ELEMS;
-        if (nw == 2 && na == 2) amx_block<2, 2>(w[0], w[1], K, x0, x1, steps, out);
-        else if (nw == 2) amx_block<2, 1>(w[0], w[1], K, x0, x1, steps, out);
-        else if (na == 2) amx_block<1, 2>(w[0], w[0], K, x0, x1, steps, out);
-        else amx_block<1, 1>(w[0], w[0], K, x0, x1, steps, out);
-        // out[i]: w block (i & 1) by A block (i >> 1), stored [w row][a row]
-        for (int i = 0; i < 4; i++) {
-          if ((i & 1) >= nw || (i >> 1) >= na) continue;
-          const int n0 = (b0 + (i & 1)) * TILE, m0 = (a0 + (i >> 1)) * TILE;
-          store_tile(out[i], std::min(TILE, M - m0), std::min(TILE, N - n0), alpha, beta, C + (size_t)m0 * ldc + n0, ldc);
+      for (int s0 = 0; s0 < steps; s0 += chunk) {
+        const int ns = std::min(chunk, steps - s0);
+        for (int p = 0; p < pairs; p++) {
+          const int na = std::min(2, ablocks - 2 * p);
+          const uint16_t* x0 = xa + ((size_t)2 * p * steps + s0) * TILE_ELEMS;
+          const uint16_t* x1 = x0 + (size_t)steps * TILE_ELEMS;
+          const uint16_t* v0 = w[0] + s0 * KSTEP;
+          const uint16_t* v1 = w[nw - 1] + s0 * KSTEP;
+          if (nw == 2 && na == 2) amx_block<2, 2>(v0, v1, K, x0, x1, ns, s0 == 0, acc[p].t);
+          else if (nw == 2) amx_block<2, 1>(v0, v1, K, x0, x1, ns, s0 == 0, acc[p].t);
+          else if (na == 2) amx_block<1, 2>(v0, v1, K, x0, x1, ns, s0 == 0, acc[p].t);
+          else amx_block<1, 1>(v0, v1, K, x0, x1, ns, s0 == 0, acc[p].t);
         }
       }
+      // acc[p].t[i]: w block (i & 1) by A block 2p + (i >> 1), stored [w row][a row]
+      for (int p = 0; p < pairs; p++)
+        for (int i = 0; i < 4; i++) {
+          const int bw = b0 + (i & 1), ba = 2 * p + (i >> 1);
+          if ((i & 1) >= nw || ba >= ablocks) continue;
+          const int n0 = bw * TILE, m0 = ba * TILE;
+          store_tile(acc[p].t[i], std::min(TILE, M - m0), std::min(TILE, N - n0), alpha, beta, C + (size_t)m0 * ldc + n0, ldc);
+        }
     }
     amx_release();
+#pragma omp atomic
+    failed += ok ? 0 : 1;
   }
-  return true;
+  return failed == 0;
 }
 
 // ---- AVX512-BF16 --------------------------------------------------------------------------------
