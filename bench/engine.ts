@@ -126,9 +126,9 @@ function benchRow(s: Shape, precision: Precision, torch: TorchRuns): void {
     return;
   }
   // measured per row, right before it, so background load affects peak and run alike
-  kernels.setPrecision(precision);
+  kernels.setPrecision(precision, false);
   const peak = gemmPeakGflops();
-  kernels.setPrecision("fp32");
+  kernels.setPrecision("fp32", false);
   const maso = benchMaso(s, precision, 1, steps);
   const gflops = trainFlops(s) / maso.seconds_per_step / 1e9;
   const rssMb = maso.rss.map((r) => r / 2 ** 20);

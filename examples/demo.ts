@@ -2,17 +2,22 @@
 // from the committed base model, evaluated greedily on its whole held-out test split before and after.
 // Default: iterative coding (plan → code → verifier → reflect, up to 3 turns), 30 steps with one dev
 // evaluation at the end, seed 0. It prints progress, the before/after figures, and where the summary and
-// curves are. Another workflow:
+// curves are. Another workflow, or another precision than the config's (auto):
 //   MASO_DEMO_WORKFLOW=examples/workflows/qd-retrieve-answer/workflow.ts MASO_DEMO_STEPS=30 npm run demo
+//   MASO_DEMO_PRECISION=fp32 npm run demo
 import { readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { runResults } from "../scripts/results.js";
+import { isPrecisionSetting } from "../src/engine/precision.js";
 import type { ResultsSummary } from "../scripts/lib/results-summary.js";
 import { describeNative } from "maso";
 
 const file = process.env.MASO_DEMO_WORKFLOW ?? "examples/workflows/iterative-coding/workflow.ts";
 // 10 steps from models/base-code end below the start on seed 0 (its dev dips at step 10); 30 is the config's schedule
 const steps = Number(process.env.MASO_DEMO_STEPS ?? 30);
+const precision = process.env.MASO_DEMO_PRECISION;
+if (precision !== undefined && !isPrecisionSetting(precision))
+  throw new Error(`MASO_DEMO_PRECISION must be auto, fp32 or bf16, got '${precision}'`);
 const out = resolve("runs/demo");
 
 console.log(describeNative());
@@ -20,7 +25,7 @@ console.log(`demo: ${file}, ${steps} RL steps, greedy test evaluation before and
 rmSync(out, { recursive: true, force: true });
 const t0 = performance.now();
 // one dev evaluation, at the end: earlier ones cost time inside the 10-minute budget
-const summaryPath = await runResults({ file, seeds: [0], steps, evalEvery: steps, out, log: (s) => process.stdout.write(s) });
+const summaryPath = await runResults({ file, seeds: [0], steps, evalEvery: steps, precision, out, log: (s) => process.stdout.write(s) });
 const summary = JSON.parse(readFileSync(summaryPath, "utf8")) as ResultsSummary;
 const seed = summary.perSeed[0];
 const fmt = (x: number | undefined) => (x === undefined ? "n/a" : x.toFixed(3));

@@ -276,7 +276,8 @@ Napi::Value Gemm(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value SetPrecision(const Napi::CallbackInfo& info) {
-  CALL("setPrecision", 1);
+  CALL("setPrecision", 2);
+  const bool invariant = c.flag(1, "invariantRows");
   std::string p = info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : "";
   if (p == "fp32") {
     set_precision(0);
@@ -288,6 +289,7 @@ Napi::Value SetPrecision(const Napi::CallbackInfo& info) {
   } else {
     c.fail(0, "precision", "must be \"fp32\" or \"bf16\"");
   }
+  set_invariant_rows(invariant);
   return info.Env().Undefined();
 }
 

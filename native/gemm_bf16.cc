@@ -30,9 +30,11 @@ namespace maso {
 // Per calling thread: a lane (a JS worker thread with its own sampler) sets its model's precision
 // without touching the main thread's. gemm() reads it on entry, on the thread that called it.
 static thread_local int t_precision = 0;
+static thread_local bool t_invariant_rows = false;
 
 void set_precision(int p) { t_precision = p; }
 int get_precision() { return t_precision; }
+void set_invariant_rows(bool on) { t_invariant_rows = on; }
 
 // Round-to-nearest-even; NaN stays a (quiet) NaN. Denormal inputs become signed zero, as the
 // AVX512-BF16 instruction does, so the scalar and vector paths give the same bits.
@@ -262,8 +264,8 @@ bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const
   const Bf16Copy copy = B == weight_operand() ? cached_bf16(B, brows, bcols, ldb) : nullptr;
   const uint16_t* bbits = copy ? copy->data() : nullptr;
   Scratch& s = t_scratch;
-  if (!transA && transB && cpu_avx512bf16()) {
-    // A B^T, every forward product against a weight: the row-invariant kernel (gemm_nt_bf16.cc)
+  if (t_invariant_rows && !transA && transB && cpu_avx512bf16()) {
+    // A B^T, the sampler's products against weights: the row-invariant kernel (gemm_nt_bf16.cc)
     if (!bbits) {
       try {
         if (s.b.size() < (size_t)N * K) s.b.resize((size_t)N * K);

@@ -25,6 +25,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 namespace maso {
 
@@ -167,23 +170,28 @@ MASO_TARGET_BF16 void store_tile(const float* tile, int mm, int nn, float alpha,
 struct alignas(64) AccPair {
   float t[4][TILE * TILE];
 };
-using AccTiles = std::vector<AccPair>;
-thread_local AccTiles t_acc;
 constexpr int CHUNK = 8;  // steps of K per chunk: 256 values of K
 
 struct AmxScratch {
   std::vector<uint16_t> a;     // A in pair-interleaved blocks
   std::vector<uint16_t> tail;  // the last, partial block of W rows, zero-padded to 16
+  std::vector<AccPair> acc;    // per pool thread, one AccPair per pair of A blocks
 };
 thread_local AmxScratch t_amx;
 
 bool gemm_nt_amx(int M, int N, int K, float alpha, const float* A, int lda, const uint16_t* W, float beta,
                  float* C, int ldc) {
   const int ablocks = (M + TILE - 1) / TILE, wblocks = (N + TILE - 1) / TILE, steps = K / KSTEP;
+  const int pairs = (ablocks + 1) / 2;
+  int threads = 1;
+#ifdef _OPENMP
+  threads = omp_get_max_threads();
+#endif
   AmxScratch& s = t_amx;
-  try {
+  try {  // all scratch before any work, so that a refusal leaves C untouched
     if (s.a.size() < (size_t)ablocks * steps * TILE_ELEMS) s.a.resize((size_t)ablocks * steps * TILE_ELEMS);
     if (s.tail.size() < (size_t)TILE * K) s.tail.resize((size_t)TILE * K);
+    if (s.acc.size() < (size_t)threads * pairs) s.acc.resize((size_t)threads * pairs);
   } catch (const std::bad_alloc&) {
     return false;
   }
@@ -195,25 +203,20 @@ bool gemm_nt_amx(int M, int N, int K, float alpha, const float* A, int lda, cons
   }
   const uint16_t* xa = s.a.data();
   const uint16_t* tail = s.tail.data();
-  int failed = 0;  // threads that could not grow their output tiles (C is then incomplete)
   const int tasks = (wblocks + 1) / 2;  // two W blocks (32 rows of W) each
-  const int pairs = (ablocks + 1) / 2;
   // Over many rows of A, K runs in chunks of CHUNK steps: a task's 32 rows of W for one chunk
   // (16 KB) stay in L1 while every row of A passes, instead of being re-read from L2 per pair
   const int chunk = pairs > 1 ? CHUNK : steps;
 #pragma omp parallel if (pays((int64_t)M * N * K / 8) && tasks > 1)
   {
     amx_configure();
-    AccTiles& acc = t_acc;
-    bool ok = true;
-    try {
-      if (acc.size() < (size_t)pairs) acc.resize(pairs);
-    } catch (const std::bad_alloc&) {
-      ok = false;
-    }
+    int me = 0;
+#ifdef _OPENMP
+    me = omp_get_thread_num();
+#endif
+    AccPair* acc = s.acc.data() + (size_t)me * pairs;
 #pragma omp for schedule(static)
     for (int t = 0; t < tasks; t++) {
-      if (!ok) continue;
       const int b0 = 2 * t, nw = std::min(2, wblocks - b0);
       const uint16_t* w[2];
       for (int i = 0; i < nw; i++) w[i] = (b0 + i + 1) * TILE <= N ? W + (size_t)(b0 + i) * TILE * K : tail;
@@ -241,10 +244,8 @@ bool gemm_nt_amx(int M, int N, int K, float alpha, const float* A, int lda, cons
         }
     }
     amx_release();
-#pragma omp atomic
-    failed += ok ? 0 : 1;
   }
-  return failed == 0;
+  return true;
 }
 
 // ---- AVX512-BF16 --------------------------------------------------------------------------------

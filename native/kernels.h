@@ -41,6 +41,10 @@ bool gemm_nt_rows(int M, int N, int K, float alpha, const float* A, int lda, con
 // Process-wide precision of gemm(): 0 fp32, 1 bf16 operands with fp32 accumulation and output.
 void set_precision(int p);
 int get_precision();
+// Whether bf16 products against a weight must be row-invariant (gemm_nt_bf16): on for the
+// sampler, whose batches mix sequences as they arrive; off for training, whose batches are fixed
+// and whose large products run faster through oneDNN. Per calling thread, like the precision.
+void set_invariant_rows(bool on);
 // gemm() with operands rounded to bf16: through oneDNN, or emulated (rounded operands, fp32 GEMM)
 // where oneDNN has no bf16 matmul for this CPU; false (C untouched) when oneDNN is not linked or
 // scratch cannot be had, and the caller computes in fp32.

@@ -154,8 +154,12 @@ export interface NativeKernels {
   ): void;
   /** Weights were written in place (a load, a sync): bf16 GEMMs convert them again. AdamW updates say so themselves. */
   weightsChanged(): void;
-  /** GEMM precision of the calling thread; "bf16" throws when the addon was built without oneDNN. */
-  setPrecision(p: Precision): void;
+  /**
+   * GEMM precision of the calling thread; "bf16" throws when the addon was built without oneDNN.
+   * invariantRows: bf16 products against weights give each row the same bits whatever else is in
+   * the call (the sampler's steps; slower than oneDNN at training sizes).
+   */
+  setPrecision(p: Precision, invariantRows: boolean): void;
   precision(): Precision;
   /** What bf16 GEMMs can use: oneDNN (linked or not, its version) and the CPU's bf16 instructions. */
   bf16(): Bf16Support;

@@ -7,7 +7,7 @@ import { native } from "../../src/native/binding.js";
 const { rows, IC, OC, weight, outdate } = workerData as { rows: number[]; IC: number; OC: number; weight: Float32Array; outdate: boolean };
 const kernels = native();
 kernels.setThreads(1);
-kernels.setPrecision("bf16");
+kernels.setPrecision("bf16", false);
 let differed = 0;
 // every other product has the row count all lanes share: a hot shape, often in use somewhere while
 // another lane's new shapes push it out of the cache

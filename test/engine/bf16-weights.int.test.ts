@@ -15,11 +15,11 @@ const randn = (n: number) => {
   return x;
 };
 const [N, IC, OC] = [64, 96, 80];
-afterEach(() => kernels.setPrecision("fp32"));
+afterEach(() => kernels.setPrecision("fp32", false));
 
 /** out = inp W^T through matmulForward (W marked as a weight: the cache) at bf16. */
 function cached(inp: Float32Array, w: Float32Array): Float32Array {
-  kernels.setPrecision("bf16");
+  kernels.setPrecision("bf16", false);
   const out = new Float32Array(N * OC);
   kernels.matmulForward(out, inp, w, null, N, IC, OC, false);
   return out;
@@ -27,7 +27,7 @@ function cached(inp: Float32Array, w: Float32Array): Float32Array {
 
 /** The same product through the plain gemm binding, which converts W afresh every call. */
 function fresh(inp: Float32Array, w: Float32Array): Float32Array {
-  kernels.setPrecision("bf16");
+  kernels.setPrecision("bf16", false);
   const out = new Float32Array(N * OC);
   kernels.gemm(false, true, N, OC, IC, 1, inp, IC, w, IC, 0, out, OC);
   return out;
@@ -60,7 +60,7 @@ describe.skipIf(!kernels.bf16().onednn)("bf16 weight copies", () => {
     const [K, M] = [300, 1000]; // K not a multiple of 32: the masked tail
     const x = randn(K);
     const w = randn(M * K);
-    kernels.setPrecision("bf16");
+    kernels.setPrecision("bf16", false);
     const a = new Float32Array(M);
     kernels.matmulForward(a, x, w, null, 1, K, M, false);
     kernels.matmulForward(a, x, w, null, 1, K, M, false); // the kept copy: the GEMV path
@@ -75,7 +75,7 @@ describe.skipIf(!kernels.bf16().onednn)("bf16 weight copies", () => {
     const inp = randn(N * IC);
     const w = randn(OC * IC);
     cached(inp, w);
-    kernels.setPrecision("fp32");
+    kernels.setPrecision("fp32", false);
     const a = new Float32Array(N * OC);
     const b = new Float32Array(N * OC);
     kernels.matmulForward(a, inp, w, null, N, IC, OC, false);

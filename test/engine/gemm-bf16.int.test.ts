@@ -1,7 +1,8 @@
-// bf16 GEMMs (oneDNN): against a float64 product of the bf16-rounded operands, which they must
-// match to fp32-accumulation accuracy (same rounding, nothing else differs), and against the fp32
-// GEMM within bf16 tolerance; every transpose pair, beta 0 and 1, odd sizes; rounding edge cases;
-// and the precision switch's errors. Skipped where the addon was built without oneDNN.
+// bf16 GEMMs (oneDNN, and the sampler's row-invariant products): against a float64 product of
+// the bf16-rounded operands, which they must match to fp32-accumulation accuracy (same rounding,
+// nothing else differs), and against the fp32 GEMM within bf16 tolerance; every transpose pair,
+// beta 0 and 1, odd sizes; rounding edge cases; and the precision switch's errors. Skipped where
+// the addon was built without oneDNN.
 import { afterEach, describe, expect, it } from "vitest";
 import { bf16BitsToF32Bits, f32Bits, f32BitsToBf16Bits, f32FromBits } from "../../src/engine/io/float-convert.js";
 import { fillNormal } from "../../src/engine/model/init.js";
@@ -26,6 +27,8 @@ interface Case {
   K: number;
   alpha: number;
   beta: number;
+  /** the sampler's row-invariant products (gemm_nt_bf16) instead of oneDNN */
+  invariantRows: boolean;
 }
 
 /** The stored operands, C0, and the float64 result of op(round(A)) op(round(B)) with |terms| for scale. */
@@ -57,11 +60,11 @@ function problem(c: Case) {
 
 function run(c: Case, p: ReturnType<typeof problem>, precision: "fp32" | "bf16"): Float32Array {
   const C = p.C0.slice();
-  kernels.setPrecision(precision);
+  kernels.setPrecision(precision, c.invariantRows);
   try {
     kernels.gemm(c.ta, c.tb, c.M, c.N, c.K, c.alpha, p.A, p.lda, p.B, p.ldb, c.beta, C, p.ldc);
   } finally {
-    kernels.setPrecision("fp32");
+    kernels.setPrecision("fp32", false);
   }
   return C;
 }
@@ -79,12 +82,17 @@ for (const ta of [false, true])
       [37, 35, 96], // K a multiple of 32: the AMX kernel where there is one
       [1, 19, 64],
     ])
-      for (const beta of [0, 1]) cases.push({ ta, tb, M, N, K, alpha: beta === 0 ? 0.37 : 1, beta });
+      for (const beta of [0, 1])
+        for (const invariantRows of [false, true]) {
+          // the row-invariant kernel takes A B^T only; other transposes ignore the switch
+          if (invariantRows && (ta || !tb)) continue;
+          cases.push({ ta, tb, M, N, K, alpha: beta === 0 ? 0.37 : 1, beta, invariantRows });
+        }
 
 describe.skipIf(!onednn)("bf16 GEMM through oneDNN", () => {
-  afterEach(() => kernels.setPrecision("fp32"));
+  afterEach(() => kernels.setPrecision("fp32", false));
 
-  it.each(cases)("transA=$ta transB=$tb M=$M N=$N K=$K beta=$beta", (c) => {
+  it.each(cases)("transA=$ta transB=$tb M=$M N=$N K=$K beta=$beta invariantRows=$invariantRows", (c) => {
     const p = problem(c);
     const bf = run(c, p, "bf16");
     const fp = run(c, p, "fp32");
@@ -109,7 +117,7 @@ describe.skipIf(!onednn)("bf16 GEMM through oneDNN", () => {
 
   it("stays exact past the primitive cache's bound (300 shapes, the oldest evicted, then asked again)", () => {
     for (const M of [...Array.from({ length: 300 }, (_, i) => i + 1), 1, 2, 3]) {
-      const c: Case = { ta: false, tb: true, M, N: 3, K: 5, alpha: 1, beta: 0 };
+      const c: Case = { ta: false, tb: true, M, N: 3, K: 5, alpha: 1, beta: 0, invariantRows: false };
       const p = problem(c);
       const bf = run(c, p, "bf16");
       for (let i = 0; i < M; i++)
@@ -122,7 +130,7 @@ describe.skipIf(!onednn)("bf16 GEMM through oneDNN", () => {
     const vals = [1, 1 + 2 ** -8, 1 + 3 * 2 ** -8, 1 + 2 ** -8 + 2 ** -20, -2.5, 65504.7, 3.0e38, Number.POSITIVE_INFINITY, Number.NaN];
     const A = new Float32Array(vals);
     const C = new Float32Array(vals.length);
-    kernels.setPrecision("bf16");
+    kernels.setPrecision("bf16", false);
     kernels.gemm(false, false, vals.length, 1, 1, 1, A, 1, new Float32Array([1]), 1, 0, C, 1);
     const want = [1, 1, 1 + 2 ** -6, 1 + 2 ** -7, -2.5, toBf16(65504.7), toBf16(3.0e38), Number.POSITIVE_INFINITY, Number.NaN];
     expect(Array.from(C)).toEqual(want);
@@ -135,9 +143,9 @@ describe.skipIf(!onednn)("bf16 GEMM through oneDNN", () => {
     const fp = new Float32Array(N * OC);
     const bf = new Float32Array(N * OC);
     kernels.matmulForward(fp, inp, w, null, N, IC, OC, false);
-    kernels.setPrecision("bf16");
+    kernels.setPrecision("bf16", false);
     kernels.matmulForward(bf, inp, w, null, N, IC, OC, false);
-    kernels.setPrecision("fp32");
+    kernels.setPrecision("fp32", false);
     let worst = 0;
     // random-sign sums: error grows like sqrt(IC) * 2^-8, scale like sqrt(IC)
     for (let i = 0; i < fp.length; i++) worst = Math.max(worst, Math.abs(bf[i] - fp[i]));
@@ -147,7 +155,7 @@ describe.skipIf(!onednn)("bf16 GEMM through oneDNN", () => {
 
   it("reports the switch and the oneDNN version", () => {
     expect(kernels.precision()).toBe("fp32");
-    kernels.setPrecision("bf16");
+    kernels.setPrecision("bf16", false);
     expect(kernels.precision()).toBe("bf16");
     expect(kernels.bf16().version).toMatch(/^\d+\.\d+\.\d+$/);
   });
@@ -155,12 +163,12 @@ describe.skipIf(!onednn)("bf16 GEMM through oneDNN", () => {
 
 describe("precision switch", () => {
   it("refuses anything but fp32 and bf16", () => {
-    expect(() => kernels.setPrecision("fp16" as never)).toThrow(/"fp32" or "bf16"/);
+    expect(() => kernels.setPrecision("fp16" as never, false)).toThrow(/"fp32" or "bf16"/);
     expect(kernels.precision()).toBe("fp32");
   });
 
   it.skipIf(onednn)("refuses bf16 when the addon has no oneDNN", () => {
-    expect(() => kernels.setPrecision("bf16")).toThrow(/oneDNN/);
+    expect(() => kernels.setPrecision("bf16", false)).toThrow(/oneDNN/);
   });
 
   it("gemm checks its buffers before any kernel runs", () => {

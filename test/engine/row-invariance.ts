@@ -43,11 +43,11 @@ export function rowInvariance(): Report {
     fillNormal(W, rng, 0.05);
     const product = (r0: number, M: number): Float32Array => {
       const C = new Float32Array(M * N);
-      k.setPrecision("bf16");
+      k.setPrecision("bf16", true);
       try {
         k.gemm(false, true, M, N, K, 1, A.subarray(r0 * lda), lda, W, K, 0, C, N);
       } finally {
-        k.setPrecision("fp32");
+        k.setPrecision("fp32", false);
       }
       products++;
       return C;

@@ -69,13 +69,13 @@ describe("results do not depend on the thread count", () => {
       const w = randn(OC * IC, 0.1);
       const dout = randn(N * OC);
       const run = () => {
-        kernels.setPrecision("bf16");
+        kernels.setPrecision("bf16", false);
         const out = new Float32Array(N * OC);
         kernels.matmulForward(out, inp, w, null, N, IC, OC, false);
         const dinp = new Float32Array(N * IC);
         const dw = new Float32Array(OC * IC);
         kernels.matmulBackward(dinp, dw, null, dout, inp, w, N, IC, OC);
-        kernels.setPrecision("fp32");
+        kernels.setPrecision("fp32", false);
         return { out, dinp, dw };
       };
       const [one, two] = atThreads(run);

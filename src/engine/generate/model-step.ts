@@ -39,7 +39,7 @@ export interface StepInput {
 /** Runs the step, fills the cache rows and returns raw logits (M,V) (no temperature applied); give() them back when done. */
 export function runStep(model: Decoder, cache: KvCache, input: StepInput): Float32Array {
   const kernels = native();
-  kernels.setPrecision(model.precision);
+  kernels.setPrecision(model.precision, true); // a row gets the same bits in any batch
   const cfg = model.config;
   const N = input.ids.length;
   const C = cfg.hiddenSize;

@@ -147,7 +147,7 @@ export class Decoder {
   /** Runs a packed batch. See SequenceInput for the loss mask and per-sequence adapters. */
   forward(seqs: readonly SequenceInput[], opts: ForwardOptions = {}): ForwardResult {
     const kernels = native();
-    kernels.setPrecision(this.precision);
+    kernels.setPrecision(this.precision, false);
     const cfg = this.config;
     const batch = packBatch(cfg, seqs, (n) => this.adapters.has(n));
     const temperature = opts.temperature ?? 1;
@@ -203,7 +203,7 @@ export class Decoder {
       throw new MasoError("TAPE_REUSED", "backward() was already called on this forward's tape", "run forward({grad: true}) again");
     tape.consumed = true;
     const kernels = native();
-    kernels.setPrecision(this.precision);
+    kernels.setPrecision(this.precision, false);
     const cfg = this.config;
     const { batch } = tape;
     const { N, M } = batch;
