@@ -8,16 +8,14 @@
 import { readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { runResults } from "../scripts/results.js";
-import { isPrecisionSetting } from "../src/engine/precision.js";
 import type { ResultsSummary } from "../scripts/lib/results-summary.js";
 import { describeNative } from "maso";
 
 const file = process.env.MASO_DEMO_WORKFLOW ?? "examples/workflows/iterative-coding/workflow.ts";
 // 10 steps from models/base-code end below the start on seed 0 (its dev dips at step 10); 30 is the config's schedule
 const steps = Number(process.env.MASO_DEMO_STEPS ?? 30);
-const precision = process.env.MASO_DEMO_PRECISION;
-if (precision !== undefined && !isPrecisionSetting(precision))
-  throw new Error(`MASO_DEMO_PRECISION must be auto, fp32 or bf16, got '${precision}'`);
+// checked with the run config: anything but auto, fp32 or bf16 is a config error naming the field
+const precision = process.env.MASO_DEMO_PRECISION as Parameters<typeof runResults>[0]["precision"];
 const out = resolve("runs/demo");
 
 console.log(describeNative());
