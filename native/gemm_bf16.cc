@@ -273,8 +273,9 @@ bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const
         return false;
       }
       pack_bf16(s.b.data(), B, N, K, ldb);
+      bbits = s.b.data();  // also what the oneDNN fallback below reads
     }
-    if (gemm_nt_bf16(M, N, K, alpha, A, lda, bbits ? bbits : s.b.data(), beta, C, ldc)) return true;
+    if (gemm_nt_bf16(M, N, K, alpha, A, lda, bbits, beta, C, ldc)) return true;
   }
   const Key key{M, N, K, transA, transB, lda, ldb, ldc, alpha, beta};
   const PrimRef prim = lookup(key, M, N, K, transA, transB, ldc, alpha, beta);

@@ -295,9 +295,6 @@ MASO_TARGET_BF16 void dot_block(const uint16_t* a, int lda, const uint16_t* w, i
 
 using DotBlock = void (*)(const uint16_t*, int, const uint16_t*, int, float, float, float*, int);
 
-// rows of W per block: 8 when A has one row (enough independent sums to hide the instruction's
-// latency), else 4 by 4 rows of A; a block's shape changes which elements share it, never an
-// element's sums
 template <int RA>
 DotBlock dot_block_for(int rw) {
   switch (rw) {
@@ -332,6 +329,9 @@ bool gemm_nt_dot(int M, int N, int K, float alpha, const float* A, int lda, cons
   }
   pack_bf16(t_rows.data(), A, M, K, lda);
   const uint16_t* a = t_rows.data();
+  // rows of W per block: 8 when A has one row (enough independent sums to hide the instruction's
+  // latency), else 4 by 4 rows of A; a block's shape changes which elements share it, never an
+  // element's sums
   const int RA = M == 1 ? 1 : 4, RW = M == 1 ? 8 : 4;
   const int tasks = (N + RW - 1) / RW;
 #pragma omp parallel for schedule(static) if (pays((int64_t)M * N * K / 8) && tasks > 1)

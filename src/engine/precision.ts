@@ -1,8 +1,8 @@
 // What a `precision` setting means on this machine. "auto" picks bf16 where it is fast and
 // reproducible: the addon links oneDNN and the CPU multiplies bf16 natively (AVX512-BF16, or AMX
 // with it), which also runs the row-invariant products that make bf16 generation independent of
-// batching; elsewhere bf16 would be emulated, slower than fp32. Resolved once, where a run's config is resolved, so the effective
-// config (and a --resume of it) names the precision the run really used.
+// batching; elsewhere bf16 would be emulated, slower than fp32. Resolved once, where a run's config
+// is resolved, so the effective config (and a --resume of it) names the precision the run used.
 import { type Bf16Support, native, type Precision } from "../native/binding.js";
 
 export type PrecisionSetting = Precision | "auto";

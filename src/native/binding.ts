@@ -252,7 +252,7 @@ export function native(): NativeKernels {
   if (loaded) return loaded;
   // Idle OpenMP workers spin a short while, then sleep. Kernels of one step follow each other
   // within microseconds, and waking a sleeping worker costs about as much as a decode step's small
-  // GEMV (batch-1 decode at the 0.5B shape: 16.7 tok/s asleep, 21.7 with this spin); a longer spin
+  // product (batch-1 decode at the 0.5B shape: 16.7 tok/s asleep, 21.7 with this spin); a longer spin
   // would burn the core that TypeScript, V8's collector and tool processes need between steps.
   // libgomp reads both when it loads; GOMP_SPINCOUNT (libgomp's, ~0.5 ms here) overrides the policy.
   if (process.env.OMP_WAIT_POLICY === undefined) process.env.GOMP_SPINCOUNT ??= "10000";

@@ -46,7 +46,10 @@ export interface ModelSpec {
   tokenizer?: Tokenizer;
   /** Seeds LoRA and value-head initialisation (default 0). */
   seed?: number;
-  /** GEMM operand precision of this model's forward, backward and decode steps (default "auto": bf16 where the CPU runs it natively and reproducibly, else fp32). */
+  /**
+   * GEMM operand precision of this model's forward, backward and decode steps (default "auto":
+   * bf16 where the CPU runs it natively and reproducibly, else fp32).
+   */
   precision?: PrecisionSetting;
 }
 
