@@ -125,7 +125,7 @@ void rope_backward(float* dinp, const float* dout, const int32_t* pos, int N, in
 
 void swiglu_forward(float* out, const float* gate, const float* up, int N, int F) {
   int64_t total = (int64_t)N * F;
-#pragma omp parallel for simd schedule(static) if (pays(total))
+#pragma omp parallel for simd schedule(static) if (parallel : pays(total))
   for (int64_t i = 0; i < total; i++) {
     float g = gate[i];
     out[i] = g * sigmoid(g) * up[i];
@@ -135,7 +135,7 @@ void swiglu_forward(float* out, const float* gate, const float* up, int N, int F
 void swiglu_backward(float* dgate, float* dup, const float* dout, const float* gate,
                      const float* up, int N, int F) {
   int64_t total = (int64_t)N * F;
-#pragma omp parallel for simd schedule(static) if (pays(total))
+#pragma omp parallel for simd schedule(static) if (parallel : pays(total))
   for (int64_t i = 0; i < total; i++) {
     float g = gate[i];
     float s = sigmoid(g);
@@ -146,17 +146,17 @@ void swiglu_backward(float* dgate, float* dup, const float* dout, const float* g
 }
 
 void tanh_forward(float* out, const float* inp, int64_t n) {
-#pragma omp parallel for simd schedule(static) if (pays(n))
+#pragma omp parallel for simd schedule(static) if (parallel : pays(n))
   for (int64_t i = 0; i < n; i++) out[i] = std::tanh(inp[i]);
 }
 
 void tanh_backward(float* dinp, const float* dout, const float* out, int64_t n) {
-#pragma omp parallel for simd schedule(static) if (pays(n))
+#pragma omp parallel for simd schedule(static) if (parallel : pays(n))
   for (int64_t i = 0; i < n; i++) dinp[i] += dout[i] * (1.0f - out[i] * out[i]);
 }
 
 void axpy(float* y, const float* x, float alpha, int64_t n) {
-#pragma omp parallel for simd schedule(static) if (pays(n))
+#pragma omp parallel for simd schedule(static) if (parallel : pays(n))
   for (int64_t i = 0; i < n; i++) y[i] += alpha * x[i];
 }
 
@@ -190,12 +190,12 @@ double sumsq(const float* x, int64_t n) {
 }
 
 void scale(float* x, float s, int64_t n) {
-#pragma omp parallel for simd schedule(static) if (pays(n))
+#pragma omp parallel for simd schedule(static) if (parallel : pays(n))
   for (int64_t i = 0; i < n; i++) x[i] *= s;
 }
 
 void zero(float* x, int64_t n) {
-#pragma omp parallel for simd schedule(static) if (pays(n))
+#pragma omp parallel for simd schedule(static) if (parallel : pays(n))
   for (int64_t i = 0; i < n; i++) x[i] = 0.0f;
 }
 

@@ -11,7 +11,7 @@ void adamw_update(float* param, const float* grad, float* m, float* v, int64_t n
   weights_changed();  // bf16 copies of these weights are outdated
   const float stepSize = lr / bc1;
   const float bc2Sqrt = std::sqrt(bc2);
-#pragma omp parallel for simd schedule(static) if (pays(n))
+#pragma omp parallel for simd schedule(static) if (parallel : pays(n))
   for (int64_t i = 0; i < n; i++) {
     float g = grad[i];
     float mi = beta1 * m[i] + (1.0f - beta1) * g;
