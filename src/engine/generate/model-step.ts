@@ -11,7 +11,7 @@ import type { ModelConfig } from "../config.js";
 import type { AdapterSegment } from "../model/batch.js";
 import { type Attend, blockForward } from "../model/block.js";
 import type { Decoder } from "../model/decoder.js";
-import { give, take } from "../model/scratch.js";
+import { give, takeUncleared } from "../model/scratch.js";
 import type { KvCache } from "./kv-cache.js";
 
 /**
@@ -47,7 +47,7 @@ export function runStep(model: Decoder, cache: KvCache, input: StepInput): Float
   const M = input.logitRows.length;
   const rows = { N, pos: input.pos, segments: input.segments };
   const attend = cacheAttention(cfg, cache, input);
-  let x: Float32Array = take(N * C);
+  let x: Float32Array = takeUncleared(N * C);
   kernels.embeddingForward(x, input.ids, model.params.get("model.embed_tokens.weight"), N, C, V);
   for (let l = 0; l < cfg.numLayers; l++) {
     const out = blockForward(model, l, x, rows, attend, false).out;
@@ -60,7 +60,7 @@ export function runStep(model: Decoder, cache: KvCache, input: StepInput): Float
   give(x);
   const hs = new Float32Array(M * C);
   kernels.rmsnormForward(hs, new Float32Array(M), xs, model.params.get("model.norm.weight"), M, C, cfg.rmsNormEps);
-  const logits = take(M * V); // the caller gives it back once sampled
+  const logits = takeUncleared(M * V); // the caller gives it back once sampled
   kernels.matmulForward(logits, hs, model.head(), null, M, C, V, false);
   return logits;
 }

@@ -10,7 +10,7 @@ import type { LoraTarget as Proj, ModelConfig } from "../config.js";
 import { projectionShape } from "../params.js";
 import type { AdapterSegment, PackedBatch } from "./batch.js";
 import type { Adapter } from "./lora.js";
-import { give, take } from "./scratch.js";
+import { give, take, takeUncleared } from "./scratch.js";
 import { type LayerGrads, type LayerWeights, layerDims } from "./weights.js";
 
 /** The weights a block reads: a Decoder's, in place. */
@@ -81,7 +81,7 @@ function proj(
     if (!lw) return;
     const R = a.lora.rank;
     const n = seg.r1 - seg.r0;
-    const u = take(n * R);
+    const u = takeUncleared(n * R);
     kernels.matmulForward(u, inp.subarray(seg.r0 * inDim, seg.r1 * inDim), lw.A, null, n, inDim, R, false);
     kernels.scale(u, a.scale, n * R);
     kernels.matmulForward(out.subarray(seg.r0 * outDim, seg.r1 * outDim), u, lw.B, null, n, R, outDim, true);
@@ -109,12 +109,12 @@ export function blockForward(
   const w = m.lw[l];
   const lora = keep ? new Map<string, Float32Array>() : null;
 
-  const ln1 = take(N * C);
-  const rstd1 = take(N);
+  const ln1 = takeUncleared(N * C);
+  const rstd1 = takeUncleared(N);
   kernels.rmsnormForward(ln1, rstd1, x, w.ln1, N, C, eps);
-  const q = take(N * NH * HS);
-  const k = take(N * KVH * HS);
-  const v = take(N * KVH * HS);
+  const q = takeUncleared(N * NH * HS);
+  const k = takeUncleared(N * KVH * HS);
+  const v = takeUncleared(N * KVH * HS);
   proj(m, l, "q_proj", q, ln1, rows, false, lora);
   proj(m, l, "k_proj", k, ln1, rows, false, lora);
   proj(m, l, "v_proj", v, ln1, rows, false, lora);
@@ -123,35 +123,35 @@ export function blockForward(
   let rstdq: Float32Array | undefined;
   let rstdk: Float32Array | undefined;
   if (w.qNorm && w.kNorm) {
-    qn = take(q.length);
-    kn = take(k.length);
-    rstdq = take(N * NH);
-    rstdk = take(N * KVH);
+    qn = takeUncleared(q.length);
+    kn = takeUncleared(k.length);
+    rstdq = takeUncleared(N * NH);
+    rstdk = takeUncleared(N * KVH);
     kernels.rmsnormForward(qn, rstdq, q, w.qNorm, N * NH, HS, eps);
     kernels.rmsnormForward(kn, rstdk, k, w.kNorm, N * KVH, HS, eps);
   }
-  const qr = take(q.length);
-  const kr = take(k.length);
+  const qr = takeUncleared(q.length);
+  const kr = takeUncleared(k.length);
   kernels.ropeForward(qr, qn, rows.pos, N, NH, HS, cfg.ropeTheta);
   kernels.ropeForward(kr, kn, rows.pos, N, KVH, HS, cfg.ropeTheta);
-  const att = take(N * NH * HS);
-  const lse = take(N * NH);
+  const att = takeUncleared(N * NH * HS);
+  const lse = takeUncleared(N * NH);
   attend(l, att, lse, qr, kr, v);
-  const x2 = take(N * C);
+  const x2 = takeUncleared(N * C);
   x2.set(x);
   proj(m, l, "o_proj", x2, att, rows, true, lora);
 
-  const ln2 = take(N * C);
-  const rstd2 = take(N);
+  const ln2 = takeUncleared(N * C);
+  const rstd2 = takeUncleared(N);
   kernels.rmsnormForward(ln2, rstd2, x2, w.ln2, N, C, eps);
-  const gate = take(N * F);
-  const up = take(N * F);
+  const gate = takeUncleared(N * F);
+  const up = takeUncleared(N * F);
   proj(m, l, "gate_proj", gate, ln2, rows, false, lora);
   proj(m, l, "up_proj", up, ln2, rows, false, lora);
-  const h = take(N * F);
+  const h = takeUncleared(N * F);
   kernels.swigluForward(h, gate, up, N, F);
   // without saved activations x2 is not needed again: the MLP adds into it in place
-  const out = lora ? take(N * C) : x2;
+  const out = lora ? takeUncleared(N * C) : x2;
   if (lora) out.set(x2);
   proj(m, l, "down_proj", out, h, rows, true, lora);
   if (!lora) {
@@ -216,8 +216,8 @@ export function blockBackward(m: BlockModel, g: LayerGrads | null, l: number, dx
   // MLP branch (reverse of: ln2 -> gate/up -> swiglu -> down -> residual add)
   const dh = take(N * F);
   projBackward(m, g, l, "down_proj", dh, dx, a.h, batch, a.lora);
-  const dgate = take(N * F);
-  const dup = take(N * F);
+  const dgate = takeUncleared(N * F);
+  const dup = takeUncleared(N * F);
   kernels.swigluBackward(dgate, dup, dh, a.gate, a.up, N, F);
   const dln2 = take(N * C);
   projBackward(m, g, l, "gate_proj", dln2, dgate, a.ln2, batch, a.lora);
@@ -231,8 +231,8 @@ export function blockBackward(m: BlockModel, g: LayerGrads | null, l: number, dx
   const dkr = take(N * KVH * HS);
   const dv = take(N * KVH * HS);
   kernels.attentionBackward(dqr, dkr, dv, datt, a.att, a.lse, a.qr, a.kr, a.v, batch.starts, B, NH, KVH, HS);
-  let dq = take(dqr.length);
-  let dk = take(dkr.length);
+  let dq = takeUncleared(dqr.length);
+  let dk = takeUncleared(dkr.length);
   kernels.ropeBackward(dq, dqr, batch.pos, N, NH, HS, cfg.ropeTheta);
   kernels.ropeBackward(dk, dkr, batch.pos, N, KVH, HS, cfg.ropeTheta);
   if (w.qNorm && w.kNorm && a.rstdq && a.rstdk) {

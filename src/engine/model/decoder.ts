@@ -13,7 +13,7 @@ import type { LoraConfig, ModelConfig } from "../config.js";
 import type { ParamTable } from "../params.js";
 import { type PackedBatch, type SequenceInput, packBatch } from "./batch.js";
 import { type Attend, type LayerActs, blockBackward, blockForward, releaseActs } from "./block.js";
-import { give, take } from "./scratch.js";
+import { give, take, takeUncleared } from "./scratch.js";
 import { createRng, type SeededRng } from "../../rng.js";
 import { type Adapter, createAdapter } from "./lora.js";
 import { type ValueHead, createValueHead, valueHeadBackward, valueHeadForward } from "./value-head.js";
@@ -159,7 +159,7 @@ export class Decoder {
     const C = cfg.hiddenSize;
     const V = cfg.vocabSize;
 
-    let x: Float32Array = take(N * C);
+    let x: Float32Array = takeUncleared(N * C);
     kernels.embeddingForward(x, batch.ids, this.params.get("model.embed_tokens.weight"), N, C, V);
     const layers: LayerActs[] = [];
     // training attends within each packed sequence, causally, over all its rows at once
@@ -171,7 +171,7 @@ export class Decoder {
       else give(x);
       x = out;
     }
-    const lnf = take(N * C);
+    const lnf = takeUncleared(N * C);
     const rstdf = new Float32Array(N);
     kernels.rmsnormForward(lnf, rstdf, x, this.params.get("model.norm.weight"), N, C, cfg.rmsNormEps);
     const hs = new Float32Array(M * C);
@@ -180,7 +180,7 @@ export class Decoder {
     const logp = new Float32Array(M);
     const entropy = new Float32Array(M);
     const lse = new Float32Array(M);
-    const logits = opts.grad && M * V <= (opts.keepLogitsFloats ?? KEEP_LOGITS_FLOATS) ? take(M * V) : null;
+    const logits = opts.grad && M * V <= (opts.keepLogitsFloats ?? KEEP_LOGITS_FLOATS) ? takeUncleared(M * V) : null;
     kernels.logitsForward(logp, entropy, lse, logits, hs, this.head(), batch.targets, M, C, V, 1 / temperature);
 
     const result: ForwardResult = { logp, entropy, scoredStarts: batch.scoredStarts, scoredPositions: batch.scoredPositions };

@@ -1,6 +1,7 @@
-// The scratch pool hands a buffer to one owner at a time, zeroed, and pools only what it made.
+// The scratch pool hands a buffer to one owner at a time, zeroed unless asked not to, and pools only
+// what it made.
 import { describe, expect, it } from "vitest";
-import { give, pooledFloats, take } from "./scratch.js";
+import { fillPooled, give, pooledFloats, take, takeUncleared } from "./scratch.js";
 
 describe("scratch pool", () => {
   it("reuses a given-back buffer, zeroed, for a take of the same bucket", () => {
@@ -12,6 +13,22 @@ describe("scratch pool", () => {
     expect(b.length).toBe(9_999);
     expect(b.every((x) => x === 0)).toBe(true);
     give(b);
+  });
+
+  it("takeUncleared reuses a given-back buffer as its last owner left it; take still zeroes", () => {
+    const a = take(20_000);
+    a.fill(3);
+    give(a);
+    const b = takeUncleared(20_000);
+    expect(b.buffer).toBe(a.buffer);
+    expect(b.every((x) => x === 3)).toBe(true);
+    give(b);
+    fillPooled(Number.NaN);
+    const c = take(20_000);
+    expect(c.buffer).toBe(a.buffer);
+    expect(c.every((x) => x === 0)).toBe(true);
+    give(c);
+    expect(takeUncleared(12).every((x) => x === 0)).toBe(true); // tiny: never pooled, always fresh
   });
 
   it("a second give of one buffer cannot hand it to two owners", () => {
