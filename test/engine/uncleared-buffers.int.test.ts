@@ -16,7 +16,7 @@ function model(c: Case, precision: Precision): Decoder {
   const m = new Decoder(c.config, undefined, { seed: 7, trainBase: c.trainBase });
   for (const [name, lora] of Object.entries(c.adapters ?? {})) m.addAdapter(name, lora);
   // LoRA B starts at zero; nonzero B makes the adapter rows differ from the base rows
-  for (const a of m.adapters.values()) a.params.data.forEach((_, i, d) => (d[i] = Math.sin(i) * 0.05));
+  for (const a of m.adapters.values()) a.params.data.set(a.params.data.map((_, i) => Math.sin(i) * 0.05));
   if (c.valueHead) m.addValueHead(c.valueHead.hidden);
   m.precision = precision;
   return m;
@@ -62,7 +62,7 @@ describe("outputs in uncleared pooled buffers", () => {
         fillPooled(Number.NaN);
         const poisoned = trainPass(m, c);
         expect(fresh[0].length).toBeGreaterThan(0);
-        poisoned.forEach((a, i) => expect(a, `output ${i}`).toEqual(fresh[i]));
+        for (const [i, a] of poisoned.entries()) expect(a, `output ${i}`).toEqual(fresh[i]);
         fillPooled(Number.NaN);
         expect(await generate(m, c)).toEqual(freshTokens);
       });
