@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { Sampler } from "../../src/engine/generate/index.js";
 import { Decoder } from "../../src/engine/model/decoder.js";
 import { fillPooled } from "../../src/engine/model/scratch.js";
-import type { Precision } from "../../src/engine/precision.js";
+import type { Precision } from "../../src/native/binding.js";
 import { native } from "../../src/native/binding.js";
 import { type Case, cases } from "./decoder-cases.js";
 
