@@ -116,7 +116,8 @@ const list = (env: string | undefined, all: string) => (env ?? all).split(",");
 const kernels = native();
 const info = kernels.info();
 const tokS = (r: ReturnType<typeof benchTorch>) => ("tokens_per_s" in r ? r.tokens_per_s : null);
-const stepsFor = (s: Shape) => Number(process.env.MASO_BENCH_STEPS ?? (s.config.vocabSize > 100000 ? 2 : 8));
+// Full-size shapes: 4 timed steps, as the first steps after the warm-up still fault in fresh pages
+const stepsFor = (s: Shape) => Number(process.env.MASO_BENCH_STEPS ?? (s.config.vocabSize > 100000 ? 4 : 8));
 
 /** One JSON row: maso at one precision on one shape, beside the PyTorch runs of that shape. */
 function benchRow(s: Shape, precision: Precision, torch: TorchRuns): void {

@@ -140,7 +140,7 @@ dnnl_stream_t thread_stream() {
   return s;
 }
 
-using Key = std::tuple<int, int, int, bool, bool, int, int, int, float, float>;
+using Key = std::tuple<int, int, int, bool, bool, int, int, float, float>;  // M N K ta tb lda ldc alpha beta
 
 struct Prim {
   dnnl_primitive_t p = nullptr;  // null: oneDNN refused this shape; remembered so we ask once
@@ -164,11 +164,12 @@ std::map<Key, PrimRef> g_cache;
 std::deque<Key> g_order;  // insertion order, oldest first: the bound evicts from the front
 const size_t CACHE_MAX = 256;
 
-bool make(Prim& out, int M, int N, int K, bool ta, bool tb, int ldc, float alpha, float beta) {
+bool make(Prim& out, int M, int N, int K, bool ta, bool tb, int lda, int ldc, float alpha, float beta) {
   dnnl_engine_t eng = cpu_engine();
   if (!eng) return false;
-  // A and B are packed densely in their stored orientation; the strides express the transposes
-  dnnl_dims_t ad = {M, K}, as = {ta ? 1 : K, ta ? M : 1};
+  // A's stored rows are lda apart, B is dense in its stored orientation; the strides express the
+  // transposes
+  dnnl_dims_t ad = {M, K}, as = {ta ? 1 : lda, ta ? lda : 1};
   dnnl_dims_t bd = {K, N}, bs = {tb ? 1 : N, tb ? K : 1};
   dnnl_dims_t cd = {M, N}, cs = {ldc, 1};
   if (dnnl_memory_desc_init_by_strides(&out.a, 2, ad, dnnl_bf16, as) != dnnl_success) return false;
@@ -202,7 +203,8 @@ bool make(Prim& out, int M, int N, int K, bool ta, bool tb, int ldc, float alpha
 
 // The cached primitive for a shape (creating it on first use); null when oneDNN refuses it (or
 // memory runs out).
-PrimRef lookup(const Key& key, int M, int N, int K, bool ta, bool tb, int ldc, float alpha, float beta) {
+PrimRef lookup(int M, int N, int K, bool ta, bool tb, int lda, int ldc, float alpha, float beta) {
+  const Key key{M, N, K, ta, tb, lda, ldc, alpha, beta};
   std::lock_guard<std::mutex> lock(g_mu);
   auto it = g_cache.find(key);
   if (it == g_cache.end()) {
@@ -212,7 +214,7 @@ PrimRef lookup(const Key& key, int M, int N, int K, bool ta, bool tb, int ldc, f
     }
     try {
       auto p = std::make_shared<Prim>();
-      if (!make(*p, M, N, K, ta, tb, ldc, alpha, beta)) p->p = nullptr;
+      if (!make(*p, M, N, K, ta, tb, lda, ldc, alpha, beta)) p->p = nullptr;
       g_order.push_back(key);
       try {
         it = g_cache.emplace(key, std::move(p)).first;
@@ -240,7 +242,7 @@ void widen_bf16(float* dst, const uint16_t* src, size_t n) {
 // Products of bf16 values are exact in fp32, so this differs from oneDNN's result only in
 // accumulation order. False (C untouched) when the scratch cannot be had.
 bool gemm_emulated(Scratch& s, bool transA, bool transB, int M, int N, int K, float alpha, const uint16_t* abits,
-                   const uint16_t* bbits, float beta, float* C, int ldc) {
+                   int lda, const uint16_t* bbits, float beta, float* C, int ldc) {
   const size_t na = (size_t)M * K, nb = (size_t)K * N;
   try {
     if (s.wa.size() < na) s.wa.resize(na);
@@ -248,59 +250,46 @@ bool gemm_emulated(Scratch& s, bool transA, bool transB, int M, int N, int K, fl
   } catch (const std::bad_alloc&) {
     return false;
   }
-  widen_bf16(s.wa.data(), abits, na);
+  const int arows = transA ? K : M, acols = transA ? M : K;
+  if (lda == acols) widen_bf16(s.wa.data(), abits, na);
+  else
+    for (int r = 0; r < arows; r++) widen_bf16(s.wa.data() + (size_t)r * acols, abits + (size_t)r * lda, acols);
   widen_bf16(s.wb.data(), bbits, nb);
   gemm_fp32(transA, transB, M, N, K, alpha, s.wa.data(), transA ? M : K, s.wb.data(), transB ? K : N, beta, C, ldc);
   return true;
 }
 
-}  // namespace
-
-bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
-               const float* B, int ldb, float beta, float* C, int ldc) {
-  if (M <= 0 || N <= 0 || K <= 0) return false;
-  // stored A is (M,K) or, transposed, (K,M); likewise B is (K,N) or (N,K)
+// B's bf16 bits: the weight's cached copy (held in `copy`), else B converted into the scratch
+const uint16_t* b_bits(Scratch& s, Bf16Copy& copy, bool transB, int N, int K, const float* B, int ldb) {
   const int brows = transB ? N : K, bcols = transB ? K : N;
-  const Bf16Copy copy = B == weight_operand() ? cached_bf16(B, brows, bcols, ldb) : nullptr;
-  const uint16_t* bbits = copy ? copy->data() : nullptr;
-  Scratch& s = t_scratch;
-  if (t_invariant_rows && !transA && transB && cpu_avx512bf16()) {
-    // A B^T, the sampler's products against weights: the row-invariant kernel (gemm_nt_bf16.cc)
-    if (!bbits) {
-      try {
-        if (s.b.size() < (size_t)N * K) s.b.resize((size_t)N * K);
-      } catch (const std::bad_alloc&) {
-        return false;
-      }
-      pack_bf16(s.b.data(), B, N, K, ldb);
-      bbits = s.b.data();  // also what the oneDNN fallback below reads
-    }
-    if (gemm_nt_bf16(M, N, K, alpha, A, lda, bbits, beta, C, ldc)) return true;
-  }
-  const Key key{M, N, K, transA, transB, lda, ldb, ldc, alpha, beta};
-  const PrimRef prim = lookup(key, M, N, K, transA, transB, ldc, alpha, beta);
-  const bool onednn = prim != nullptr;
-  dnnl_stream_t stream = onednn ? thread_stream() : nullptr;
-  if (onednn && !stream) return false;
-  const size_t na = (size_t)M * K, nb = (size_t)K * N;
+  if (B == weight_operand()) copy = cached_bf16(B, brows, bcols, ldb);
+  if (copy) return copy->data();
   try {
-    if (s.a.size() < na) s.a.resize(na);
-    if (!bbits && s.b.size() < nb) s.b.resize(nb);
-    if (onednn && s.pad.size() < prim->scratch) s.pad.resize(prim->scratch);
+    if (s.b.size() < (size_t)K * N) s.b.resize((size_t)K * N);
   } catch (const std::bad_alloc&) {
-    return false;  // the fp32 path needs no scratch of ours
+    return nullptr;
   }
-  pack_bf16(s.a.data(), A, transA ? K : M, transA ? M : K, lda);
-  if (!bbits) {
-    pack_bf16(s.b.data(), B, brows, bcols, ldb);
-    bbits = s.b.data();
-  }
-  if (!onednn) return gemm_emulated(s, transA, transB, M, N, K, alpha, s.a.data(), bbits, beta, C, ldc);
+  pack_bf16(s.b.data(), B, brows, bcols, ldb);
+  return s.b.data();
+}
 
+// C = alpha op(A) op(B) + beta C over bf16 bits: A's stored rows lda apart, B dense. Through
+// oneDNN, else emulated. False (C untouched) when scratch cannot be had.
+bool run_bits(Scratch& s, bool transA, bool transB, int M, int N, int K, float alpha, const uint16_t* abits, int lda,
+              const uint16_t* bbits, float beta, float* C, int ldc) {
+  const PrimRef prim = lookup(M, N, K, transA, transB, lda, ldc, alpha, beta);
+  if (!prim) return gemm_emulated(s, transA, transB, M, N, K, alpha, abits, lda, bbits, beta, C, ldc);
+  dnnl_stream_t stream = thread_stream();
+  if (!stream) return false;
+  try {
+    if (s.pad.size() < prim->scratch) s.pad.resize(prim->scratch);
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
   dnnl_engine_t eng = cpu_engine();
   dnnl_memory_t ma = nullptr, mb = nullptr, mc = nullptr, ms = nullptr;
   const Prim& pr = *prim;
-  bool ok = dnnl_memory_create(&ma, &pr.a, eng, s.a.data()) == dnnl_success &&
+  bool ok = dnnl_memory_create(&ma, &pr.a, eng, const_cast<uint16_t*>(abits)) == dnnl_success &&
             dnnl_memory_create(&mb, &pr.b, eng, const_cast<uint16_t*>(bbits)) == dnnl_success &&
             dnnl_memory_create(&mc, &pr.c, eng, C) == dnnl_success;
   int nargs = 3;
@@ -321,11 +310,53 @@ bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const
   return ok;
 }
 
+}  // namespace
+
+bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
+               const float* B, int ldb, float beta, float* C, int ldc) {
+  if (M <= 0 || N <= 0 || K <= 0) return false;
+  Scratch& s = t_scratch;
+  Bf16Copy copy;  // stored A is (M,K) or, transposed, (K,M); likewise B is (K,N) or (N,K)
+  const uint16_t* bbits = b_bits(s, copy, transB, N, K, B, ldb);
+  if (!bbits) return false;
+  // A B^T, the sampler's products against weights: the row-invariant kernel (gemm_nt_bf16.cc)
+  if (t_invariant_rows && !transA && transB && cpu_avx512bf16() && gemm_nt_bf16(M, N, K, alpha, A, lda, bbits, beta, C, ldc))
+    return true;
+  try {
+    if (s.a.size() < (size_t)M * K) s.a.resize((size_t)M * K);
+  } catch (const std::bad_alloc&) {
+    return false;  // the fp32 path needs no scratch of ours
+  }
+  pack_bf16(s.a.data(), A, transA ? K : M, transA ? M : K, lda);
+  return run_bits(s, transA, transB, M, N, K, alpha, s.a.data(), transA ? M : K, bbits, beta, C, ldc);
+}
+
+bool gemm_bf16_a(bool transA, bool transB, int M, int N, int K, float alpha, const uint16_t* A, int lda,
+                 const float* B, int ldb, float beta, float* C, int ldc) {
+  if (M <= 0 || N <= 0 || K <= 0) return false;
+  Scratch& s = t_scratch;
+  Bf16Copy copy;
+  const uint16_t* bbits = b_bits(s, copy, transB, N, K, B, ldb);
+  return bbits && run_bits(s, transA, transB, M, N, K, alpha, A, lda, bbits, beta, C, ldc);
+}
+
+bool gemm_bf16_bits(bool transA, bool transB, int M, int N, int K, float alpha, const uint16_t* A, int lda,
+                    const uint16_t* B, float beta, float* C, int ldc) {
+  if (M <= 0 || N <= 0 || K <= 0) return false;
+  return run_bits(t_scratch, transA, transB, M, N, K, alpha, A, lda, B, beta, C, ldc);
+}
+
 #else
 
 bool has_onednn() { return false; }
 std::string onednn_version() { return ""; }
 bool gemm_bf16(bool, bool, int, int, int, float, const float*, int, const float*, int, float, float*, int) {
+  return false;
+}
+bool gemm_bf16_a(bool, bool, int, int, int, float, const uint16_t*, int, const float*, int, float, float*, int) {
+  return false;
+}
+bool gemm_bf16_bits(bool, bool, int, int, int, float, const uint16_t*, int, const uint16_t*, float, float*, int) {
   return false;
 }
 

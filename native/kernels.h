@@ -50,6 +50,13 @@ void set_invariant_rows(bool on);
 // scratch cannot be had, and the caller computes in fp32.
 bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
                const float* B, int ldb, float beta, float* C, int ldc);
+// gemm_bf16 with A given as bf16 bits (stored rows lda apart); false (C untouched) where gemm_bf16
+// would fall back to fp32, and the caller then widens A itself
+bool gemm_bf16_a(bool transA, bool transB, int M, int N, int K, float alpha, const uint16_t* A, int lda,
+                 const float* B, int ldb, float beta, float* C, int ldc);
+// ... and with B given as dense bf16 bits too
+bool gemm_bf16_bits(bool transA, bool transB, int M, int N, int K, float alpha, const uint16_t* A, int lda,
+                    const uint16_t* B, float beta, float* C, int ldc);
 // dst (n) = src rounded to bf16 bits, nearest-even (denormals flush to signed zero)
 void to_bf16(uint16_t* dst, const float* src, int64_t n);
 // dst = the (rows, cols) matrix at src with leading dimension ld, as dense bf16 (rows x cols)
@@ -161,9 +168,10 @@ void attention_backward_naive(float* dq, float* dk, float* dv, const float* dout
 // otherwise backward recomputes it chunk by chunk (no M x V buffer ever needed).
 void logits_forward(float* logp, float* entropy, float* lse, float* logits, const float* hidden,
                     const float* wte, const int32_t* targets, int M, int C, int V, float invTemp);
-// dhidden (M,C) +=, dwte (V,C) += (may be null): from dlogp, dentropy (M)
+// dhidden (M,C) +=, dwte (V,C) += (may be null): from dlogp, dentropy (M). Kept logits (may be
+// null) are consumed: the gradient w.r.t. them is computed in their place.
 void logits_backward(float* dhidden, float* dwte, const float* dlogp, const float* dentropy,
-                     const float* logits, const float* lse, const float* entropy,
+                     float* logits, const float* lse, const float* entropy,
                      const float* hidden, const float* wte, const int32_t* targets, int M, int C,
                      int V, float invTemp);
 

@@ -38,6 +38,8 @@ function gradients(model: Decoder): [string, Float32Array][] {
   return out;
 }
 
+const bytes = (a: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+
 /** Worst error of `got` against float64, autocast's against float64, and `got` against autocast, all relative to `scale(ref)`. */
 function errors(fx: Fixture, name: string, got: Float32Array, scale: (s: number) => number) {
   const ref = maxDiff(got, fx.get(name));
@@ -108,6 +110,23 @@ describe.skipIf(!onednn)("bf16 decoder against PyTorch float64 and bf16 autocast
           fp32Worst = Math.max(fp32Worst, d.abs / Math.max(d.scale, 1e-6));
         }
         expectBf16Accuracy("worst gradient", worst, 32 * EPS, fp32Worst);
+      });
+
+      it("the same gradient bits whether the LM head keeps its logits or recomputes them", () => {
+        // kept logits take their gradient in place, as bf16 bits; recomputed ones go through a
+        // scratch chunk (here one chunk of every row, so both sum in the same order)
+        const kept = build(c, fx);
+        kept.precision = "bf16";
+        const a = loss(kept, c, fx, seqs);
+        expect(a.out.tape!.logits).not.toBeNull();
+        kept.backward(a.out.tape!, a.grads);
+        const recomputed = build(c, fx);
+        recomputed.precision = "bf16";
+        const b = loss(recomputed, c, fx, seqs, 0);
+        expect(b.out.tape!.logits).toBeNull();
+        recomputed.backward(b.out.tape!, b.grads);
+        const other = new Map(gradients(recomputed));
+        for (const [name, got] of gradients(kept)) expect(bytes(got).equals(bytes(other.get(name)!)), name).toBe(true);
       });
     });
   }
