@@ -37,6 +37,25 @@ Napi::Value MatmulForwardImpl(const Napi::CallbackInfo& info, bool naive) {
 Napi::Value MatmulForward(const Napi::CallbackInfo& info) { return MatmulForwardImpl(info, false); }
 Napi::Value MatmulForwardNaive(const Napi::CallbackInfo& info) { return MatmulForwardImpl(info, true); }
 
+// matmulForwardParts(outs, inp, weights, biases, N, IC, OCs): matmulForward of each part, one input
+Napi::Value MatmulForwardParts(const Napi::CallbackInfo& info) {
+  CALL("matmulForwardParts", 7);
+  int N = c.dim(4, "N"), IC = c.dim(5, "IC");
+  Napi::Array ocs = c.list(6, "OCs", -1, 1, kMaxParts);
+  const int count = (int)ocs.Length();
+  Napi::Array outs = c.list(0, "outs", count), weights = c.list(2, "weights", count), biases = c.list(3, "biases", count);
+  float* inp = c.f32(1, "inp", (int64_t)N * IC);
+  LinearPart parts[kMaxParts];
+  for (int p = 0; p < count; p++) {
+    const std::string at = "[" + std::to_string(p) + "]";
+    const int OC = c.dim(ocs.Get(p), 6, "OCs" + at);
+    parts[p] = {c.f32(outs.Get(p), 0, "outs" + at, (int64_t)N * OC), c.f32(weights.Get(p), 2, "weights" + at, (int64_t)OC * IC),
+                c.f32(biases.Get(p), 3, "biases" + at, OC, true), OC};
+  }
+  matmul_forward_parts(parts, count, inp, N, IC);
+  return info.Env().Undefined();
+}
+
 Napi::Value MatmulBackward(const Napi::CallbackInfo& info) {
   CALL("matmulBackward", 9);
   int N = c.dim(6, "N"), IC = c.dim(7, "IC"), OC = c.dim(8, "OC");
@@ -329,6 +348,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
 #define EXPORT(name, fn) exports.Set(name, Napi::Function::New(env, fn, name))
   EXPORT("matmulForward", MatmulForward);
   EXPORT("matmulForwardNaive", MatmulForwardNaive);
+  EXPORT("matmulForwardParts", MatmulForwardParts);
   EXPORT("matmulBackward", MatmulBackward);
   EXPORT("embeddingForward", EmbeddingForward);
   EXPORT("embeddingBackward", EmbeddingBackward);

@@ -346,6 +346,18 @@ bool gemm_bf16_bits(bool transA, bool transB, int M, int N, int K, float alpha, 
   return run_bits(t_scratch, transA, transB, M, N, K, alpha, A, lda, B, beta, C, ldc);
 }
 
+bool gemm_bf16_parts(int M, int K, const float* A, const LinearPart* parts, int count) {
+  if (!t_invariant_rows || !cpu_avx512bf16() || M <= 0 || K <= 0 || count > kMaxParts) return false;
+  Bf16Copy copies[kMaxParts];
+  NtPart nt[kMaxParts];
+  for (int p = 0; p < count; p++) {
+    copies[p] = cached_bf16(parts[p].weight, parts[p].OC, K, K);
+    if (!copies[p]) return false;  // one that does not fit the cache: each part converts its own
+    nt[p] = {copies[p]->data(), parts[p].OC, parts[p].out, parts[p].OC};
+  }
+  return gemm_nt_bf16_parts(M, K, 1.0f, A, K, nt, count, 0.0f);
+}
+
 #else
 
 bool has_onednn() { return false; }
@@ -359,6 +371,7 @@ bool gemm_bf16_a(bool, bool, int, int, int, float, const uint16_t*, int, const f
 bool gemm_bf16_bits(bool, bool, int, int, int, float, const uint16_t*, int, const uint16_t*, float, float*, int) {
   return false;
 }
+bool gemm_bf16_parts(int, int, const float*, const LinearPart*, int) { return false; }
 
 #endif
 

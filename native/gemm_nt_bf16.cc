@@ -174,14 +174,21 @@ constexpr int CHUNK = 8;  // steps of K per chunk: 256 values of K
 
 struct AmxScratch {
   std::vector<uint16_t> a;     // A in pair-interleaved blocks
-  std::vector<uint16_t> tail;  // the last, partial block of W rows, zero-padded to 16
+  std::vector<uint16_t> tail;  // per part, its last, partial block of W rows, zero-padded to 16
   std::vector<AccPair> acc;    // per pool thread, one AccPair per pair of A blocks
 };
 thread_local AmxScratch t_amx;
 
-bool gemm_nt_amx(int M, int N, int K, float alpha, const float* A, int lda, const uint16_t* W, float beta,
-                 float* C, int ldc) {
-  const int ablocks = (M + TILE - 1) / TILE, wblocks = (N + TILE - 1) / TILE, steps = K / KSTEP;
+// the part holding task t of a list whose part p starts at first[p]; t becomes the part's own index
+int part_of(const int* first, int count, int& t) {
+  int p = 0;
+  while (p + 1 < count && t >= first[p + 1]) p++;
+  t -= first[p];
+  return p;
+}
+
+bool gemm_nt_amx(int M, int K, float alpha, const float* A, int lda, const NtPart* parts, int count, float beta) {
+  const int ablocks = (M + TILE - 1) / TILE, steps = K / KSTEP;
   const int pairs = (ablocks + 1) / 2;
   int threads = 1;
 #ifdef _OPENMP
@@ -190,24 +197,31 @@ bool gemm_nt_amx(int M, int N, int K, float alpha, const float* A, int lda, cons
   AmxScratch& s = t_amx;
   try {  // all scratch before any work, so that a refusal leaves C untouched
     if (s.a.size() < (size_t)ablocks * steps * TILE_ELEMS) s.a.resize((size_t)ablocks * steps * TILE_ELEMS);
-    if (s.tail.size() < (size_t)TILE * K) s.tail.resize((size_t)TILE * K);
+    if (s.tail.size() < (size_t)count * TILE * K) s.tail.resize((size_t)count * TILE * K);
     if (s.acc.size() < (size_t)threads * pairs) s.acc.resize((size_t)threads * pairs);
   } catch (const std::bad_alloc&) {
     return false;
   }
   pack_pairs(s.a.data(), A, lda, M, K);
-  const int rest = N % TILE;
-  if (rest) {
-    std::memcpy(s.tail.data(), W + (size_t)(N - rest) * K, sizeof(uint16_t) * rest * K);
-    std::memset(s.tail.data() + (size_t)rest * K, 0, sizeof(uint16_t) * (TILE - rest) * K);
+  int first[kMaxParts + 1] = {0};  // each part's first task: two W blocks (32 rows of W) each
+  int64_t total_n = 0;
+  for (int p = 0; p < count; p++) {
+    const NtPart& q = parts[p];
+    const int rest = q.N % TILE;
+    if (rest) {
+      uint16_t* tail = s.tail.data() + (size_t)p * TILE * K;
+      std::memcpy(tail, q.W + (size_t)(q.N - rest) * K, sizeof(uint16_t) * rest * K);
+      std::memset(tail + (size_t)rest * K, 0, sizeof(uint16_t) * (TILE - rest) * K);
+    }
+    first[p + 1] = first[p] + ((q.N + TILE - 1) / TILE + 1) / 2;
+    total_n += q.N;
   }
   const uint16_t* xa = s.a.data();
-  const uint16_t* tail = s.tail.data();
-  const int tasks = (wblocks + 1) / 2;  // two W blocks (32 rows of W) each
+  const int tasks = first[count];
   // Over many rows of A, K runs in chunks of CHUNK steps: a task's 32 rows of W for one chunk
   // (16 KB) stay in L1 while every row of A passes, instead of being re-read from L2 per pair
   const int chunk = pairs > 1 ? CHUNK : steps;
-#pragma omp parallel if (pays((int64_t)M * N * K / 8) && tasks > 1)
+#pragma omp parallel if (pays((int64_t)M * total_n * K / 8) && tasks > 1)
   {
     amx_configure();
     int me = 0;
@@ -216,31 +230,36 @@ bool gemm_nt_amx(int M, int N, int K, float alpha, const float* A, int lda, cons
 #endif
     AccPair* acc = s.acc.data() + (size_t)me * pairs;
 #pragma omp for schedule(static)
-    for (int t = 0; t < tasks; t++) {
+    for (int task = 0; task < tasks; task++) {
+      int t = task;
+      const int p = part_of(first, count, t);
+      const NtPart& q = parts[p];
+      const uint16_t* tail = s.tail.data() + (size_t)p * TILE * K;
+      const int wblocks = (q.N + TILE - 1) / TILE;
       const int b0 = 2 * t, nw = std::min(2, wblocks - b0);
       const uint16_t* w[2];
-      for (int i = 0; i < nw; i++) w[i] = (b0 + i + 1) * TILE <= N ? W + (size_t)(b0 + i) * TILE * K : tail;
+      for (int i = 0; i < nw; i++) w[i] = (b0 + i + 1) * TILE <= q.N ? q.W + (size_t)(b0 + i) * TILE * K : tail;
       for (int s0 = 0; s0 < steps; s0 += chunk) {
         const int ns = std::min(chunk, steps - s0);
-        for (int p = 0; p < pairs; p++) {
-          const int na = std::min(2, ablocks - 2 * p);
-          const uint16_t* x0 = xa + ((size_t)2 * p * steps + s0) * TILE_ELEMS;
+        for (int p2 = 0; p2 < pairs; p2++) {
+          const int na = std::min(2, ablocks - 2 * p2);
+          const uint16_t* x0 = xa + ((size_t)2 * p2 * steps + s0) * TILE_ELEMS;
           const uint16_t* x1 = x0 + (size_t)steps * TILE_ELEMS;
           const uint16_t* v0 = w[0] + s0 * KSTEP;
           const uint16_t* v1 = w[nw - 1] + s0 * KSTEP;
-          if (nw == 2 && na == 2) amx_block<2, 2>(v0, v1, K, x0, x1, ns, s0 == 0, acc[p].t);
-          else if (nw == 2) amx_block<2, 1>(v0, v1, K, x0, x1, ns, s0 == 0, acc[p].t);
-          else if (na == 2) amx_block<1, 2>(v0, v1, K, x0, x1, ns, s0 == 0, acc[p].t);
-          else amx_block<1, 1>(v0, v1, K, x0, x1, ns, s0 == 0, acc[p].t);
+          if (nw == 2 && na == 2) amx_block<2, 2>(v0, v1, K, x0, x1, ns, s0 == 0, acc[p2].t);
+          else if (nw == 2) amx_block<2, 1>(v0, v1, K, x0, x1, ns, s0 == 0, acc[p2].t);
+          else if (na == 2) amx_block<1, 2>(v0, v1, K, x0, x1, ns, s0 == 0, acc[p2].t);
+          else amx_block<1, 1>(v0, v1, K, x0, x1, ns, s0 == 0, acc[p2].t);
         }
       }
-      // acc[p].t[i]: w block (i & 1) by A block 2p + (i >> 1), stored [w row][a row]
-      for (int p = 0; p < pairs; p++)
+      // acc[p2].t[i]: w block (i & 1) by A block 2 p2 + (i >> 1), stored [w row][a row]
+      for (int p2 = 0; p2 < pairs; p2++)
         for (int i = 0; i < 4; i++) {
-          const int bw = b0 + (i & 1), ba = 2 * p + (i >> 1);
+          const int bw = b0 + (i & 1), ba = 2 * p2 + (i >> 1);
           if ((i & 1) >= nw || ba >= ablocks) continue;
           const int n0 = bw * TILE, m0 = ba * TILE;
-          store_tile(acc[p].t[i], std::min(TILE, M - m0), std::min(TILE, N - n0), alpha, beta, C + (size_t)m0 * ldc + n0, ldc);
+          store_tile(acc[p2].t[i], std::min(TILE, M - m0), std::min(TILE, q.N - n0), alpha, beta, q.C + (size_t)m0 * q.ldc + n0, q.ldc);
         }
     }
     amx_release();
@@ -320,8 +339,7 @@ DotBlock dot_block_for(int ra, int rw) {
 
 thread_local std::vector<uint16_t> t_rows;  // A as dense bf16 rows
 
-bool gemm_nt_dot(int M, int N, int K, float alpha, const float* A, int lda, const uint16_t* W, float beta,
-                 float* C, int ldc) {
+bool gemm_nt_dot(int M, int K, float alpha, const float* A, int lda, const NtPart* parts, int count, float beta) {
   try {
     if (t_rows.size() < (size_t)M * K) t_rows.resize((size_t)M * K);
   } catch (const std::bad_alloc&) {
@@ -333,13 +351,21 @@ bool gemm_nt_dot(int M, int N, int K, float alpha, const float* A, int lda, cons
   // latency), else 4 by 4 rows of A; a block's shape changes which elements share it, never an
   // element's sums
   const int RA = M == 1 ? 1 : 4, RW = M == 1 ? 8 : 4;
-  const int tasks = (N + RW - 1) / RW;
-#pragma omp parallel for schedule(static) if (pays((int64_t)M * N * K / 8) && tasks > 1)
-  for (int t = 0; t < tasks; t++) {
-    const int n0 = t * RW, rw = std::min(RW, N - n0);
+  int first[kMaxParts + 1] = {0};
+  int64_t total_n = 0;
+  for (int p = 0; p < count; p++) {
+    first[p + 1] = first[p] + (parts[p].N + RW - 1) / RW;
+    total_n += parts[p].N;
+  }
+  const int tasks = first[count];
+#pragma omp parallel for schedule(static) if (pays((int64_t)M * total_n * K / 8) && tasks > 1)
+  for (int task = 0; task < tasks; task++) {
+    int t = task;
+    const NtPart& q = parts[part_of(first, count, t)];
+    const int n0 = t * RW, rw = std::min(RW, q.N - n0);
     for (int m0 = 0; m0 < M; m0 += RA) {
       const int ra = std::min(RA, M - m0);
-      dot_block_for(ra, rw)(a + (size_t)m0 * K, K, W + (size_t)n0 * K, K, alpha, beta, C + (size_t)m0 * ldc + n0, ldc);
+      dot_block_for(ra, rw)(a + (size_t)m0 * K, K, q.W + (size_t)n0 * K, K, alpha, beta, q.C + (size_t)m0 * q.ldc + n0, q.ldc);
     }
   }
   return true;
@@ -347,11 +373,18 @@ bool gemm_nt_dot(int M, int N, int K, float alpha, const float* A, int lda, cons
 
 }  // namespace
 
+bool gemm_nt_bf16_parts(int M, int K, float alpha, const float* A, int lda, const NtPart* parts, int count, float beta) {
+  if (M <= 0 || K <= 0 || count < 1 || count > kMaxParts || !cpu_avx512bf16()) return false;
+  for (int p = 0; p < count; p++)
+    if (parts[p].N <= 0) return false;
+  if (K % KSTEP == 0 && amx_ready()) return gemm_nt_amx(M, K, alpha, A, lda, parts, count, beta);
+  return gemm_nt_dot(M, K, alpha, A, lda, parts, count, beta);
+}
+
 bool gemm_nt_bf16(int M, int N, int K, float alpha, const float* A, int lda, const uint16_t* W, float beta,
                   float* C, int ldc) {
-  if (M <= 0 || N <= 0 || K <= 0 || !cpu_avx512bf16()) return false;
-  if (K % KSTEP == 0 && amx_ready()) return gemm_nt_amx(M, N, K, alpha, A, lda, W, beta, C, ldc);
-  return gemm_nt_dot(M, N, K, alpha, A, lda, W, beta, C, ldc);
+  const NtPart part{W, N, C, ldc};
+  return gemm_nt_bf16_parts(M, K, alpha, A, lda, &part, 1, beta);
 }
 
 const char* gemm_nt_bf16_kernel() {
@@ -362,6 +395,7 @@ const char* gemm_nt_bf16_kernel() {
 #else
 
 bool gemm_nt_bf16(int, int, int, float, const float*, int, const uint16_t*, float, float*, int) { return false; }
+bool gemm_nt_bf16_parts(int, int, float, const float*, int, const NtPart*, int, float) { return false; }
 const char* gemm_nt_bf16_kernel() { return "none"; }
 
 #endif

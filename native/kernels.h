@@ -89,6 +89,17 @@ Bf16Copy cached_bf16(const float* w, int rows, int cols, int ld);
 // (C untouched) where the CPU lacks AVX512-BF16 or scratch cannot be had.
 bool gemm_nt_bf16(int M, int N, int K, float alpha, const float* A, int lda, const uint16_t* W, float beta,
                   float* C, int ldc);
+// One part of a product whose parts share their A: C (M, N) = alpha A W^T + beta C, W dense bf16 (N, K)
+struct NtPart {
+  const uint16_t* W;
+  int N;
+  float* C;
+  int ldc;
+};
+constexpr int kMaxParts = 4;
+// gemm_nt_bf16 over up to kMaxParts weights at once (q/k/v, gate/up): A converted once, one
+// parallel region, each part's elements the same bits as its own gemm_nt_bf16 call
+bool gemm_nt_bf16_parts(int M, int K, float alpha, const float* A, int lda, const NtPart* parts, int count, float beta);
 // which kernel gemm_nt_bf16 runs: "amx", "avx512bf16" or "none"
 const char* gemm_nt_bf16_kernel();
 // weights were written in place: every cached copy is outdated (AdamW updates call it themselves)
@@ -102,6 +113,17 @@ void matmul_forward(float* out, const float* inp, const float* weight, const flo
                     int IC, int OC, bool accumulate);
 void matmul_forward_naive(float* out, const float* inp, const float* weight, const float* bias,
                           int N, int IC, int OC, bool accumulate);
+// Projections of one input (q/k/v, gate/up): out_p (N,OC_p) = inp @ weight_p^T + bias_p. The
+// sampler's bf16 products run as one (gemm_nt_bf16_parts); elsewhere each part is its own product.
+struct LinearPart {
+  float* out;
+  const float* weight;
+  const float* bias;  // or null
+  int OC;
+};
+void matmul_forward_parts(const LinearPart* parts, int count, const float* inp, int N, int IC);
+// the sampler's bf16 path of matmul_forward_parts, without biases; false where it does not apply
+bool gemm_bf16_parts(int M, int K, const float* A, const LinearPart* parts, int count);
 // dinp (N,IC) +=, dweight (OC,IC) +=, dbias (OC) += ; any may be null
 void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dout, const float* inp,
                      const float* weight, int N, int IC, int OC);

@@ -354,6 +354,16 @@ void matmul_forward(float* out, const float* inp, const float* weight, const flo
   if (bias) add_bias(out, bias, N, OC);
 }
 
+void matmul_forward_parts(const LinearPart* parts, int count, const float* inp, int N, int IC) {
+  if (get_precision() == 1 && gemm_bf16_parts(N, IC, inp, parts, count)) {
+    for (int p = 0; p < count; p++)
+      if (parts[p].bias) add_bias(parts[p].out, parts[p].bias, N, parts[p].OC);
+    return;
+  }
+  for (int p = 0; p < count; p++)
+    matmul_forward(parts[p].out, inp, parts[p].weight, parts[p].bias, N, IC, parts[p].OC, false);
+}
+
 void matmul_forward_naive(float* out, const float* inp, const float* weight, const float* bias,
                           int N, int IC, int OC, bool accumulate) {
   gemm_naive(false, true, N, OC, IC, 1.0f, inp, IC, weight, IC, accumulate ? 1.0f : 0.0f, out, OC);

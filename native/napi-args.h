@@ -20,23 +20,38 @@ struct Call {
                                                " [" + __FILE__ + "]");
   }
 
-  double number(int i, const char* name) const {
-    if (!info[i].IsNumber()) fail(i, name, "must be a number");
-    double x = info[i].As<Napi::Number>().DoubleValue();
+  // Checks of a value: argument i itself, or an element of an array argument i (named `name[k]`)
+  double number(int i, const char* name) const { return number(info[i], i, name); }
+  double number(const Napi::Value& v, int i, const std::string& name) const {
+    if (!v.IsNumber()) fail(i, name, "must be a number");
+    double x = v.As<Napi::Number>().DoubleValue();
     if (!std::isfinite(x)) fail(i, name, "must be finite");
     return x;
   }
 
-  int64_t count(int i, const char* name) const {
-    double x = number(i, name);
+  int64_t count(int i, const char* name) const { return count(info[i], i, name); }
+  int64_t count(const Napi::Value& v, int i, const std::string& name) const {
+    double x = number(v, i, name);
     if (x < 0 || x != std::floor(x) || x > 9.0e15) fail(i, name, "must be a non-negative integer");
     return (int64_t)x;
   }
 
-  int dim(int i, const char* name) const {
-    int64_t x = count(i, name);
+  int dim(int i, const char* name) const { return dim(info[i], i, name); }
+  int dim(const Napi::Value& v, int i, const std::string& name) const {
+    int64_t x = count(v, i, name);
     if (x > 2147483647) fail(i, name, "exceeds int32 range");
     return (int)x;
+  }
+
+  // an Array of `len` elements, or of lo..hi when len < 0
+  Napi::Array list(int i, const char* name, int64_t len, int64_t lo = 0, int64_t hi = 0) const {
+    if (!info[i].IsArray()) fail(i, name, "must be an array");
+    Napi::Array a = info[i].As<Napi::Array>();
+    const int64_t n = a.Length();
+    if (len >= 0 && n != len) fail(i, name, "has " + std::to_string(n) + " elements, needs " + std::to_string(len));
+    if (len < 0 && (n < lo || n > hi))
+      fail(i, name, "has " + std::to_string(n) + " elements, needs " + std::to_string(lo) + " to " + std::to_string(hi));
+    return a;
   }
 
   bool flag(int i, const char* name) const {
@@ -48,22 +63,26 @@ struct Call {
 
   // A typed array of element T (kind `type`, JavaScript name `js`) with at least `need` elements
   template <typename T>
-  T* floats(int i, const char* name, int64_t need, napi_typedarray_type type, const std::string& js, bool optional) const {
-    if (optional && isNull(i)) return nullptr;
-    if (!info[i].IsTypedArray() || info[i].As<Napi::TypedArray>().TypedArrayType() != type)
+  T* floats(const Napi::Value& v, int i, const std::string& name, int64_t need, napi_typedarray_type type,
+            const std::string& js, bool optional) const {
+    if (optional && (v.IsNull() || v.IsUndefined())) return nullptr;
+    if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != type)
       fail(i, name, optional ? "must be a " + js + " or null" : "must be a " + js);
-    auto a = info[i].As<Napi::TypedArrayOf<T>>();
+    auto a = v.As<Napi::TypedArrayOf<T>>();
     if ((int64_t)a.ElementLength() < need)
       fail(i, name, "has " + std::to_string(a.ElementLength()) + " elements, needs " + std::to_string(need));
     return a.Data();
   }
 
   float* f32(int i, const char* name, int64_t need, bool optional = false) const {
-    return floats<float>(i, name, need, napi_float32_array, "Float32Array", optional);
+    return floats<float>(info[i], i, name, need, napi_float32_array, "Float32Array", optional);
+  }
+  float* f32(const Napi::Value& v, int i, const std::string& name, int64_t need, bool optional = false) const {
+    return floats<float>(v, i, name, need, napi_float32_array, "Float32Array", optional);
   }
 
   double* f64(int i, const char* name, int64_t need) const {
-    return floats<double>(i, name, need, napi_float64_array, "Float64Array", false);
+    return floats<double>(info[i], i, name, need, napi_float64_array, "Float64Array", false);
   }
 
   // Int32Array of at least `need` values, each in [lo, hi)

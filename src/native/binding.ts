@@ -26,6 +26,8 @@ export interface Bf16Support {
 export interface NativeKernels {
   matmulForward(out: F32, inp: F32, weight: F32, bias: F32 | null, N: number, IC: number, OC: number, accumulate: boolean): void;
   matmulForwardNaive(out: F32, inp: F32, weight: F32, bias: F32 | null, N: number, IC: number, OC: number, accumulate: boolean): void;
+  /** matmulForward of 1-4 projections of one input; the sampler's bf16 products run as one. */
+  matmulForwardParts(outs: F32[], inp: F32, weights: F32[], biases: (F32 | null)[], N: number, IC: number, OCs: number[]): void;
   matmulBackward(
     dinp: F32 | null,
     dweight: F32 | null,

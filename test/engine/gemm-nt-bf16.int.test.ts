@@ -2,7 +2,8 @@
 // many rows share the call, on its place among them, or on the thread count. The sampler's decode
 // batches and prefills mix sequences as they arrive, and bf16 turns a last-bit difference into a
 // different sampled token. Both kernels: the one this CPU picks, and the AVX512-BF16 one forced
-// in a child process (on an AMX CPU it otherwise runs only for K not a multiple of 32).
+// in a child process (on an AMX CPU it otherwise runs only for K not a multiple of 32). Projections
+// of one input run as one product (matmulForwardParts) and must give each its own bits.
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";

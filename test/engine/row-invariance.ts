@@ -65,8 +65,56 @@ export function rowInvariance(): Report {
       }
     }
   }
+  products += partsAgree(mismatches, rng);
   k.setThreads(threads);
   return { kernel: k.bf16().rowKernel, mismatches, products };
+}
+
+/** Weights sharing an input (q/k/v, gate/up) at one K: partial tiles, and a K the AMX kernel does not take. */
+export const PART_GROUPS: { K: number; Ns: number[] }[] = [
+  { K: 64, Ns: [77, 19, 5] },
+  { K: 896, Ns: [130, 32, 17] },
+  { K: 300, Ns: [40, 3] },
+];
+
+/** matmulForwardParts must give each part the bits of its own product, at any M and thread count. */
+function partsAgree(mismatches: string[], rng: ReturnType<typeof createRng>): number {
+  const k = native();
+  let products = 0;
+  for (const { K, Ns } of PART_GROUPS) {
+    const Ws = Ns.map((N) => new Float32Array(N * K));
+    for (const w of Ws) fillNormal(w, rng, 0.05);
+    for (const M of [1, 5, 70]) {
+      const A = new Float32Array(M * K);
+      fillNormal(A, rng, 1);
+      for (const T of [1, 2]) {
+        k.setThreads(T);
+        k.setPrecision("bf16", true);
+        try {
+          const outs = Ns.map((N) => new Float32Array(M * N));
+          k.matmulForwardParts(
+            outs,
+            A,
+            Ws,
+            Ns.map(() => null),
+            M,
+            K,
+            Ns,
+          );
+          for (const [p, N] of Ns.entries()) {
+            const own = new Float32Array(M * N);
+            k.gemm(false, true, M, N, K, 1, A, K, Ws[p], K, 0, own, N);
+            if (own.some((x, j) => !Object.is(x, outs[p][j])))
+              mismatches.push(`parts ${Ns.join("/")} K ${K} rows ${M} threads ${T}: part ${p}`);
+          }
+          products += 2 * Ns.length;
+        } finally {
+          k.setPrecision("fp32", false);
+        }
+      }
+    }
+  }
+  return products;
 }
 
 if (process.argv[1]?.endsWith("row-invariance.ts")) process.stdout.write(JSON.stringify(rowInvariance()));

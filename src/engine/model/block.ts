@@ -13,6 +13,9 @@ import type { Adapter } from "./lora.js";
 import { give, take, takeUncleared } from "./scratch.js";
 import { type LayerGrads, type LayerWeights, layerDims } from "./weights.js";
 
+const QKV: readonly Proj[] = ["q_proj", "k_proj", "v_proj"];
+const GATE_UP: readonly Proj[] = ["gate_proj", "up_proj"];
+
 /** The weights a block reads: a Decoder's, in place. */
 export interface BlockModel {
   readonly config: ModelConfig;
@@ -69,10 +72,49 @@ function proj(
   accumulate: boolean,
   saved: Map<string, Float32Array> | null,
 ): void {
-  const kernels = native();
   const { inDim, outDim } = projectionShape(m.config, p);
   const w = m.lw[l];
-  kernels.matmulForward(out, inp, w.w[p], w.b[p] ?? null, rows.N, inDim, outDim, accumulate);
+  native().matmulForward(out, inp, w.w[p], w.b[p] ?? null, rows.N, inDim, outDim, accumulate);
+  loraForward(m, l, p, out, inp, rows, saved);
+}
+
+/** proj() of several projections of one input (q/k/v, gate/up): the base products go to the engine at once. */
+function projs(
+  m: BlockModel,
+  l: number,
+  ps: readonly Proj[],
+  outs: Float32Array[],
+  inp: Float32Array,
+  rows: BlockRows,
+  saved: Map<string, Float32Array> | null,
+): void {
+  const w = m.lw[l];
+  const inDim = projectionShape(m.config, ps[0]).inDim;
+  const OCs = ps.map((p) => projectionShape(m.config, p).outDim);
+  native().matmulForwardParts(
+    outs,
+    inp,
+    ps.map((p) => w.w[p]),
+    ps.map((p) => w.b[p] ?? null),
+    rows.N,
+    inDim,
+    OCs,
+  );
+  for (const [i, p] of ps.entries()) loraForward(m, l, p, outs[i], inp, rows, saved);
+}
+
+/** out += each segment's LoRA of projection p. */
+function loraForward(
+  m: BlockModel,
+  l: number,
+  p: Proj,
+  out: Float32Array,
+  inp: Float32Array,
+  rows: BlockRows,
+  saved: Map<string, Float32Array> | null,
+): void {
+  const kernels = native();
+  const { inDim, outDim } = projectionShape(m.config, p);
   rows.segments.forEach((seg, si) => {
     if (!seg.adapter) return;
     const a = m.adapters.get(seg.adapter);
@@ -115,9 +157,7 @@ export function blockForward(
   const q = takeUncleared(N * NH * HS);
   const k = takeUncleared(N * KVH * HS);
   const v = takeUncleared(N * KVH * HS);
-  proj(m, l, "q_proj", q, ln1, rows, false, lora);
-  proj(m, l, "k_proj", k, ln1, rows, false, lora);
-  proj(m, l, "v_proj", v, ln1, rows, false, lora);
+  projs(m, l, QKV, [q, k, v], ln1, rows, lora);
   let qn = q;
   let kn = k;
   let rstdq: Float32Array | undefined;
@@ -146,8 +186,7 @@ export function blockForward(
   kernels.rmsnormForward(ln2, rstd2, x2, w.ln2, N, C, eps);
   const gate = takeUncleared(N * F);
   const up = takeUncleared(N * F);
-  proj(m, l, "gate_proj", gate, ln2, rows, false, lora);
-  proj(m, l, "up_proj", up, ln2, rows, false, lora);
+  projs(m, l, GATE_UP, [gate, up], ln2, rows, lora);
   const h = takeUncleared(N * F);
   kernels.swigluForward(h, gate, up, N, F);
   // without saved activations x2 is not needed again: the MLP adds into it in place
