@@ -1,6 +1,6 @@
 // The scratch pool hands a buffer to one owner at a time, zeroed unless asked not to, and pools only
 // what it made.
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { fillPooled, give, pooledFloats, take, takeUncleared } from "./scratch.js";
 
 describe("scratch pool", () => {
@@ -39,6 +39,32 @@ describe("scratch pool", () => {
     const c = take(50_000);
     expect(b.buffer).not.toBe(c.buffer);
     give(b, c);
+  });
+
+  describe("MASO_SCRATCH_POOL_MB", () => {
+    afterEach(() => {
+      delete process.env.MASO_SCRATCH_POOL_MB;
+      vi.resetModules();
+    });
+    // a fresh module: the limit is read once, on the first give
+    const freshPool = async (mb: string) => {
+      process.env.MASO_SCRATCH_POOL_MB = mb;
+      vi.resetModules();
+      return import("./scratch.js");
+    };
+
+    it("bounds the floats kept idle", async () => {
+      const pool = await freshPool("1"); // 262144 floats
+      const big = pool.take(300_000);
+      const small = pool.take(100_000);
+      pool.give(big, small);
+      expect(pool.pooledFloats()).toBe(small.buffer.byteLength / 4);
+    });
+
+    it("refuses a value that is not a positive integer, naming it", async () => {
+      const pool = await freshPool("2GB");
+      expect(() => pool.give(pool.take(1000))).toThrow(/MASO_SCRATCH_POOL_MB=2GB is not a positive integer/);
+    });
   });
 
   it("ignores arrays it did not make: weight views, user arrays, small ones", () => {
