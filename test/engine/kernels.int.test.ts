@@ -189,4 +189,27 @@ describe("the addon rejects bad input with errors", () => {
     expect(() => (kernels.sumsq as unknown as (x: unknown) => number)(new Float32Array(2))).toThrow(/expected 2 arguments/);
     expect(() => kernels.setThreads(0)).toThrow(/\[1, 1024\]/);
   });
+
+  it("matmulForwardParts checks every part, and the parts agree in number", () => {
+    const f = (n: number) => new Float32Array(n);
+    const inp = f(2 * 3);
+    const call = (outs: unknown, weights: unknown, biases: unknown, OCs: unknown) =>
+      kernels.matmulForwardParts(
+        outs as Float32Array[],
+        inp,
+        weights as Float32Array[],
+        biases as (Float32Array | null)[],
+        2,
+        3,
+        OCs as number[],
+      );
+    expect(() => call([f(8), f(4)], [f(12), f(6)], [null, null], [4, 2])).not.toThrow();
+    expect(() => call([f(8), f(3)], [f(12), f(6)], [null, null], [4, 2])).toThrow(/'outs\[1\]' has 3 elements, needs 4/);
+    expect(() => call([f(8), f(4)], [f(12), f(5)], [null, null], [4, 2])).toThrow(/'weights\[1\]' has 5 elements, needs 6/);
+    expect(() => call([f(8), f(4)], [f(12), f(6)], [null, f(1)], [4, 2])).toThrow(/'biases\[1\]' has 1 elements, needs 2/);
+    expect(() => call([f(8)], [f(12), f(6)], [null, null], [4, 2])).toThrow(/'outs' has 1 elements, needs 2/);
+    expect(() => call([], [], [], [])).toThrow(/'OCs' has 0 elements, needs 1 to 4/);
+    expect(() => call(f(8), [f(12)], [null], [4])).toThrow(/'outs' must be an array/);
+    expect(() => call([f(8)], [f(12)], [null], [-4])).toThrow(/'OCs\[0\]' must be a non-negative integer/);
+  });
 });
