@@ -41,9 +41,10 @@ Napi::Value MatmulForwardNaive(const Napi::CallbackInfo& info) { return MatmulFo
 Napi::Value MatmulForwardParts(const Napi::CallbackInfo& info) {
   CALL("matmulForwardParts", 7);
   int N = c.dim(4, "N"), IC = c.dim(5, "IC");
-  Napi::Array ocs = c.list(6, "OCs", -1, 1, kMaxParts);
+  Napi::Array ocs = c.list(6, "OCs", 1, kMaxParts);
   const int count = (int)ocs.Length();
-  Napi::Array outs = c.list(0, "outs", count), weights = c.list(2, "weights", count), biases = c.list(3, "biases", count);
+  Napi::Array outs = c.list(0, "outs", count, count), weights = c.list(2, "weights", count, count),
+              biases = c.list(3, "biases", count, count);
   float* inp = c.f32(1, "inp", (int64_t)N * IC);
   LinearPart parts[kMaxParts];
   for (int p = 0; p < count; p++) {

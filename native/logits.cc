@@ -15,11 +15,13 @@
 
 namespace maso {
 
-// Rows per chunk where the logits are not kept: the chunk's logits live in ~128 MB of scratch.
-// Chunks are of equal size, so the last one is not a sliver: each is a full read-modify-write pass
-// over dwte (544 MB for Qwen's vocabulary) and wants as many rows (the product's K) as it can get.
-static int rows_per_chunk(int M, int V) {
+// Rows per chunk. Kept logits need no scratch: every row in one chunk, so the forward reads wte
+// once and dwte takes a single read-modify-write pass. Otherwise the chunk's logits live in ~128 MB
+// of scratch, in chunks of equal size, so the last one is not a sliver: each is a full pass over
+// dwte (544 MB for Qwen's vocabulary) and wants as many rows (the product's K) as it can get.
+static int rows_per_chunk(int M, int V, bool kept) {
   if (M <= 0) return 1;
+  if (kept) return M;
   long long cap = (32LL << 20) / (V > 0 ? V : 1);
   if (cap < 64) cap = 64;
   const long long chunks = (M + cap - 1) / cap;
@@ -49,8 +51,7 @@ static void softmax_stats(const float* z, const int32_t* targets, float* logp, f
 
 void logits_forward(float* logp, float* entropy, float* lse, float* logits, const float* hidden,
                     const float* wte, const int32_t* targets, int M, int C, int V, float invTemp) {
-  // kept logits need no scratch: one product over every row reads wte once
-  const int chunk = logits ? (M > 0 ? M : 1) : rows_per_chunk(M, V);
+  const int chunk = rows_per_chunk(M, V, logits != nullptr);
   std::vector<float> scratch(logits ? 0 : (size_t)chunk * V);
   for (int r0 = 0; r0 < M; r0 += chunk) {
     int rows = M - r0 < chunk ? M - r0 : chunk;
@@ -127,10 +128,9 @@ void grad_rows(GradRows& g, int r0, const float* dlogp, const float* dentropy, c
   }
 }
 
-// dhidden (rows,C) += dz (rows,V) @ wte (V,C) from the bits, over slices of the vocabulary: as one
-// product over all of V, oneDNN streams the whole of wte again for every block of rows (measured
-// at half the speed). The slices are views of wte's one cached bf16 copy. Returns how much of the
-// vocabulary it added (V, unless the bf16 path refused a product).
+// dhidden (rows,C) += dz (rows,V) @ wte (V,C) from the bits, over slices of the vocabulary: oneDNN
+// ran one product over all of V at half the speed. The slices are views of wte's one cached bf16
+// copy. Returns how much of the vocabulary it added (V, unless the bf16 path refused a product).
 constexpr int kVocabSlice = 8192;
 int hidden_grad_bits(const GradRows& g, float* dh, const float* wte, int C) {
   const Bf16Copy w = cached_bf16(wte, g.V, C, C);
@@ -152,8 +152,7 @@ void logits_backward(float* dhidden, float* dwte, const float* dlogp, const floa
                      float* logits, const float* lse, const float* entropy,
                      const float* hidden, const float* wte, const int32_t* targets, int M, int C,
                      int V, float invTemp) {
-  // kept logits: every row in one chunk, so dwte takes a single read-modify-write pass
-  const int chunk = logits ? (M > 0 ? M : 1) : rows_per_chunk(M, V);
+  const int chunk = rows_per_chunk(M, V, logits != nullptr);
   std::vector<float> zbuf(logits ? 0 : (size_t)chunk * V);
   const bool bits = get_precision() == 1 && has_onednn();
   int threads = 1;

@@ -43,14 +43,14 @@ struct Call {
     return (int)x;
   }
 
-  // an Array of `len` elements, or of lo..hi when len < 0
-  Napi::Array list(int i, const char* name, int64_t len, int64_t lo = 0, int64_t hi = 0) const {
+  // an Array of lo to hi elements
+  Napi::Array list(int i, const char* name, int64_t lo, int64_t hi) const {
     if (!info[i].IsArray()) fail(i, name, "must be an array");
     Napi::Array a = info[i].As<Napi::Array>();
     const int64_t n = a.Length();
-    if (len >= 0 && n != len) fail(i, name, "has " + std::to_string(n) + " elements, needs " + std::to_string(len));
-    if (len < 0 && (n < lo || n > hi))
-      fail(i, name, "has " + std::to_string(n) + " elements, needs " + std::to_string(lo) + " to " + std::to_string(hi));
+    if (n < lo || n > hi)
+      fail(i, name, "has " + std::to_string(n) + " elements, needs " + std::to_string(lo) +
+                        (hi > lo ? " to " + std::to_string(hi) : ""));
     return a;
   }
 

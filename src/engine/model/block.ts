@@ -61,24 +61,23 @@ export interface LayerActs {
   lora: Map<string, Float32Array>; // `${proj}:${segment}` -> u (rows,R) = scale * x A^T
 }
 
-/** out = x W^T (+ b) (+= when accumulate), plus each segment's LoRA; saves the LoRA u's in `saved`. */
-function proj(
+/** out += x W^T (+ b), plus each segment's LoRA (the residual adds); saves the LoRA u's in `saved`. */
+function projAdd(
   m: BlockModel,
   l: number,
   p: Proj,
   out: Float32Array,
   inp: Float32Array,
   rows: BlockRows,
-  accumulate: boolean,
   saved: Map<string, Float32Array> | null,
 ): void {
   const { inDim, outDim } = projectionShape(m.config, p);
   const w = m.lw[l];
-  native().matmulForward(out, inp, w.w[p], w.b[p] ?? null, rows.N, inDim, outDim, accumulate);
+  native().matmulForward(out, inp, w.w[p], w.b[p] ?? null, rows.N, inDim, outDim, true);
   loraForward(m, l, p, out, inp, rows, saved);
 }
 
-/** proj() of several projections of one input (q/k/v, gate/up): the base products go to the engine at once. */
+/** outs = x W^T (+ b) plus LoRA for projections of one input (q/k/v, gate/up), the base products sent to the engine at once. */
 function projs(
   m: BlockModel,
   l: number,
@@ -179,7 +178,7 @@ export function blockForward(
   attend(l, att, lse, qr, kr, v);
   const x2 = takeUncleared(N * C);
   x2.set(x);
-  proj(m, l, "o_proj", x2, att, rows, true, lora);
+  projAdd(m, l, "o_proj", x2, att, rows, lora);
 
   const ln2 = takeUncleared(N * C);
   const rstd2 = takeUncleared(N);
@@ -192,7 +191,7 @@ export function blockForward(
   // without saved activations x2 is not needed again: the MLP adds into it in place
   const out = lora ? takeUncleared(N * C) : x2;
   if (lora) out.set(x2);
-  proj(m, l, "down_proj", out, h, rows, true, lora);
+  projAdd(m, l, "down_proj", out, h, rows, lora);
   if (!lora) {
     give(ln1, rstd1, q, k, v, qn, kn, rstdq, rstdk, qr, kr, att, lse, ln2, rstd2, gate, up, h);
     return { out, acts: null };
