@@ -5,21 +5,13 @@
 import { MasoError } from "../errors.js";
 import { END, START, type Workflow } from "../workflow/graph-types.js";
 import { workflow } from "../workflow/graph.js";
-import type { ParsedOutput, SampleHandle } from "../workflow/trajectory.js";
-import type { AgentModule, AgentResult } from "./agent-module.js";
-import { agentReward, type AgentState, type CallOutput } from "./agent-rewards.js";
+import type { AgentIO } from "../workflow/graph-types.js";
+import type { AgentContext, AgentModule, AgentResult } from "./agent-module.js";
+import { agentReward, type AgentState } from "./agent-rewards.js";
+import { episodeCalls } from "./episode-calls.js";
+import { inEpisode } from "./episode-context.js";
 import type { EpisodeHandler } from "./episode-registry.js";
 import { gatewayHost } from "./host.js";
-import { isRetokenized, replayedCall, templateMessage } from "./prompt-chain.js";
-import { parseReply } from "./reply.js";
-import type { GatewayMessage, ParsedReply } from "./types.js";
-
-/** One answered call of an episode, as later calls' prompt chains need it. */
-interface Answered {
-  messages: readonly GatewayMessage[];
-  reply: ParsedReply;
-  sample: SampleHandle;
-}
 
 const finite = (v: unknown) => typeof v === "number" && Number.isFinite(v);
 
@@ -46,9 +38,54 @@ export function checkAgentResult(r: unknown): AgentResult {
   return o as AgentResult;
 }
 
-function parsedOf(reply: ParsedReply): ParsedOutput {
-  const value = { content: reply.content, toolCalls: reply.toolCalls };
-  return reply.formatFailure ? { ok: false, reason: reply.formatFailure, fallback: value } : { ok: true, value };
+/** One episode of the agent: opens it on the gateway, runs the agent in its context, checks the result. */
+async function runAgent<T>(mod: AgentModule<T>, state: AgentState<T>, io: AgentIO, opts: { host?: string; port?: number }) {
+  const host = await gatewayHost(opts);
+  const calls = episodeCalls(io);
+  let reported: AgentResult | undefined;
+  let markEnded = () => {};
+  const ended = new Promise<void>((resolve) => {
+    markEnded = resolve;
+  });
+  const handler: EpisodeHandler = {
+    complete: calls.complete,
+    conversation: calls.conversation,
+    report(body) {
+      reported = checkAgentResult(body);
+    },
+    end: () => markEnded(),
+  };
+  const episode = host.registry.open(io.episodeId, handler, mod.roles);
+  // an agent that never returns must not hold its episode open past the deadline
+  io.signal.addEventListener("abort", episode.close, { once: true });
+  try {
+    const baseURL = host.server.baseUrlOf(io.episodeId);
+    const episodeURL = baseURL.replace(/\/v1$/, "");
+    const ctx: AgentContext = {
+      baseURL,
+      apiKey: episode.apiKey,
+      signal: io.signal,
+      episodeId: io.episodeId,
+      rewardURL: `${episodeURL}/reward`,
+      endURL: `${episodeURL}/end`,
+      reported: () => reported,
+      ended,
+    };
+    // calls the agent makes from here on, with any client, carry this episode's secret
+    const result = await inEpisode(episode.apiKey, () => mod.agent(state.task, ctx));
+    const checked = checkAgentResult(result);
+    // an agent that says nothing about rewards trained on nothing: a failure, not a silent skip
+    if (checked.reward === undefined && checked.roleRewards === undefined && checked.callRewards === undefined)
+      throw new MasoError(
+        "AGENT_NO_REWARD",
+        "the agent returned no reward, roleRewards or callRewards",
+        "return { reward } (or post it to rewardURL)",
+      );
+    calls.checkResult(checked, mod.roles);
+    return { result: checked, retokenizedTurns: calls.retokenizedTurns() };
+  } finally {
+    episode.close();
+  }
 }
 
 /**
@@ -61,96 +98,7 @@ export function agentWorkflow<T>(mod: AgentModule<T>, opts: { host?: string; por
     snapshot: (s) => ({ task: s.task }),
     metrics: (s) => ({ ...(s.result?.metrics ?? {}), retokenizedTurns: s.retokenizedTurns }),
   })
-    .agent("agent", mod.roles, async (state, io) => {
-      const host = await gatewayHost(mod.roles, opts);
-      const answered: Answered[] = [];
-      let retokenizedTurns = 0;
-      let reported: AgentResult | undefined;
-      let markEnded = () => {};
-      const ended = new Promise<void>((resolve) => {
-        markEnded = resolve;
-      });
-      const handler: EpisodeHandler = {
-        async complete(call) {
-          const callId = `${io.episodeId}-${answered.length}`;
-          const j = replayedCall(answered, call.messages);
-          let reply: ParsedReply | undefined;
-          const res = await io.call({
-            role: call.role,
-            ...(call.node !== undefined && { node: call.node }),
-            ...(call.turn !== undefined && { turn: call.turn }),
-            messages: call.messages.map(templateMessage),
-            ...(call.tools && { tools: call.tools }),
-            ...(j !== null && { extend: { sample: answered[j].sample, replayed: answered[j].messages.length } }),
-            sampling: {
-              ...(call.temperature !== undefined && { temperature: call.temperature }),
-              ...(call.topP !== undefined && { topP: call.topP }),
-            },
-            ...(call.maxTokens !== undefined && { maxNewTokens: call.maxTokens }),
-            stop: call.stop,
-            parse: (r) => {
-              const completion = {
-                callId,
-                text: r.text,
-                promptTokens: r.promptTokens,
-                outputTokens: r.outputTokens,
-                finishReason: r.finishReason ?? "stop",
-              };
-              reply = parseReply(call, completion);
-              const retokenized = r.chained !== true && isRetokenized(answered.length, call.messages);
-              if (retokenized) retokenizedTurns++;
-              const output: CallOutput = {
-                responseId: `chatcmpl-${callId}`,
-                content: reply.content,
-                toolCalls: reply.toolCalls,
-                retokenized,
-              };
-              return { parsed: parsedOf(reply), output };
-            },
-          });
-          answered.push({ messages: call.messages, reply: reply!, sample: res.sampleHandle });
-          return {
-            callId,
-            text: res.text,
-            promptTokens: res.promptTokens,
-            outputTokens: res.outputTokens,
-            finishReason: res.finishReason ?? "stop",
-            reply: reply!,
-          };
-        },
-        report(body) {
-          reported = checkAgentResult(body);
-        },
-        end: () => markEnded(),
-      };
-      const episode = host.registry.open(io.episodeId, handler);
-      // an agent that never returns must not hold its episode open past the deadline
-      io.signal.addEventListener("abort", episode.close, { once: true });
-      try {
-        const episodeURL = host.server.baseUrlOf(io.episodeId).replace(/\/v1$/, "");
-        const result = await mod.agent(state.task, {
-          baseURL: host.server.baseUrlOf(io.episodeId),
-          apiKey: episode.apiKey,
-          signal: io.signal,
-          episodeId: io.episodeId,
-          rewardURL: `${episodeURL}/reward`,
-          endURL: `${episodeURL}/end`,
-          reported: () => reported,
-          ended,
-        });
-        const checked = checkAgentResult(result);
-        // an agent that says nothing about rewards trained on nothing: a failure, not a silent skip
-        if (checked.reward === undefined && checked.roleRewards === undefined && checked.callRewards === undefined)
-          throw new MasoError(
-            "AGENT_NO_REWARD",
-            "the agent returned no reward, roleRewards or callRewards",
-            "return { reward } (or post it to rewardURL)",
-          );
-        return { result: checked, retokenizedTurns };
-      } finally {
-        episode.close();
-      }
-    })
+    .agent("agent", mod.roles, (state, io) => runAgent(mod, state, io, opts))
     .edge(START, "agent")
     .edge("agent", END)
     .compile();

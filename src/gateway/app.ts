@@ -1,25 +1,35 @@
-// The gateway's HTTP routes (hono): OpenAI chat completions and the model list, with the episode
-// named by the base URL (`/episodes/<id>/v1`) or by a per-episode API key, and the role by `model`.
-// It validates, asks the backend to generate, parses the reply and answers in OpenAI's shapes; it
-// keeps no training state of its own (the backend records calls).
+// The gateway's HTTP routes (hono): OpenAI Chat Completions, OpenAI Responses and Anthropic
+// Messages over one call path, the model list, and an episode's reward and end endpoints. Every
+// episode route needs that episode's secret; bodies are bounded as they arrive. It validates, asks
+// the backend to generate, parses and streams the reply; it keeps no training state of its own.
 
 import { Hono } from "hono";
-import { streamSSE } from "hono/streaming";
 import type { Context } from "hono";
+import { streamSSE } from "hono/streaming";
 import { MasoError } from "../errors.js";
-import { parseChatRequest } from "./chat-request.js";
+import type { ApiAdapter, ApiRequest, SseEvent, WireStream } from "./api.js";
+import { readBoundedJson } from "./body.js";
+import { episodeOfRequest, hostAllowed } from "./episode-auth.js";
+import { messagesApi } from "./messages-wire.js";
 import { errorBody, type GatewayError, GatewayRefusal, invalidRequest } from "./openai-error.js";
 import { parseReply, schemaProblem } from "./reply.js";
-import { completionBody, completionChunks } from "./response.js";
-import type { GatewayBackend, GatewayCompletion, ParsedReply } from "./types.js";
+import { replyStream } from "./reply-stream.js";
+import { chatApi } from "./response.js";
+import { responsesApi, withPrevious } from "./responses-wire.js";
+import type { CompletionListener, GatewayBackend, GatewayCall, GatewayCompletion, ParsedReply } from "./types.js";
 
-/** Largest request body accepted (bytes); longer prompts than any context are refused by the backend. */
+/** Largest request body accepted (bytes), counted as it streams in; longer prompts than any context are refused by the backend. */
 export const MAX_BODY_BYTES = 8 << 20;
+/** Largest reward body (bytes): an AgentResult is a few numbers. */
+export const MAX_REWARD_BYTES = 256 << 10;
 
-const fail = (c: Context, e: GatewayError) => {
-  if (e.retryAfter !== undefined) c.header("Retry-After", String(e.retryAfter));
-  return c.json(errorBody(e), e.status);
-};
+/** Options of {@link gatewayApp}. */
+export interface GatewayAppOptions {
+  /** Host header names accepted (default: loopback names only, which stops DNS rebinding). */
+  allowedHosts?: readonly string[];
+  /** Accept any Host (a server bound to every interface on purpose; the API key still guards it). */
+  anyHost?: boolean;
+}
 
 /** Errors the models raise for what the request asked (too long, tools a template cannot show): 400s. */
 const CLIENT_ERRORS: Record<string, { code: string; param: string }> = {
@@ -38,8 +48,34 @@ function generationError(err: unknown): GatewayError {
 /** Idempotency keys remembered (oldest forgotten first); retries come within seconds. */
 const MAX_REMEMBERED = 4096;
 
-/** Answers one call, shared by the retries of one request (same Idempotency-Key). */
-type Answer = Promise<{ completion: GatewayCompletion; reply: ParsedReply } | { error: GatewayError }>;
+type Outcome = { completion: GatewayCompletion; reply: ParsedReply } | { error: GatewayError };
+
+/** The events of a streamed answer, queued as the model decodes and sent by the SSE loop. */
+function eventQueue() {
+  const items: SseEvent[] = [];
+  let wake: (() => void) | null = null;
+  let closed = false;
+  return {
+    push(events: SseEvent[]) {
+      items.push(...events);
+      wake?.();
+    },
+    close() {
+      closed = true;
+      wake?.();
+    },
+    async *drain(): AsyncGenerator<SseEvent> {
+      for (;;) {
+        while (items.length > 0) yield items.shift()!;
+        if (closed) return;
+        await new Promise<void>((r) => {
+          wake = r;
+        });
+        wake = null;
+      }
+    },
+  };
+}
 
 /**
  * The gateway app over `backend`.
@@ -47,126 +83,147 @@ type Answer = Promise<{ completion: GatewayCompletion; reply: ParsedReply } | { 
  * const app = gatewayApp(backend);
  * serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 });
  */
-export function gatewayApp(backend: GatewayBackend): Hono {
+export function gatewayApp(backend: GatewayBackend, opts: GatewayAppOptions = {}): Hono {
   const app = new Hono();
-  // per episode: Idempotency-Key → the answer, so a client's retry never makes a second sample
-  const answers = new Map<string, Answer>();
+  // per episode: Idempotency-Key → the outcome, so a client's retry never makes a second sample
+  const answers = new Map<string, Promise<Outcome>>();
+  const fail = (c: Context, e: GatewayError, api: ApiAdapter = chatApi) => {
+    if (e.retryAfter !== undefined) c.header("Retry-After", String(e.retryAfter));
+    return c.json(api.errorBody(e), e.status);
+  };
 
-  const episodeOf = (c: Context): string | GatewayError => {
-    const fromPath = c.req.param("episode");
-    if (fromPath !== undefined) {
-      if (!backend.hasEpisode(fromPath))
-        return { status: 404, type: "not_found_error", code: "episode_not_found", message: `no open episode "${fromPath}"` };
-      return fromPath;
+  app.use("*", async (c, next) => {
+    if (!opts.anyHost && !hostAllowed(c.req.header("host"), opts.allowedHosts))
+      return fail(c, { status: 403, type: "invalid_request_error", code: "host_not_allowed", message: "this Host is not served" });
+    await next();
+  });
+
+  /** Generates once per request (or per Idempotency-Key), telling `listener` as it decodes. */
+  const outcomeOf = (c: Context, call: GatewayCall, listener?: CompletionListener): Promise<Outcome> => {
+    const key = c.req.header("idempotency-key");
+    const memo = key ? `${call.episodeId}\u0000${key}` : null;
+    const known = memo ? answers.get(memo) : undefined;
+    if (known) return known;
+    const outcome = (async (): Promise<Outcome> => {
+      try {
+        // not tied to the request's signal: a client that disconnects may retry and must get this answer
+        const completion = await backend.complete(call, listener);
+        const reply = completion.reply ?? parseReply(call, completion);
+        backend.recorded?.(call, completion, reply);
+        return { completion, reply };
+      } catch (err) {
+        return { error: err instanceof GatewayRefusal ? err.error : generationError(err) };
+      }
+    })();
+    if (memo) {
+      answers.set(memo, outcome);
+      if (answers.size > MAX_REMEMBERED) answers.delete(answers.keys().next().value!);
+      // a refusal (429 during an update) must not stick to the key: the retry should generate
+      void outcome.then((a) => "error" in a && answers.delete(memo));
     }
-    const key = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "")?.[1]?.trim();
-    const episode = key ? backend.episodeOfKey(key) : null;
-    if (episode === null)
-      return {
-        status: 401,
-        type: "authentication_error",
-        code: "invalid_api_key",
-        message: "the API key names no open episode; use the episode's key or its /episodes/<id>/v1 base URL",
+    return outcome;
+  };
+
+  const streamed = (c: Context, api: ApiAdapter, call: GatewayCall, request: ApiRequest) =>
+    streamSSE(c, async (s) => {
+      const queue = eventQueue();
+      let wire: WireStream | null = null;
+      let split: ReturnType<typeof replyStream> | null = null;
+      const begin = (callId: string) => {
+        if (wire) return;
+        wire = api.stream(call, callId, request);
+        split = replyStream(call, callId, {
+          reasoning: (d) => queue.push(wire!.reasoning(d)),
+          text: (d) => queue.push(wire!.text(d)),
+          toolCall: (i, t) => queue.push(wire!.toolCall(i, t)),
+        });
+        queue.push(wire.start());
       };
-    return episode;
+      const signal = c.req.raw.signal;
+      const listener: CompletionListener = { started: begin, text: (d) => split?.push(d), disconnected: () => signal.aborted };
+      void outcomeOf(c, call, listener).then((o) => {
+        if ("error" in o) {
+          if (wire) queue.push(wire.error(o.error));
+          else queue.push([{ ...(api.api !== "chat" && { event: "error" }), data: JSON.stringify(api.errorBody(o.error)) }]);
+        } else {
+          begin(o.completion.callId);
+          split!.end();
+          queue.push(wire!.finish(o.completion, o.reply));
+        }
+        queue.close();
+      });
+      for await (const e of queue.drain()) {
+        if (s.aborted) return;
+        await s.writeSSE(e);
+      }
+    });
+
+  const serveCall = (api: ApiAdapter) => async (c: Context) => {
+    const t0 = performance.now();
+    const episodeId = episodeOfRequest(c, backend);
+    if (typeof episodeId !== "string") return fail(c, episodeId, api);
+    const raw = await readBoundedJson(c, MAX_BODY_BYTES);
+    if ("error" in raw) return fail(c, raw.error, api);
+    const parsed = api.parse(raw.value);
+    if ("error" in parsed) return fail(c, parsed.error, api);
+    const request = parsed.request;
+    let call: GatewayCall = { ...request.call, episodeId };
+    const roles = backend.roles(episodeId);
+    if (!roles.includes(call.role))
+      return fail(
+        c,
+        {
+          status: 404,
+          type: "not_found_error",
+          code: "model_not_found",
+          param: "model",
+          message: `the model "${call.role}" names no role; known roles: ${roles.join(", ")}`,
+        },
+        api,
+      );
+    if (request.previousResponseId !== undefined) {
+      const earlier = backend.conversation?.(episodeId, request.previousResponseId);
+      if (!earlier)
+        return fail(
+          c,
+          {
+            status: 404,
+            type: "not_found_error",
+            code: "previous_response_not_found",
+            param: "previous_response_id",
+            message: `no response "${request.previousResponseId}" in this episode`,
+          },
+          api,
+        );
+      call = withPrevious(call, earlier);
+    }
+    const problem = schemaProblem(call);
+    if (problem) return fail(c, invalidRequest(problem, "response_format"), api);
+    if (request.stream) return streamed(c, api, call, request);
+    const o = await outcomeOf(c, call);
+    if ("error" in o) return fail(c, o.error, api);
+    c.header("Server-Timing", `handler;dur=${(performance.now() - t0).toFixed(3)}`);
+    return c.json(api.body(call, o.completion, o.reply));
   };
 
   const models = (c: Context) => {
-    const episode = episodeOf(c);
+    const episode = episodeOfRequest(c, backend);
     if (typeof episode !== "string") return fail(c, episode);
-    return c.json({ object: "list", data: backend.roles().map((id) => ({ id, object: "model", created: 0, owned_by: "maso" })) });
-  };
-
-  const completions = async (c: Context) => {
-    const t0 = performance.now();
-    const episodeId = episodeOf(c);
-    if (typeof episodeId !== "string") return fail(c, episodeId);
-    const length = Number(c.req.header("content-length") ?? 0);
-    if (length > MAX_BODY_BYTES) return fail(c, { ...invalidRequest(`request body over ${MAX_BODY_BYTES} bytes`), status: 413 });
-    let raw: unknown;
-    try {
-      raw = JSON.parse(await c.req.text());
-    } catch {
-      return fail(c, invalidRequest("the request body is not valid JSON", undefined, "invalid_json"));
-    }
-    const parsed = parseChatRequest(raw);
-    if ("error" in parsed) return fail(c, parsed.error);
-    const { call: partial, stream, includeUsage } = parsed.request;
-    const call = { ...partial, episodeId };
-    if (!backend.roles().includes(call.role))
-      return fail(c, {
-        status: 404,
-        type: "not_found_error",
-        code: "model_not_found",
-        param: "model",
-        message: `the model "${call.role}" names no role; known roles: ${backend.roles().join(", ")}`,
-      });
-    const problem = schemaProblem(call);
-    if (problem) return fail(c, invalidRequest(problem, "response_format"));
-
-    const key = c.req.header("idempotency-key");
-    const memo = key ? `${episodeId}\u0000${key}` : null;
-    let answer = memo ? answers.get(memo) : undefined;
-    let generationMs = 0;
-    if (!answer) {
-      answer = (async () => {
-        try {
-          // not tied to the request's signal: a client that disconnects may retry and must get this answer
-          const g0 = performance.now();
-          const completion = await backend.complete(call);
-          generationMs = performance.now() - g0;
-          const reply = completion.reply ?? parseReply(call, completion);
-          backend.recorded?.(call, completion, reply);
-          return { completion, reply };
-        } catch (err) {
-          if (err instanceof GatewayRefusal) return { error: err.error };
-          return { error: generationError(err) };
-        }
-      })();
-      if (memo) {
-        answers.set(memo, answer);
-        if (answers.size > MAX_REMEMBERED) answers.delete(answers.keys().next().value!);
-        // a refusal (429 during an update) must not stick to the key: the retry should generate
-        void answer.then((a) => "error" in a && answers.delete(memo));
-      }
-    }
-    const a = await answer;
-    if ("error" in a) return fail(c, a.error);
-    // how long the models took, so a client can tell the gateway's own time from generation's
-    const handlerMs = performance.now() - t0;
-    c.header("Server-Timing", `generate;dur=${generationMs.toFixed(3)}, handler;dur=${handlerMs.toFixed(3)}`);
-    const created = Math.floor(Date.now() / 1000);
-    if (!stream) return c.json(completionBody(call.role, created, a.completion, a.reply));
-    return streamSSE(c, async (s) => {
-      for (const chunk of completionChunks(call.role, created, a.completion, a.reply, includeUsage)) {
-        if (s.aborted) return;
-        await s.writeSSE({ data: JSON.stringify(chunk) });
-      }
-      await s.writeSSE({ data: "[DONE]" });
-    });
+    const data = backend.roles(episode).map((id) => ({ id, object: "model", created: 0, owned_by: "maso" }));
+    return c.json({ object: "list", data });
   };
 
   const episodePost = (what: "report" | "end") => async (c: Context) => {
-    const id = c.req.param("episode")!;
-    if (!backend.hasEpisode(id))
-      return fail(c, { status: 404, type: "not_found_error", code: "episode_not_found", message: `no open episode "${id}"` });
+    const id = episodeOfRequest(c, backend);
+    if (typeof id !== "string") return fail(c, id);
     try {
       if (what === "end") backend.end?.(id);
       else {
-        let body: unknown;
-        try {
-          body = JSON.parse(await c.req.text());
-        } catch {
-          return fail(c, invalidRequest("the reward body is not valid JSON", undefined, "invalid_json"));
-        }
+        const body = await readBoundedJson(c, MAX_REWARD_BYTES);
+        if ("error" in body) return fail(c, body.error);
         if (!backend.report)
-          return fail(c, {
-            status: 404,
-            type: "not_found_error",
-            code: "no_reward_endpoint",
-            message: "this gateway takes no posted rewards",
-          });
-        backend.report(id, body);
+          return fail(c, { status: 404, type: "not_found_error", code: "no_reward_endpoint", message: "this gateway takes no posted rewards" });
+        backend.report(id, body.value);
       }
     } catch (err) {
       if (err instanceof GatewayRefusal) return fail(c, err.error);
@@ -175,15 +232,21 @@ export function gatewayApp(backend: GatewayBackend): Hono {
     return c.json({ ok: true });
   };
 
-  app.post("/episodes/:episode/reward", episodePost("report"));
-  app.post("/episodes/:episode/end", episodePost("end"));
-  app.get("/v1/models", models);
-  app.get("/episodes/:episode/v1/models", models);
-  app.post("/v1/chat/completions", completions);
-  app.post("/episodes/:episode/v1/chat/completions", completions);
+  for (const prefix of ["", "/episodes/:episode"]) {
+    app.post(`${prefix}/reward`, episodePost("report"));
+    app.post(`${prefix}/end`, episodePost("end"));
+    app.get(`${prefix}/v1/models`, models);
+    app.post(`${prefix}/v1/chat/completions`, serveCall(chatApi));
+    app.post(`${prefix}/v1/responses`, serveCall(responsesApi));
+    // the Anthropic SDK appends /v1/messages to its base URL, the AI SDK's provider /messages
+    app.post(`${prefix}/v1/messages`, serveCall(messagesApi));
+    app.post(`${prefix}/messages`, serveCall(messagesApi));
+  }
   app.notFound((c) =>
     fail(c, { status: 404, type: "not_found_error", code: "not_found", message: `no route ${c.req.method} ${c.req.path}` }),
   );
   app.onError((err, c) => fail(c, { status: 500, type: "server_error", code: "internal", message: err.message }));
   return app;
 }
+
+export { errorBody };

@@ -1,49 +1,78 @@
 // A gateway backend straight onto a cast's worker groups, for serving trained models without
 // training (`maso serve`): every call is generated, answered and its sample discarded at once. It
-// keeps no episodes, so any API key and any episode URL are accepted.
+// keeps no episodes: one API key (the server's) names the single "serve" episode.
 
 import type { Cast } from "../runtime/cast.js";
 import { phaseTimer } from "../runtime/phase-timer.js";
 import { routingCaller } from "../runtime/role-router.js";
 import type { Transport } from "../runtime/transport.js";
-import { DEFAULT_AGENT_MAX_NEW_TOKENS } from "../workflow/node-exec.js";
+import { UNCAPPED_NEW_TOKENS } from "../workflow/node-exec.js";
+import { responseIdOf } from "./api.js";
 import { templateMessage } from "./prompt-chain.js";
-import type { GatewayBackend } from "./types.js";
+import { parseReply } from "./reply.js";
+import type { GatewayBackend, GatewayMessage } from "./types.js";
+
+/** Responses kept for `previous_response_id` (oldest forgotten first). */
+const MAX_CONVERSATIONS = 1024;
+
+export interface CastBackendOptions {
+  /** The key every request must carry (Bearer or x-api-key). */
+  apiKey: string;
+  /** The run's `sampling.maxNewTokens`: caps every call, and is the limit of calls that set none. */
+  maxNewTokens?: number;
+}
 
 /**
  * Serves `roles` from the cast behind `transport`. Sampling is the request's (default greedy, so a
  * trained agent answers as `maso eval` scores it); a request's `seed` seeds it.
- * @example const g = await serveGateway(castBackend(rt.cast, rt.transport, roles), { port: 8400 });
+ * @example const g = await serveGateway(castBackend(rt.cast, rt.transport, roles, { apiKey }), { port: 8400 });
  */
-export function castBackend(cast: Cast, transport: Transport, roles: readonly string[]): GatewayBackend {
+export function castBackend(cast: Cast, transport: Transport, roles: readonly string[], o: CastBackendOptions): GatewayBackend {
   const caller = routingCaller(cast, transport, { step: 0, seed: 0, timer: phaseTimer() });
+  const conversations = new Map<string, GatewayMessage[]>();
   let calls = 0;
   return {
     roles: () => roles,
-    episodeOfKey: () => "serve",
-    hasEpisode: () => true,
-    async complete(call) {
+    episodeOfKey: (key) => (key === o.apiKey ? "serve" : null),
+    conversation: (_episode, responseId) => conversations.get(responseId),
+    async complete(call, listener) {
       const n = calls++;
-      const res = await caller.call({
-        episodeId: call.episodeId,
-        role: call.role,
-        node: call.node ?? "serve",
-        visit: call.seed ?? n,
-        turn: call.turn ?? 0,
-        sampling: { temperature: call.temperature ?? 0, topP: call.topP ?? 1, topK: 0 },
-        stop: call.stop,
-        maxNewTokens: call.maxTokens ?? DEFAULT_AGENT_MAX_NEW_TOKENS,
-        messages: call.messages.map(templateMessage),
-        ...(call.tools && { tools: call.tools }),
-      });
+      const callId = `serve-${n}`;
+      listener?.started(callId);
+      const cap = o.maxNewTokens ?? UNCAPPED_NEW_TOKENS;
+      const res = await caller.call(
+        {
+          episodeId: call.episodeId,
+          role: call.role,
+          node: call.node ?? "serve",
+          visit: call.seed ?? n,
+          turn: call.turn ?? 0,
+          sampling: { temperature: call.temperature ?? 0, topP: call.topP ?? 1, topK: 0 },
+          stop: call.stop,
+          maxNewTokens: Math.min(call.maxTokens ?? cap, cap),
+          ...(call.maxTokens === undefined && { fitContext: true }),
+          ...(call.logprobs && { logprobs: true }),
+          messages: call.messages.map(templateMessage),
+          ...(call.tools && { tools: call.tools }),
+        },
+        listener && ((d) => listener.text(d)),
+      );
       await transport.call(res.sampleHandle.model, "discard", { ids: [res.sampleHandle.id] });
-      return {
-        callId: `serve-${n}`,
+      const completion = {
+        callId,
         text: res.text,
         promptTokens: res.promptTokens,
         outputTokens: res.outputTokens,
         finishReason: res.finishReason ?? "stop",
+        ...(res.logprobs && { logprobs: res.logprobs }),
       };
+      const reply = parseReply(call, completion);
+      conversations.set(responseIdOf(call.api, callId), [
+        ...call.messages,
+        { role: "assistant", content: reply.content ?? "", ...(reply.toolCalls.length > 0 && { toolCalls: reply.toolCalls }) },
+      ]);
+      if (conversations.size > MAX_CONVERSATIONS) conversations.delete(conversations.keys().next().value!);
+      return { ...completion, reply };
     },
   };
 }

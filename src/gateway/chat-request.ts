@@ -3,6 +3,7 @@
 // unknown field, and any unsupported value, is a 400 naming the field. Parsing only.
 
 import { z } from "zod";
+import type { ApiRequest } from "./api.js";
 import { type GatewayError, invalidRequest } from "./openai-error.js";
 import type { GatewayCall, GatewayMessage, GatewayTool, GatewayToolCall, ResponseFormat } from "./types.js";
 
@@ -101,7 +102,7 @@ const body = z.strictObject({
  * `metadata.maso_turn` (its turn, a whole number): what seeds, turn-keyed baselines and the
  * dashboard use. A message when a label is malformed.
  */
-function positionOf(metadata: Record<string, unknown> | null | undefined): { node?: string; turn?: number } | string {
+export function positionOf(metadata: Record<string, unknown> | null | undefined): { node?: string; turn?: number } | string {
   const node = metadata?.maso_node;
   const turn = metadata?.maso_turn;
   const out: { node?: string; turn?: number } = {};
@@ -120,9 +121,7 @@ function positionOf(metadata: Record<string, unknown> | null | undefined): { nod
 }
 
 /** A validated request: the call, and whether to stream (with a usage chunk at the end). */
-export interface ChatRequest {
-  call: Omit<GatewayCall, "episodeId">;
-  stream: boolean;
+export interface ChatRequest extends ApiRequest {
   includeUsage: boolean;
 }
 
@@ -177,6 +176,7 @@ export function parseChatRequest(raw: unknown): { request: ChatRequest } | { err
   const stop = b.stop == null ? [] : typeof b.stop === "string" ? [b.stop] : b.stop;
   const tools = b.tools as GatewayTool[] | undefined;
   const call: ChatRequest["call"] = {
+    api: "chat",
     role: b.model,
     messages: b.messages.map(normaliseMessage),
     stop,

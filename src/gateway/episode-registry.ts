@@ -1,14 +1,16 @@
 // Which gateway episodes are open, and who answers their calls: every running agent episode opens
-// an entry (a handler, a per-episode API key) and closes it when it ends. It implements the
-// backend the HTTP routes call; it generates nothing itself.
+// an entry (a handler, its roles, an unguessable secret) and closes it when it ends. It implements
+// the backend the HTTP routes call; it generates nothing itself.
 
 import { randomBytes } from "node:crypto";
 import { GatewayRefusal } from "./openai-error.js";
-import type { GatewayBackend, GatewayCall, GatewayCompletion } from "./types.js";
+import type { CompletionListener, GatewayBackend, GatewayCall, GatewayCompletion, GatewayMessage } from "./types.js";
 
 /** Answers one open episode's calls (the agent node's call recorder implements it). */
 export interface EpisodeHandler {
-  complete(call: GatewayCall): Promise<GatewayCompletion>;
+  complete(call: GatewayCall, listener?: CompletionListener): Promise<GatewayCompletion>;
+  /** The conversation through an earlier response of this episode (Responses' previous_response_id). */
+  conversation?(responseId: string): readonly GatewayMessage[] | undefined;
   /** A result POSTed to the episode's reward endpoint; throws (a 400) when it is malformed. */
   report?(body: unknown): void;
   /** The agent POSTed to the episode's end endpoint. */
@@ -16,32 +18,37 @@ export interface EpisodeHandler {
 }
 
 export interface OpenEpisode {
-  /** The API key that names this episode on the plain `/v1` base URL. */
+  /** The episode's secret: the API key its calls, rewards and end must carry. */
   apiKey: string;
   close(): void;
 }
 
 export interface EpisodeRegistry {
   backend: GatewayBackend;
-  /** Opens `episodeId` (unique among open episodes) with its handler. */
-  open(episodeId: string, handler: EpisodeHandler): OpenEpisode;
+  /** Opens `episodeId` (unique among open episodes) with its handler and the roles it may call. */
+  open(episodeId: string, handler: EpisodeHandler, roles: readonly string[]): OpenEpisode;
   /** While set, every call answers 429 with this Retry-After (seconds): the weights are updating. */
   pause(retryAfterSeconds: number | null): void;
   openCount(): number;
 }
 
+interface Entry {
+  handler: EpisodeHandler;
+  roles: readonly string[];
+}
+
 /**
- * A registry over `roles` (the names a client may request as `model`).
+ * The registry of this process's gateway episodes.
  * @example
- * const reg = episodeRegistry(["planner", "coder"]);
+ * const reg = episodeRegistry();
  * const g = await serveGateway(reg.backend);
- * const ep = reg.open("s1-t0-g0", handler); // …the agent runs… ep.close();
+ * const ep = reg.open("s1-t0-g0", handler, ["planner"]); // …the agent runs… ep.close();
  */
-export function episodeRegistry(roles: readonly string[]): EpisodeRegistry {
-  const byId = new Map<string, EpisodeHandler>();
+export function episodeRegistry(): EpisodeRegistry {
+  const byId = new Map<string, Entry>();
   const byKey = new Map<string, string>();
   let paused: number | null = null;
-  const handlerOf = (id: string): EpisodeHandler => {
+  const entryOf = (id: string): Entry => {
     const h = byId.get(id);
     if (!h)
       throw new GatewayRefusal({ status: 404, type: "not_found_error", code: "episode_not_found", message: `episode "${id}" is not open` });
@@ -49,10 +56,9 @@ export function episodeRegistry(roles: readonly string[]): EpisodeRegistry {
   };
   return {
     backend: {
-      roles: () => roles,
+      roles: (id) => byId.get(id)?.roles ?? [],
       episodeOfKey: (key) => byKey.get(key) ?? null,
-      hasEpisode: (id) => byId.has(id),
-      complete: async (call) => {
+      complete: async (call, listener) => {
         if (paused !== null)
           throw new GatewayRefusal({
             status: 429,
@@ -61,10 +67,11 @@ export function episodeRegistry(roles: readonly string[]): EpisodeRegistry {
             message: "the models are updating their weights",
             retryAfter: paused,
           });
-        return handlerOf(call.episodeId).complete(call);
+        return entryOf(call.episodeId).handler.complete(call, listener);
       },
+      conversation: (id, responseId) => byId.get(id)?.handler.conversation?.(responseId),
       report: (id, body) => {
-        const h = handlerOf(id);
+        const h = entryOf(id).handler;
         if (!h.report)
           throw new GatewayRefusal({
             status: 404,
@@ -74,18 +81,19 @@ export function episodeRegistry(roles: readonly string[]): EpisodeRegistry {
           });
         h.report(body);
       },
-      end: (id) => handlerOf(id).end?.(),
+      end: (id) => entryOf(id).handler.end?.(),
     },
-    open(episodeId, handler) {
+    open(episodeId, handler, roles) {
       if (byId.has(episodeId)) throw new Error(`gateway episode "${episodeId}" is already open`);
-      const apiKey = `maso-${randomBytes(18).toString("base64url")}`;
-      byId.set(episodeId, handler);
+      const apiKey = `maso-${randomBytes(24).toString("base64url")}`;
+      const entry = { handler, roles };
+      byId.set(episodeId, entry);
       byKey.set(apiKey, episodeId);
       return {
         apiKey,
         // idempotent, and never closes a later episode that reused the id
         close: () => {
-          if (byId.get(episodeId) === handler) byId.delete(episodeId);
+          if (byId.get(episodeId) === entry) byId.delete(episodeId);
           byKey.delete(apiKey);
         },
       };

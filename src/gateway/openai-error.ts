@@ -3,7 +3,7 @@
 
 /** An error the gateway answers with instead of a completion. */
 export interface GatewayError {
-  status: 400 | 401 | 404 | 409 | 413 | 429 | 500 | 503;
+  status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 500 | 503;
   type: "invalid_request_error" | "authentication_error" | "not_found_error" | "rate_limit_error" | "server_error";
   code: string;
   message: string;

@@ -26,8 +26,12 @@ export function serveGateway(
   backend: GatewayBackend,
   opts: { port?: number; host?: string; unref?: boolean } = {},
 ): Promise<GatewayServer> {
-  const app = gatewayApp(backend);
   const host = opts.host ?? "127.0.0.1";
+  // bound beyond loopback on purpose: it answers to the name it was bound to (any name on a wildcard)
+  const loopback = ["127.0.0.1", "localhost", "::1", "[::1]"];
+  const wildcard = host === "0.0.0.0" || host === "::";
+  const allowedHosts = loopback.includes(host) ? loopback : [...loopback, host.toLowerCase(), `[${host.toLowerCase()}]`];
+  const app = gatewayApp(backend, wildcard ? { anyHost: true } : { allowedHosts });
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port: opts.port ?? 0, hostname: host }, (info: AddressInfo) => {
       if (opts.unref) server.unref();

@@ -1,11 +1,20 @@
-// The gateway's own vocabulary: one OpenAI chat-completions call as the backend sees it, and what
-// the backend returns. Types only; parsing lives in chat-request.ts, routes in app.ts.
+// The gateway's own vocabulary: one model call as the backend sees it, whichever API it came
+// through (OpenAI Chat Completions, OpenAI Responses, Anthropic Messages), and what the backend
+// returns. Types only; each API's parsing and wire shapes live in its own files, routes in app.ts.
 
-/** A tool call in a message: the function's name and its arguments as a JSON string (OpenAI's form). */
+/** The wire API a call came through; they share one internal call path. */
+export type GatewayApi = "chat" | "responses" | "messages";
+
+/**
+ * A tool call in a message: the function's name and its arguments as a JSON string (OpenAI's form).
+ * A freeform (`custom`) tool's call carries its raw input as `{"input": "..."}`.
+ */
 export interface GatewayToolCall {
   id: string;
   name: string;
   arguments: string;
+  /** Set for a call of a freeform tool (Responses `custom` tools): the API sends `input`, not JSON arguments. */
+  custom?: true;
 }
 
 /** One chat turn after normalisation: text content, developer folded into system. */
@@ -18,10 +27,14 @@ export interface GatewayMessage {
   name?: string;
 }
 
-/** A function tool the agent offers, in OpenAI's schema form. */
+/**
+ * A function tool the agent offers, in OpenAI's schema form. A freeform (`custom`) tool is shown to
+ * the model as a function of one string parameter `input`, marked `custom`.
+ */
 export interface GatewayTool {
   type: "function";
   function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
+  custom?: true;
 }
 
 /** What the response must be: free text, a JSON object, or JSON matching a schema. */
@@ -30,9 +43,10 @@ export type ResponseFormat =
   | { type: "json_object" }
   | { type: "json_schema"; json_schema: { name: string; schema?: Record<string, unknown>; strict?: boolean } };
 
-/** One validated chat-completions call. `role` is the requested `model`. */
+/** One validated call, from any API. `role` is the requested `model`. */
 export interface GatewayCall {
   episodeId: string;
+  api: GatewayApi;
   role: string;
   /** The record's node and turn, when the client labels them (`metadata.maso_node` / `maso_turn`). */
   node?: string;
@@ -59,10 +73,30 @@ export interface GatewayCompletion {
   promptTokens: number;
   outputTokens: number;
   finishReason: "stop" | "length";
+  /** The stop string that ended generation, when one did. */
+  stopString?: string;
   /** The reply, when the backend already parsed the text (for its records); else the gateway parses it. */
   reply?: ParsedReply;
   /** Per output token, when the call asked for logprobs and the backend has them. */
-  logprobs?: { token: string; logprob: number }[];
+  logprobs?: TokenLogprob[];
+}
+
+/** One output token's text and its sampling log-probability (the sampler's own). */
+export interface TokenLogprob {
+  token: string;
+  logprob: number;
+}
+
+/**
+ * Hears a call's output while it decodes: `started` once the call has its id (before any text),
+ * then `text` for each piece of raw model output as it leaves the sampler (stop strings held back
+ * until they cannot start one). The pieces joined equal the completion's `text`.
+ */
+export interface CompletionListener {
+  started(callId: string): void;
+  text(delta: string): void;
+  /** True once the streaming client has gone: the call is then recorded as failed. */
+  disconnected?(): boolean;
 }
 
 /** What the gateway made of a completion: the message sent back, and any format failure. */
@@ -79,18 +113,21 @@ export interface ParsedReply {
 /**
  * The models behind the gateway. The run implements it over the cast and worker groups; tests
  * may script it. `complete` may throw GatewayRefusal (429 during a weight update, 404 unknown
- * episode) — anything else becomes a 500 in OpenAI's shape.
+ * episode) — anything else becomes a 500 in the API's error shape.
  */
 export interface GatewayBackend {
-  /** The role names a client may request as `model`. */
-  roles(): readonly string[];
-  /** The episode a per-episode API key names, or null. */
+  /** The role names a client may request as `model` in `episodeId`. */
+  roles(episodeId: string): readonly string[];
+  /** The open episode an API key (an episode's secret) names, or null. */
   episodeOfKey(apiKey: string): string | null;
-  /** Whether the episode id (from a `/episodes/<id>/v1` base URL) is open. */
-  hasEpisode(episodeId: string): boolean;
-  complete(call: GatewayCall): Promise<GatewayCompletion>;
+  complete(call: GatewayCall, listener?: CompletionListener): Promise<GatewayCompletion>;
   /** Called once per answered call, with what the client received (for the episode's records). */
   recorded?(call: GatewayCall, completion: GatewayCompletion, reply: ParsedReply): void;
+  /**
+   * The conversation up to and including an earlier response of the episode (its messages, then
+   * its reply as an assistant message), for Responses' `previous_response_id`; undefined if unknown.
+   */
+  conversation?(episodeId: string, responseId: string): readonly GatewayMessage[] | undefined;
   /** `POST /episodes/<id>/reward`: an out-of-process agent's result. Throws GatewayRefusal or a MasoError (a 400). */
   report?(episodeId: string, body: unknown): void;
   /** `POST /episodes/<id>/end`: the agent is done. */

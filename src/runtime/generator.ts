@@ -35,7 +35,8 @@ export interface GeneratorStats {
  * const r = await generator.submit({ promptTokens, adapter: null, maxNewTokens: 8, temperature: 1, topP: 1, topK: 0, stopTokenIds: tok.eosTokenIds, stop: [], seed: 1 });
  */
 export interface Generator {
-  submit(request: GeneratorRequest): Promise<GeneratorResult>;
+  /** `onToken` hears each generated token as it is sampled (a terminating stop token id excluded). */
+  submit(request: GeneratorRequest, onToken?: (token: number) => void): Promise<GeneratorResult>;
   stats(): GeneratorStats;
   /** Called after every update: drop anything computed with the old weights (e.g. shared prefixes). */
   weightsChanged?(): void;

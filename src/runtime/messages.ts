@@ -21,6 +21,10 @@ export type GenerateRequest = {
   sampling: Sampling;
   stop: readonly string[];
   maxNewTokens: number;
+  /** Lower maxNewTokens to what the context leaves after the prompt (a call that asked for no limit). */
+  fitContext?: boolean;
+  /** Return each output token's text and sampling log-prob. */
+  logprobs?: boolean;
   seed: number;
   /** The role's extra chat-template variables (e.g. { enable_thinking: false }), for rendering `messages`. */
   chatTemplate?: Readonly<Record<string, unknown>>;
@@ -44,6 +48,8 @@ export interface GenerateResponse {
   finishReason: "stop" | "length";
   /** For a request with `extend`: whether the prompt reused that sample's ids. */
   chained?: boolean;
+  /** When asked for: each output token's text and the log-prob it was sampled with. */
+  logprobs?: { token: string; logprob: number }[];
 }
 
 /**
@@ -174,7 +180,8 @@ export interface WorkerState {
  * const res = await transport.call("policy", "generate", request);
  */
 export interface WorkerGroupApi {
-  generate(req: GenerateRequest): Promise<GenerateResponse>;
+  /** `onText` (in-process only, never on the wire) hears the output text as it decodes. */
+  generate(req: GenerateRequest, onText?: (delta: string) => void): Promise<GenerateResponse>;
   assignRewards(req: AssignRewardsRequest): Promise<AssignRewardsResponse>;
   /** After the rewards and before any advantage, update or diagnostics operation, which read the scores. */
   score(req: ScoreRequest): Promise<ScoreResponse>;

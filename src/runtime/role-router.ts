@@ -38,7 +38,7 @@ export function routingCaller(
   o: { step: number; seed: number; timer: PhaseTimer; chatTemplates?: ReadonlyMap<string, Readonly<Record<string, unknown>>> },
 ): RoleCaller {
   return {
-    async call(req: RoleCallRequest): Promise<RoleCallResult> {
+    async call(req: RoleCallRequest, onText?: (delta: string) => void): Promise<RoleCallResult> {
       const msg = o.timer.sync("routing", () => {
         const entry = cast.roles.get(req.role)!;
         const base = {
@@ -51,6 +51,8 @@ export function routingCaller(
           sampling: req.sampling,
           stop: req.stop,
           maxNewTokens: req.maxNewTokens,
+          ...(req.fitContext && { fitContext: true }),
+          ...(req.logprobs && { logprobs: true }),
           seed: seedOf(o.seed, o.step, req.episodeId, req.node, req.visit),
         };
         const vars = o.chatTemplates?.get(req.role);
@@ -68,9 +70,17 @@ export function routingCaller(
           : { ...base, prompt: req.prompt! };
         return { model: entry.model, m };
       });
-      const res = await transport.call(msg.model, "generate", msg.m);
-      const { text, sampleHandle, promptTokens, outputTokens, finishReason, chained } = res;
-      return { text, sampleHandle, promptTokens, outputTokens, finishReason, ...(chained !== undefined && { chained }) };
+      const res = await transport.call(msg.model, "generate", msg.m, onText && { onText });
+      const { text, sampleHandle, promptTokens, outputTokens, finishReason, chained, logprobs } = res;
+      return {
+        text,
+        sampleHandle,
+        promptTokens,
+        outputTokens,
+        finishReason,
+        ...(chained !== undefined && { chained }),
+        ...(logprobs && { logprobs }),
+      };
     },
   };
 }

@@ -15,19 +15,22 @@ export function createSamplerGenerator(model: Decoder, tokenizer: Tokenizer, opt
   const sampler = new Sampler(model, { ...options, tokenizer });
   let requests = 0;
   return {
-    async submit(req) {
+    async submit(req, onToken) {
       requests++;
-      const r = await sampler.submit({
-        promptTokens: req.promptTokens,
-        adapter: req.adapter,
-        maxNewTokens: req.maxNewTokens,
-        temperature: req.temperature,
-        topK: req.topK,
-        topP: req.topP,
-        stop: req.stop,
-        stopTokenIds: req.stopTokenIds,
-        seed: req.seed,
-      });
+      const r = await sampler.submit(
+        {
+          promptTokens: req.promptTokens,
+          adapter: req.adapter,
+          maxNewTokens: req.maxNewTokens,
+          temperature: req.temperature,
+          topK: req.topK,
+          topP: req.topP,
+          stop: req.stop,
+          stopTokenIds: req.stopTokenIds,
+          seed: req.seed,
+        },
+        onToken,
+      );
       return { tokens: r.tokens, logprobs: r.logprobs, text: r.text, finishReason: r.finishReason };
     },
     stats() {

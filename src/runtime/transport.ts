@@ -16,8 +16,14 @@ export interface TrafficStats {
   codecMs: number;
 }
 
+/** How one call is heard while it runs. */
+export interface CallOptions {
+  /** `generate` only: the output text as it decodes (a transport that cannot stream sends it all at the end). */
+  onText?: (delta: string) => void;
+}
+
 export interface Transport {
-  call<K extends WorkerOp>(group: string, op: K, msg: RequestOf<K>): Promise<ResponseOf<K>>;
+  call<K extends WorkerOp>(group: string, op: K, msg: RequestOf<K>, opts?: CallOptions): Promise<ResponseOf<K>>;
   /** Names of the reachable worker groups. */
   groups(): string[];
   traffic(): TrafficStats;
@@ -70,13 +76,15 @@ export function inProcessTransport(workers: Readonly<Record<string, WorkerGroupA
     return out;
   };
   return {
-    async call(group, op, msg) {
+    async call(group, op, msg, opts) {
       const w = workers[group];
       if (!w)
         throw new MasoError("TRANSPORT_UNKNOWN_GROUP", `no worker group named "${group}"`, `known: ${Object.keys(workers).join(", ")}`);
       const req = encode(msg, op, true) as RequestOf<typeof op>;
-      const handler = w[op] as (m: RequestOf<typeof op>) => Promise<ResponseOf<typeof op>>;
-      const res = await handler(req);
+      const handler = w[op] as (m: RequestOf<typeof op>, onText?: (d: string) => void) => Promise<ResponseOf<typeof op>>;
+      // streamed text is data too: it crosses as strings, counted with the response
+      const onText = opts?.onText && ((d: string) => opts.onText!(encode(d, op, false) as string));
+      const res = await handler(req, onText);
       return encode(res, op, false) as ResponseOf<typeof op>;
     },
     groups: () => Object.keys(workers),

@@ -14,10 +14,11 @@ import { ppoUpdate } from "../rl/update/ppo-update.js";
 import { scoreSamples } from "../rl/update/score.js";
 import { createUnits, scheduleUnits, type TrainUnit } from "../rl/update/units.js";
 import type { Generator, GeneratorResult } from "./generator.js";
-import type { GenerateRequest, LogRatio, RewardItem, UpdateRequest, UpdateResponse, WorkerGroupApi, WorkerState } from "./messages.js";
+import type { GenerateRequest, GenerateResponse, LogRatio, RewardItem, UpdateRequest, UpdateResponse, WorkerGroupApi, WorkerState } from "./messages.js";
 import { loadModel, type ResolvedModelSpec } from "./models.js";
 import { createDefaultGenerator } from "./lanes/lane-generator.js";
 import { type CachedSample, sampleCache, toTrainSample } from "./sample-cache.js";
+import { textStream } from "./text-stream.js";
 import { computeAdvantages, runAgentChains } from "./worker-advantages.js";
 
 export interface WorkerGroupOptions {
@@ -50,6 +51,11 @@ export interface WorkerGroup extends WorkerGroupApi {
 export type SampleRecord = Pick<CachedSample, "role" | "episode" | "node" | "visit" | "turn" | "adapter" | "temperature" | "promptLen"> & {
   tokens: number[];
 };
+
+/** Each output token's text and the log-prob it was sampled with (a terminating stop id has no text). */
+function tokenLogprobs(tokenizer: Tokenizer, out: GeneratorResult): { token: string; logprob: number }[] {
+  return out.tokens.map((t, i) => ({ token: tokenizer.decode([t], { skipSpecialTokens: true }), logprob: out.logprobs[i] }));
+}
 
 /** The cached sample a reward item may go to: it exists, is the claimed episode's and role's, and has no reward yet. */
 function checkedTarget(item: RewardItem, s: CachedSample | undefined, group: string): CachedSample {
@@ -96,6 +102,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
   const cfg = resolveTrainerConfig(options.trainer);
   const units: Map<string, TrainUnit> = spec.train === "frozen" ? new Map() : createUnits(model, cfg);
   const generator = (options.generator ?? createDefaultGenerator)(model, tokenizer);
+  const maxContext = model.config.maxPositionEmbeddings;
   const cache = sampleCache();
   const calls: Record<string, Record<string, number>> = {};
   const busyMs: Record<string, number> = {};
@@ -180,7 +187,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
       returns: null,
     });
 
-  const generate = async (req: GenerateRequest) => {
+  const generate = async (req: GenerateRequest, onText?: (delta: string) => void): Promise<GenerateResponse> => {
     const expected = options.roles[req.role];
     if (expected === undefined)
       throw new MasoError(
@@ -196,17 +203,22 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
       );
     const { prompt, chained } = promptIds(req);
     const versionAtStart = weightsVersion;
-    const out = await generator.submit({
+    const stream = onText ? textStream(tokenizer, req.stop, onText) : undefined;
+    const out = await generator.submit(
+      {
       promptTokens: prompt,
       adapter: req.adapter,
-      maxNewTokens: req.maxNewTokens,
+      maxNewTokens: req.fitContext ? Math.max(1, Math.min(req.maxNewTokens, maxContext - prompt.length)) : req.maxNewTokens,
       temperature: req.sampling.temperature,
       topP: req.sampling.topP,
       topK: req.sampling.topK,
       stopTokenIds: tokenizer.eosTokenIds,
       stop: req.stop,
       seed: req.seed,
-    });
+      },
+      stream && ((t) => stream.push(t)),
+    );
+    stream?.end(out.text);
     const byRole = (calls[req.role] ??= {});
     byRole[req.adapter ?? "-"] = (byRole[req.adapter ?? "-"] ?? 0) + 1;
     const s = cacheSample({
@@ -228,6 +240,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
       outputTokens: out.tokens.length,
       finishReason: out.finishReason,
       ...(req.extend && { chained }),
+      ...(req.logprobs && { logprobs: tokenLogprobs(tokenizer, out) }),
     };
   };
 
@@ -314,7 +327,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
       weightsVersion++;
       generator.weightsChanged?.();
     },
-    generate: (req) => generate(req),
+    generate: (req, onText) => generate(req, onText),
     assignRewards: (req) =>
       timed("rewards", () => {
         // every item is checked before any is applied, so a refused message changes nothing

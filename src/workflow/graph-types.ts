@@ -56,8 +56,13 @@ export interface AgentCallRequest {
   extend?: { sample: SampleHandle; replayed: number };
   /** The client's sampling; the run's own settings override it. */
   sampling?: Partial<Sampling>;
+  /** Absent: the run's cap (`sampling.maxNewTokens`), lowered to what the context leaves after the prompt. */
   maxNewTokens?: number;
   stop?: readonly string[];
+  /** Return each output token's text and sampling log-prob. */
+  logprobs?: boolean;
+  /** Hears the output text as it decodes (streaming clients). */
+  onText?: (delta: string) => void;
   /** Turns what came back into the record's parsed value (format failures included) and output. */
   parse: (result: RoleCallResult) => { parsed: ParsedOutput; output: unknown };
 }

@@ -239,8 +239,8 @@ async function execTool<S>(
   return done(update, result.ok ? result.value : { error: result.error });
 }
 
-/** New tokens of an agent's call that asks for no limit (max_tokens unset). */
-export const DEFAULT_AGENT_MAX_NEW_TOKENS = 512;
+/** New tokens of an agent's call that sets no limit, before the context lowers it (the config's largest). */
+export const UNCAPPED_NEW_TOKENS = 1_000_000;
 
 /** Runs an agent node: each `io.call` is a role record (visit = call number); its own record follows them. */
 async function execAgent<S>(
@@ -278,7 +278,9 @@ async function execAgent<S>(
         prompt: c.messages,
       };
       calls.push(record);
-      const maxNewTokens = Math.min(c.maxNewTokens ?? DEFAULT_AGENT_MAX_NEW_TOKENS, options.maxNewTokens ?? Number.POSITIVE_INFINITY);
+      // no limit asked for: the run's cap, else whatever the context leaves (never a context error)
+      const cap = options.maxNewTokens ?? UNCAPPED_NEW_TOKENS;
+      const maxNewTokens = Math.min(c.maxNewTokens ?? cap, cap);
       const req: RoleCallRequest = {
         episodeId: ctx.episodeId,
         role: c.role,
@@ -288,11 +290,13 @@ async function execAgent<S>(
         sampling: { ...DEFAULT_SAMPLING, ...c.sampling, ...options.sampling, ...options.roleSampling?.[c.role] },
         stop: c.stop ?? [],
         maxNewTokens,
+        ...(c.maxNewTokens === undefined && { fitContext: true }),
+        ...(c.logprobs && { logprobs: true }),
         messages: c.messages,
         ...(c.tools && { tools: c.tools }),
         ...(c.extend && { extend: c.extend }),
       };
-      const res = await options.caller.call(req);
+      const res = await options.caller.call(req, c.onText);
       record.rawOutput = res.text;
       record.sampleHandle = { model: res.sampleHandle.model, id: res.sampleHandle.id };
       record.model = res.sampleHandle.model;

@@ -15,6 +15,10 @@ export type RoleCallRequest = {
   sampling: Sampling;
   stop: readonly string[];
   maxNewTokens: number;
+  /** Lower maxNewTokens to what the context leaves after the prompt (a call that set no limit). */
+  fitContext?: boolean;
+  /** Return each output token's text and sampling log-prob. */
+  logprobs?: boolean;
 } & (
   | {
       messages: ChatMessage[];
@@ -37,6 +41,8 @@ export interface RoleCallResult {
   finishReason?: "stop" | "length";
   /** For a request with `extend`: whether the prompt reused that sample's ids. */
   chained?: boolean;
+  /** When asked for: each output token's text and sampling log-prob. */
+  logprobs?: { token: string; logprob: number }[];
 }
 
 /**
@@ -47,5 +53,6 @@ export interface RoleCallResult {
  * const caller: RoleCaller = { call: async (req) => workerGroups[cast[req.role]].generate(req) };
  */
 export interface RoleCaller {
-  call(req: RoleCallRequest): Promise<RoleCallResult>;
+  /** `onText` hears the output text as it decodes, where the transport can stream it. */
+  call(req: RoleCallRequest, onText?: (delta: string) => void): Promise<RoleCallResult>;
 }

@@ -32,7 +32,7 @@ afterAll(() => g.close());
 
 describe("gateway with @openai/agents", () => {
   it("runs a handoff (triage → math) and a function tool to a final answer", async () => {
-    const client = new OpenAI({ baseURL: g.baseUrlOf("agents"), apiKey: "unused", maxRetries: 0 });
+    const client = new OpenAI({ baseURL: g.baseUrlOf("agents"), apiKey: "sk-agents", maxRetries: 0 });
     const add = tool({
       name: "add",
       description: "adds two numbers",
@@ -65,7 +65,7 @@ describe("gateway with @openai/agents", () => {
 
 describe("gateway with the Vercel AI SDK", () => {
   const provider = (episode: string) =>
-    createOpenAICompatible({ name: "maso", baseURL: g.baseUrlOf(episode), apiKey: "unused", includeUsage: true });
+    createOpenAICompatible({ name: "maso", baseURL: g.baseUrlOf(episode), apiKey: `sk-${episode}`, includeUsage: true });
 
   it("generates and streams text", async () => {
     const r = await generateText({ model: provider("ai-text")("writer"), prompt: "a haiku", maxRetries: 0 });

@@ -19,7 +19,7 @@ const backend = scriptedBackend(
 );
 
 let g: GatewayServer;
-const client = (episode: string, maxRetries = 0) => new OpenAI({ baseURL: g.baseUrlOf(episode), apiKey: "unused", maxRetries });
+const client = (episode: string, maxRetries = 0) => new OpenAI({ baseURL: g.baseUrlOf(episode), apiKey: `sk-${episode}`, maxRetries });
 
 beforeAll(async () => {
   for (const e of ["plain", "stream", "tools", "json", "k", "retry", "errors"]) backend.open(e);
@@ -167,7 +167,7 @@ describe("gateway with the openai SDK", () => {
     const post = () =>
       fetch(`${g.baseUrlOf("idem")}/chat/completions`, {
         method: "POST",
-        headers: { "content-type": "application/json", "idempotency-key": "k-1" },
+        headers: { "content-type": "application/json", "idempotency-key": "k-1", authorization: "Bearer sk-idem" },
         body: JSON.stringify({ model: "coder", messages: [{ role: "user", content: "once" }] }),
       }).then((r) => r.json() as Promise<{ id: string }>);
     const [a, b] = await Promise.all([post(), post()]);
@@ -249,13 +249,13 @@ describe("gateway with the openai SDK", () => {
     ).rejects.toMatchObject({ status: 400, param: "messages.0.content" });
     const raw = await fetch(`${g.baseUrlOf("errors")}/chat/completions`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", authorization: "Bearer sk-errors" },
       body: "{not json",
     });
     expect(raw.status).toBe(400);
     expect(((await raw.json()) as { error: { code: string } }).error.code).toBe("invalid_json");
     const none = await fetch(`${g.baseUrlOf("closed")}/chat/completions`, { method: "POST", body: "{}" });
-    expect(none.status).toBe(404);
+    expect(none.status).toBe(401);
     expect(backend.episodes.get("errors")).toHaveLength(0);
   });
 });

@@ -30,7 +30,7 @@ function sampled(text: string): number[] {
 function call(history: ChainedCall[], messages: GatewayMessage[], output: string, callId: string): ChainedCall {
   const p = chainPrompt(tok, history, messages, { tools });
   const reply = parseReply(
-    { episodeId: "e", role: "r", messages, tools, stop: [], logprobs: false },
+    { episodeId: "e", api: "chat", role: "r", messages, tools, stop: [], logprobs: false },
     { callId, text: output, promptTokens: 0, outputTokens: 0, finishReason: "stop" },
   );
   return { messages, reply, promptIds: p.ids, outputIds: sampled(output) };

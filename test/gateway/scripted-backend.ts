@@ -21,7 +21,7 @@ export function scriptedBackend(roles: readonly string[], script: Script, keys: 
     episodes: typeof episodes;
     generated: () => number;
     refuse: (n: number) => void;
-    open: (id: string) => void;
+    open: (id: string) => string;
   } = {
     episodes,
     generated: () => generated,
@@ -29,13 +29,14 @@ export function scriptedBackend(roles: readonly string[], script: Script, keys: 
     refuse: (n) => {
       refuseNext = n;
     },
+    /** Opens an episode; returns its key (`sk-<id>`), which its calls must carry. */
     open: (id) => {
       episodes.set(id, []);
+      return `sk-${id}`;
     },
     roles: () => roles,
-    episodeOfKey: (key) => keys[key] ?? null,
-    hasEpisode: (id) => episodes.has(id),
-    async complete(call) {
+    episodeOfKey: (key) => keys[key] ?? (key.startsWith("sk-") && episodes.has(key.slice(3)) ? key.slice(3) : null),
+    async complete(call, listener) {
       if (refuseNext > 0) {
         refuseNext--;
         throw new GatewayRefusal({
@@ -49,8 +50,12 @@ export function scriptedBackend(roles: readonly string[], script: Script, keys: 
       const earlier = episodes.get(call.episodeId) ?? [];
       const text = script(call, earlier);
       generated++;
+      const callId = `${call.episodeId}-${earlier.length}`;
+      listener?.started(callId);
+      // streamed in small pieces, as a sampler's tokens would arrive
+      for (let i = 0; i < text.length; i += 3) listener?.text(text.slice(i, i + 3));
       const promptTokens = call.messages.reduce((a, m) => a + m.content.length, 0);
-      return { callId: `${call.episodeId}-${earlier.length}`, text, promptTokens, outputTokens: text.length, finishReason: "stop" };
+      return { callId, text, promptTokens, outputTokens: text.length, finishReason: "stop" };
     },
     recorded(call, completion, reply) {
       const list = episodes.get(call.episodeId) ?? [];

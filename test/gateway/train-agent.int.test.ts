@@ -118,12 +118,13 @@ describe("maso train <agent module>", () => {
   it("serves the trained cast with maso serve, greedy by default", async () => {
     const runDir = fresh();
     expect((await cliInProcess("train", AGENT, "--run-dir", runDir, "--steps", "1")).code).toBe(0);
-    const serve = startCli(["serve", runDir, "--port", "0"]);
+    const serve = startCli(["serve", runDir, "--port", "0", "--api-key", "sk-serve"]);
     try {
       await serve.waitFor((out) => /serving .* at (http\S+)/.test(out));
       const url = /at (http\S+)/.exec(serve.stdout())![1];
       expect(serve.stdout()).toContain("checkpoint, step 1");
-      const client = new OpenAI({ baseURL: url, apiKey: "any", maxRetries: 0 });
+      const client = new OpenAI({ baseURL: url, apiKey: "sk-serve", maxRetries: 0 });
+      await expect(new OpenAI({ baseURL: url, apiKey: "any", maxRetries: 0 }).models.list()).rejects.toMatchObject({ status: 401 });
       expect((await client.models.list()).data.map((m) => m.id)).toEqual(["writer", "judge"]);
       const ask = () =>
         client.chat.completions.create({ model: "writer", messages: [{ role: "user", content: "Write about the sea." }], max_tokens: 6 });

@@ -8,6 +8,7 @@ import { CONFIG_FILE, importModule, readConfigFile, resolveRunConfig, writeEffec
 import type { RunConfig } from "../../config/run-config.js";
 import { agentModule, isAgentModule } from "../../gateway/agent-module.js";
 import { agentWorkflowExports } from "../../gateway/agent-workflow.js";
+import { gatewayEnvironment } from "../../gateway/host.js";
 import { workflowRoles } from "../../workflow/graph-types.js";
 import { MasoError } from "../../errors.js";
 import { createProgress } from "../../progress/progress-display.js";
@@ -66,7 +67,10 @@ export { workflowRoles };
 
 /** Imports a workflow module and checks that it exports a compiled workflow. */
 export async function loadExports(file: string): Promise<Record<string, unknown>> {
+  // agent code may build its SDK clients from the environment at import: point it at the gateway first
+  const restoreEnvironment = await gatewayEnvironment();
   const mod = await importModule(file).catch((e: unknown) => {
+    restoreEnvironment();
     if (e instanceof MasoError) throw e;
     throw new MasoError(
       "WORKFLOW_FILE",
@@ -75,6 +79,7 @@ export async function loadExports(file: string): Promise<Record<string, unknown>
     );
   });
   const raw = moduleExports(mod);
+  if (!isAgentModule(raw)) restoreEnvironment();
   // an agent module (an SDK agent behind the gateway) trains as the one-node workflow it maps to
   const exp = isAgentModule(raw) ? agentWorkflowExports(agentModule(raw, file)) : raw;
   if (!isWorkflow(exp.workflow))

@@ -90,6 +90,8 @@ interface Sequence {
   next: number; // sampled token not yet in the cache, -1 when none
   rng: Rng;
   text: StopText | null;
+  /** Hears each generated token as it is accepted (a terminating stop token id excluded). */
+  onToken: ((token: number) => void) | null;
   done: { reason: "stop" | "length"; stop?: number | string } | null;
 }
 
@@ -153,8 +155,11 @@ export class Sampler {
     this.seeds = createRng(opts.seed ?? 0);
   }
 
-  /** Queues a request; it joins the running batch at the next step. Rejects with MasoError on a bad request. */
-  submit(request: GenerationRequest): Promise<GenerationResult> {
+  /**
+   * Queues a request; it joins the running batch at the next step. Rejects with MasoError on a bad
+   * request. `onToken` hears each generated token as it is sampled (for streaming).
+   */
+  submit(request: GenerationRequest, onToken?: (token: number) => void): Promise<GenerationResult> {
     let req: NormalizedRequest;
     try {
       if (this.closed) throw new MasoError("SAMPLER_CLOSED", "submit() after close()", "create a new Sampler");
@@ -193,6 +198,7 @@ export class Sampler {
         next: -1,
         rng: createRng(req.seed),
         text: this.tokenizer && req.stop.length > 0 ? new StopText(this.tokenizer, req.stop, req.skipSpecialTokens) : null,
+        onToken: onToken ?? null,
         done: null,
       });
       this.kick();
@@ -472,6 +478,8 @@ export class Sampler {
       const hit = s.text?.push(token);
       if (hit !== undefined) s.done = { reason: "stop", stop: hit };
       else if (s.tokens.length >= s.req.maxNewTokens) s.done = { reason: "length" };
+      // a token that completed a stop string is cut from the text: listeners never hear it
+      if (hit === undefined) s.onToken?.(token);
     }
     if (s.done) this.finish(s);
     else s.next = token;

@@ -19,6 +19,7 @@ import type { FromLane, LaneCounters, LaneData, LaneError, TokenizerSource, ToLa
 interface Waiting {
   resolve: (r: GeneratorResult) => void;
   reject: (e: unknown) => void;
+  onToken?: (token: number) => void;
 }
 
 interface Lane {
@@ -114,6 +115,10 @@ export function createLaneGenerator(
     thread.on("message", (m: FromLane) => {
       const w = lane.waiting.get(m.id);
       if (!w) return;
+      if (m.kind === "tokens") {
+        for (const t of m.tokens) w.onToken?.(t);
+        return;
+      }
       lane.waiting.delete(m.id);
       lane.counters = m.counters;
       if (lane.waiting.size === 0) thread.unref();
@@ -144,14 +149,15 @@ export function createLaneGenerator(
   };
 
   return {
-    submit(request) {
+    submit(request, onToken) {
       requests++;
       return new Promise<GeneratorResult>((resolve, reject) => {
         const lane = pick(request);
         const id = nextId++;
-        lane.waiting.set(id, { resolve, reject });
+        lane.waiting.set(id, { resolve, reject, ...(onToken && { onToken }) });
         lane.thread.ref();
-        lane.thread.postMessage({ kind: "submit", id, request, precision: model.precision } satisfies ToLane);
+        const stream = onToken !== undefined;
+        lane.thread.postMessage({ kind: "submit", id, request, precision: model.precision, stream } satisfies ToLane);
       });
     },
     stats() {

@@ -28,7 +28,8 @@ const send = (m: FromLane) => port.postMessage(m);
 port.on("message", (m: ToLane) => {
   if (m.kind === "weightsChanged") return sampler.weightsChanged();
   model.precision = m.precision;
-  sampler.submit(m.request).then(
+  const onToken = m.stream ? (t: number) => send({ kind: "tokens", id: m.id, tokens: [t] }) : undefined;
+  sampler.submit(m.request, onToken).then(
     (r) =>
       send({
         kind: "result",

@@ -18,7 +18,10 @@ export interface LaneData {
   sampler: Omit<SamplerOptions, "tokenizer">;
 }
 
-export type ToLane = { kind: "submit"; id: number; request: GeneratorRequest; precision: Precision } | { kind: "weightsChanged" };
+/** `stream`: send the request's tokens back as they are sampled (before its result). */
+export type ToLane =
+  | { kind: "submit"; id: number; request: GeneratorRequest; precision: Precision; stream: boolean }
+  | { kind: "weightsChanged" };
 
 /** Counters a lane sends with every answer: its sampler's totals so far. */
 export interface LaneCounters {
@@ -34,5 +37,6 @@ export interface LaneError {
 }
 
 export type FromLane =
+  | { kind: "tokens"; id: number; tokens: number[] }
   | { kind: "result"; id: number; result: GeneratorResult; counters: LaneCounters }
   | { kind: "failed"; id: number; error: LaneError; counters: LaneCounters };
