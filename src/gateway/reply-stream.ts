@@ -35,13 +35,32 @@ export function replyStream(call: GatewayCall, callId: string, sink: ReplySink) 
   let mode: "start" | "reasoning" | "text" | "call" = "start";
   let buf = "";
   let calls = 0;
-  let first = false; // text right after reasoning loses its leading whitespace, as the final reply does
+  // Whitespace follows the final reply's rules (reply.ts): reasoning is trimmed; text after
+  // reasoning loses its leading whitespace; with tools offered the content is trimmed at both ends.
+  // So leading whitespace is dropped where the reply drops it, and trailing whitespace waits until
+  // more text shows it is not trailing.
+  let dropLeading = tools;
+  let held = "";
+  let reasoningHeld = "";
+  let reasoningStarted = false;
 
   const emitText = (s: string) => {
-    const t = first ? s.replace(/^\s+/, "") : s;
+    const t = dropLeading ? s.replace(/^\s+/, "") : s;
     if (t === "") return;
-    first = false;
-    sink.text(t);
+    dropLeading = false;
+    if (!tools) return sink.text(t);
+    const body = t.replace(/\s+$/, "");
+    if (body !== "") sink.text(held + body);
+    held = body === "" ? held + t : t.slice(body.length);
+  };
+
+  const emitReasoning = (s: string) => {
+    const t = reasoningStarted ? s : s.replace(/^\s+/, "");
+    if (t === "") return;
+    reasoningStarted = true;
+    const body = t.replace(/\s+$/, "");
+    if (body !== "") sink.reasoning(reasoningHeld + body);
+    reasoningHeld = body === "" ? reasoningHeld + t : t.slice(body.length);
   };
 
   const step = (): boolean => {
@@ -59,14 +78,14 @@ export function replyStream(call: GatewayCall, callId: string, sink: ReplySink) 
     if (mode === "reasoning") {
       const end = buf.indexOf(THINK_CLOSE);
       if (end >= 0) {
-        if (end > 0) sink.reasoning(buf.slice(0, end));
+        emitReasoning(buf.slice(0, end));
         buf = buf.slice(end + THINK_CLOSE.length);
         mode = "text";
-        first = true;
+        dropLeading = true;
         return true;
       }
       const keep = partialTag(buf, THINK_CLOSE);
-      if (buf.length > keep) sink.reasoning(buf.slice(0, buf.length - keep));
+      if (buf.length > keep) emitReasoning(buf.slice(0, buf.length - keep));
       buf = buf.slice(buf.length - keep);
       return false;
     }
@@ -104,7 +123,7 @@ export function replyStream(call: GatewayCall, callId: string, sink: ReplySink) 
     end(): void {
       while (step());
       if (buf === "") return;
-      if (mode === "reasoning") sink.reasoning(buf);
+      if (mode === "reasoning") emitReasoning(buf);
       else emitText(buf);
       buf = "";
     },

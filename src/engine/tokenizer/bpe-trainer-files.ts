@@ -6,10 +6,27 @@ import { join } from "node:path";
 import { MasoError } from "../../errors.js";
 import { BPE_SPLIT_PATTERN, type BpeModel } from "./bpe-trainer.js";
 
-/** ChatML (Qwen2 style, no default system prompt). */
+/**
+ * ChatML (Qwen2 style, no default system prompt) with Qwen2.5's tool section: `tools` in a system
+ * block, assistant `tool_calls` as `<tool_call>{"name", "arguments"}</tool_call>` blocks. Messages
+ * without tools render exactly as plain ChatML.
+ */
 export const CHATML_TEMPLATE =
-  "{%- for message in messages %}{{- '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}{%- endfor %}" +
-  "{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}";
+  "{%- if tools %}{{- '<|im_start|>system\\n' }}" +
+  "{%- if messages[0]['role'] == 'system' %}{{- messages[0]['content'] + '\\n\\n' }}" +
+  "{%- endif %}{{- '# Tools\\n\\nYou may call one or more functions to assist with the user query.\\n\\nYou are provided with function signatures within <tools></tools> XML tags:\\n<tools>' }}" +
+  "{%- for tool in tools %}{{- '\\n' + (tool | tojson) }}" +
+  '{%- endfor %}{{- \'\\n</tools>\\n\\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\\n<tool_call>\\n{"name": <function-name>, "arguments": <args-json-object>}\\n</tool_call><|im_end|>\\n\' }}' +
+  "{%- endif %}{%- for message in messages %}" +
+  "{%- if tools and loop.first and message['role'] == 'system' %}" +
+  "{%- elif message['role'] == 'assistant' and message['tool_calls'] %}{{- '<|im_start|>assistant\\n' + message['content'] }}" +
+  "{%- for call in message['tool_calls'] %}{%- if message['content'] or not loop.first %}{{- '\\n' }}" +
+  "{%- endif %}{{- '<tool_call>\\n{\"name\": \"' + call['function']['name'] + '\", \"arguments\": ' }}" +
+  "{%- if call['function']['arguments'] is string %}{{- call['function']['arguments'] }}" +
+  "{%- else %}{{- call['function']['arguments'] | tojson }}{%- endif %}{{- '}\\n</tool_call>' }}" +
+  "{%- endfor %}{{- '<|im_end|>\\n' }}" +
+  "{%- else %}{{- '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}" +
+  "{%- endif %}{%- endfor %}{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}";
 
 /** Options of {@link bpeTokenizerFiles}. */
 export interface BpeFileOptions {

@@ -182,7 +182,7 @@ function buildByteTokenizer(specialTokens: string[], addBosToken: boolean): Byte
     },
 
     applyChatTemplate(messages: ChatMessage[], opts: ChatTemplateOptions = {}): string {
-      if (opts.tools !== undefined && opts.tools.length > 0) {
+      if ((opts.tools !== undefined && opts.tools.length > 0) || messages.some((m) => (m.tool_calls?.length ?? 0) > 0)) {
         throw new MasoError(
           "TOKENIZER_NO_TOOLS",
           "the byte tokenizer's chat format has no tool schema section",

@@ -33,7 +33,17 @@ export function compileChatTemplate(source: string, specialTokens: Readonly<Reco
       "check chat_template in tokenizer_config.json (or chat_template.jinja) of the model directory",
     );
   }
+  const render = (vars: Record<string, unknown>): string => template.render(vars);
+  const can = toolSupport(render, specialTokens);
   return (messages, opts = {}) => {
+    const wantsTools = opts.tools !== undefined && opts.tools.length > 0;
+    const hasCalls = messages.some((m) => (m.tool_calls?.length ?? 0) > 0);
+    if ((wantsTools && !can().tools) || (hasCalls && !can().calls))
+      throw new MasoError(
+        "TOKENIZER_NO_TOOLS",
+        `the model's chat template does not render ${wantsTools && !can().tools ? "tools" : "assistant tool calls"}: the model would never see them`,
+        "use a model whose chat template has a tool section (the Qwen2.5/Qwen3 templates, or the committed models/base*), or run tools as workflow nodes",
+      );
     if (opts.variables !== undefined) {
       const problem = templateVariablesProblem(opts.variables);
       if (problem)
@@ -48,7 +58,7 @@ export function compileChatTemplate(source: string, specialTokens: Readonly<Reco
     };
     if (opts.enableThinking !== undefined) vars.enable_thinking = opts.enableThinking;
     try {
-      return template.render(vars);
+      return render(vars);
     } catch (err) {
       throw new MasoError(
         "TOKENIZER_CHAT_TEMPLATE",
@@ -56,5 +66,45 @@ export function compileChatTemplate(source: string, specialTokens: Readonly<Reco
         "the template rejected the messages; check their roles and order against the model's chat format",
       );
     }
+  };
+}
+
+const PROBE_TOOL = "maso_probe_tool";
+const PROBE_CALL = "maso_probe_call";
+
+/**
+ * Whether a template shows `tools` and assistant `tool_calls` at all (a template without a tool
+ * section renders them as nothing, and the model would be trained on prompts the client never
+ * meant). Probed once, on first use, with names that cannot appear otherwise.
+ */
+function toolSupport(render: (vars: Record<string, unknown>) => string, specialTokens: Readonly<Record<string, string>>) {
+  let known: { tools: boolean; calls: boolean } | undefined;
+  const shows = (vars: Record<string, unknown>, name: string): boolean => {
+    try {
+      return render({ ...specialTokens, add_generation_prompt: false, ...vars }).includes(name);
+    } catch {
+      return false;
+    }
+  };
+  return () => {
+    known ??= {
+      tools: shows(
+        {
+          messages: [{ role: "user", content: "x" }],
+          tools: [{ type: "function", function: { name: PROBE_TOOL, parameters: { type: "object", properties: {} } } }],
+        },
+        PROBE_TOOL,
+      ),
+      calls: shows(
+        {
+          messages: [
+            { role: "user", content: "x" },
+            { role: "assistant", content: "", tool_calls: [{ id: "c0", type: "function", function: { name: PROBE_CALL, arguments: {} } }] },
+          ],
+        },
+        PROBE_CALL,
+      ),
+    };
+    return known;
   };
 }

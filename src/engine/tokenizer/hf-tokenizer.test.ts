@@ -220,11 +220,24 @@ describe("HF tokenizer files", () => {
   it("picks tool_use from a named template list when tools are given, default otherwise", () => {
     const named = [
       { name: "default", template: "D" },
-      { name: "tool_use", template: "T{{ tools|length }}" },
+      { name: "tool_use", template: "T{{ tools|length }}{% for t in tools %}{{ t.function.name }}{% endfor %}" },
     ];
     const tok = hfTokenizerFromFiles(tinyFiles({ chat_template: named }));
     expect(tok.applyChatTemplate([])).toBe("D");
-    expect(tok.applyChatTemplate([], { tools: [{}, {}] })).toBe("T2");
+    const tool = (name: string) => ({ type: "function", function: { name } });
+    expect(tok.applyChatTemplate([], { tools: [tool("a"), tool("b")] })).toBe("T2ab");
+  });
+
+  it("refuses tools and tool calls a template would render as nothing", () => {
+    const tok = hfTokenizerFromFiles(tinyFiles({ chat_template: "{% for m in messages %}{{ m.role }}:{{ m.content }};{% endfor %}" }));
+    const call = { id: "c", type: "function" as const, function: { name: "f", arguments: {} } };
+    expect(() =>
+      tok.applyChatTemplate([{ role: "user", content: "x" }], { tools: [{ type: "function", function: { name: "f" } }] }),
+    ).toThrow(expect.objectContaining({ code: "TOKENIZER_NO_TOOLS" }));
+    expect(() => tok.applyChatTemplate([{ role: "assistant", content: "", tool_calls: [call] }])).toThrow(
+      expect.objectContaining({ code: "TOKENIZER_NO_TOOLS" }),
+    );
+    expect(tok.applyChatTemplate([{ role: "user", content: "x" }])).toBe("user:x;");
   });
 
   it("passes enable_thinking only when set, as transformers does", () => {
