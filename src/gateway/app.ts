@@ -222,7 +222,12 @@ export function gatewayApp(backend: GatewayBackend, opts: GatewayAppOptions = {}
         const body = await readBoundedJson(c, MAX_REWARD_BYTES);
         if ("error" in body) return fail(c, body.error);
         if (!backend.report)
-          return fail(c, { status: 404, type: "not_found_error", code: "no_reward_endpoint", message: "this gateway takes no posted rewards" });
+          return fail(c, {
+            status: 404,
+            type: "not_found_error",
+            code: "no_reward_endpoint",
+            message: "this gateway takes no posted rewards",
+          });
         backend.report(id, body.value);
       }
     } catch (err) {

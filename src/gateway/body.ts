@@ -8,7 +8,10 @@ import { type GatewayError, invalidRequest } from "./openai-error.js";
 /** Deepest nesting of arrays and objects accepted in a body (validators recurse per level). */
 export const MAX_JSON_DEPTH = 64;
 
-const tooLarge = (limit: number): GatewayError => ({ ...invalidRequest(`request body over ${limit} bytes`, undefined, "body_too_large"), status: 413 });
+const tooLarge = (limit: number): GatewayError => ({
+  ...invalidRequest(`request body over ${limit} bytes`, undefined, "body_too_large"),
+  status: 413,
+});
 
 /** Deepest bracket nesting of JSON text, outside strings; one linear pass. */
 export function jsonDepth(text: string): number {
@@ -18,7 +21,8 @@ export function jsonDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
     if (inString) {
-      if (ch === 92) i++; // backslash: skip the escaped character
+      if (ch === 92)
+        i++; // backslash: skip the escaped character
       else if (ch === 34) inString = false;
     } else if (ch === 34) inString = true;
     else if (ch === 123 || ch === 91) max = Math.max(max, ++depth);
@@ -36,7 +40,12 @@ export function jsonDepth(text: string): number {
 export async function readBoundedJson(c: Context, limit: number): Promise<{ value: unknown } | { error: GatewayError }> {
   const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
   if (type !== "application/json" && !/^application\/[\w.+-]*\+json$/.test(type))
-    return { error: { ...invalidRequest(`send the body as application/json (got "${type || "no content type"}")`, undefined, "unsupported_media_type"), status: 415 } };
+    return {
+      error: {
+        ...invalidRequest(`send the body as application/json (got "${type || "no content type"}")`, undefined, "unsupported_media_type"),
+        status: 415,
+      },
+    };
   if (Number(c.req.header("content-length") ?? 0) > limit) return { error: tooLarge(limit) };
   const body = c.req.raw.body;
   const chunks: Uint8Array[] = [];
@@ -55,7 +64,8 @@ export async function readBoundedJson(c: Context, limit: number): Promise<{ valu
     }
   }
   const text = Buffer.concat(chunks, size).toString("utf8");
-  if (jsonDepth(text) > MAX_JSON_DEPTH) return { error: invalidRequest(`the body nests deeper than ${MAX_JSON_DEPTH} levels`, undefined, "too_deep") };
+  if (jsonDepth(text) > MAX_JSON_DEPTH)
+    return { error: invalidRequest(`the body nests deeper than ${MAX_JSON_DEPTH} levels`, undefined, "too_deep") };
   try {
     return { value: JSON.parse(text) };
   } catch {

@@ -64,7 +64,13 @@ export function episodeCalls(io: AgentIO) {
       ...(call.logprobs && { logprobs: true }),
       ...(listener && { onText: (d: string) => listener.text(d) }),
       parse: (r) => {
-        reply = parseReply(call, { callId, text: r.text, promptTokens: r.promptTokens, outputTokens: r.outputTokens, finishReason: r.finishReason ?? "stop" });
+        reply = parseReply(call, {
+          callId,
+          text: r.text,
+          promptTokens: r.promptTokens,
+          outputTokens: r.outputTokens,
+          finishReason: r.finishReason ?? "stop",
+        });
         const retokenized = r.chained !== true && isRetokenized(answered.length, call.messages);
         if (retokenized) retokenizedTurns++;
         const output: CallOutput = { responseId, content: reply.content, toolCalls: reply.toolCalls, retokenized };
@@ -107,9 +113,13 @@ export function episodeCalls(io: AgentIO) {
       const ids = new Set(answered.map((a) => a.responseId));
       const unknown = Object.keys(r.callRewards ?? {}).filter((k) => !ids.has(k));
       if (unknown.length > 0)
-        throw bad(`callRewards names response ids this episode never returned: ${unknown.slice(0, 5).join(", ")}`, `its ids: ${[...ids].slice(0, 5).join(", ")}`);
+        throw bad(
+          `callRewards names response ids this episode never returned: ${unknown.slice(0, 5).join(", ")}`,
+          `its ids: ${[...ids].slice(0, 5).join(", ")}`,
+        );
       const strangers = Object.keys(r.roleRewards ?? {}).filter((k) => !roles.includes(k));
-      if (strangers.length > 0) throw bad(`roleRewards names roles the agent does not declare: ${strangers.join(", ")}`, `its roles: ${roles.join(", ")}`);
+      if (strangers.length > 0)
+        throw bad(`roleRewards names roles the agent does not declare: ${strangers.join(", ")}`, `its roles: ${roles.join(", ")}`);
     },
   };
 }

@@ -78,7 +78,9 @@ export function chatStream(call: GatewayCall, callId: string, includeUsage: bool
       // a backend that streamed nothing (or a reply the stream could not split) still sends it all
       if (!sentText && sentCalls === 0 && r.content) out.push(chunk({ content: r.content }));
       r.toolCalls.slice(sentCalls).forEach((t, k) => {
-        out.push(chunk({ tool_calls: [{ index: sentCalls + k, id: t.id, type: "function", function: { name: t.name, arguments: t.arguments } }] }));
+        out.push(
+          chunk({ tool_calls: [{ index: sentCalls + k, id: t.id, type: "function", function: { name: t.name, arguments: t.arguments } }] }),
+        );
       });
       out.push(chunk({}, r.finishReason, call.logprobs ? logprobsOf(c.logprobs) : null));
       if (includeUsage) out.push({ data: JSON.stringify({ ...base, choices: [], usage: usage(c) }) });

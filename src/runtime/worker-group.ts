@@ -14,7 +14,16 @@ import { ppoUpdate } from "../rl/update/ppo-update.js";
 import { scoreSamples } from "../rl/update/score.js";
 import { createUnits, scheduleUnits, type TrainUnit } from "../rl/update/units.js";
 import type { Generator, GeneratorResult } from "./generator.js";
-import type { GenerateRequest, GenerateResponse, LogRatio, RewardItem, UpdateRequest, UpdateResponse, WorkerGroupApi, WorkerState } from "./messages.js";
+import type {
+  GenerateRequest,
+  GenerateResponse,
+  LogRatio,
+  RewardItem,
+  UpdateRequest,
+  UpdateResponse,
+  WorkerGroupApi,
+  WorkerState,
+} from "./messages.js";
 import { loadModel, type ResolvedModelSpec } from "./models.js";
 import { createDefaultGenerator } from "./lanes/lane-generator.js";
 import { type CachedSample, sampleCache, toTrainSample } from "./sample-cache.js";
@@ -206,15 +215,15 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
     const stream = onText ? textStream(tokenizer, req.stop, onText) : undefined;
     const out = await generator.submit(
       {
-      promptTokens: prompt,
-      adapter: req.adapter,
-      maxNewTokens: req.fitContext ? Math.max(1, Math.min(req.maxNewTokens, maxContext - prompt.length)) : req.maxNewTokens,
-      temperature: req.sampling.temperature,
-      topP: req.sampling.topP,
-      topK: req.sampling.topK,
-      stopTokenIds: tokenizer.eosTokenIds,
-      stop: req.stop,
-      seed: req.seed,
+        promptTokens: prompt,
+        adapter: req.adapter,
+        maxNewTokens: req.fitContext ? Math.max(1, Math.min(req.maxNewTokens, maxContext - prompt.length)) : req.maxNewTokens,
+        temperature: req.sampling.temperature,
+        topP: req.sampling.topP,
+        topK: req.sampling.topK,
+        stopTokenIds: tokenizer.eosTokenIds,
+        stop: req.stop,
+        seed: req.seed,
       },
       stream && ((t) => stream.push(t)),
     );
