@@ -124,39 +124,48 @@ export function gatewayApp(backend: GatewayBackend, opts: GatewayAppOptions = {}
     return outcome;
   };
 
-  const streamed = (c: Context, api: ApiAdapter, call: GatewayCall, request: ApiRequest) =>
-    streamSSE(c, async (s) => {
-      const queue = eventQueue();
-      let wire: WireStream | null = null;
-      let split: ReturnType<typeof replyStream> | null = null;
-      const begin = (callId: string) => {
-        if (wire) return;
-        wire = api.stream(call, callId, request);
-        split = replyStream(call, callId, {
-          reasoning: (d) => queue.push(wire!.reasoning(d)),
-          text: (d) => queue.push(wire!.text(d)),
-          toolCall: (i, t) => queue.push(wire!.toolCall(i, t)),
-        });
-        queue.push(wire.start());
-      };
-      const signal = c.req.raw.signal;
-      const listener: CompletionListener = { started: begin, text: (d) => split?.push(d), disconnected: () => signal.aborted };
-      void outcomeOf(c, call, listener).then((o) => {
-        if ("error" in o) {
-          if (wire) queue.push(wire.error(o.error));
-          else queue.push([{ ...(api.api !== "chat" && { event: "error" }), data: JSON.stringify(api.errorBody(o.error)) }]);
-        } else {
-          begin(o.completion.callId);
-          split!.end();
-          queue.push(wire!.finish(o.completion, o.reply));
-        }
-        queue.close();
+  /** A streamed answer: events leave as the model decodes; a refusal before any output is a plain HTTP error. */
+  const streamed = async (c: Context, api: ApiAdapter, call: GatewayCall, request: ApiRequest) => {
+    const queue = eventQueue();
+    let wire: WireStream | null = null;
+    let split: ReturnType<typeof replyStream> | null = null;
+    let markStarted = () => {};
+    const started = new Promise<null>((resolve) => {
+      markStarted = () => resolve(null);
+    });
+    const begin = (callId: string) => {
+      if (wire) return;
+      wire = api.stream(call, callId, request);
+      split = replyStream(call, callId, {
+        reasoning: (d) => queue.push(wire!.reasoning(d)),
+        text: (d) => queue.push(wire!.text(d)),
+        toolCall: (i, t) => queue.push(wire!.toolCall(i, t)),
       });
+      queue.push(wire.start());
+      markStarted();
+    };
+    const signal = c.req.raw.signal;
+    const listener: CompletionListener = { started: begin, text: (d) => split?.push(d), disconnected: () => signal.aborted };
+    const outcome = outcomeOf(c, call, listener);
+    // a 429 during an update, an unknown episode, a prompt over the context: clients retry or raise on the status
+    const early = await Promise.race([started, outcome]);
+    if (early && "error" in early) return fail(c, early.error, api);
+    void outcome.then((o) => {
+      if ("error" in o) queue.push(wire!.error(o.error));
+      else {
+        begin(o.completion.callId);
+        split!.end();
+        queue.push(wire!.finish(o.completion, o.reply));
+      }
+      queue.close();
+    });
+    return streamSSE(c, async (s) => {
       for await (const e of queue.drain()) {
         if (s.aborted) return;
         await s.writeSSE(e);
       }
     });
+  };
 
   const serveCall = (api: ApiAdapter) => async (c: Context) => {
     const t0 = performance.now();

@@ -50,7 +50,7 @@ export function castBackend(cast: Cast, transport: Transport, roles: readonly st
           sampling: { temperature: call.temperature ?? 0, topP: call.topP ?? 1, topK: 0 },
           stop: call.stop,
           maxNewTokens: Math.min(call.maxTokens ?? cap, cap),
-          ...(call.maxTokens === undefined && { fitContext: true }),
+          fitContext: true,
           ...(call.logprobs && { logprobs: true }),
           messages: call.messages.map(templateMessage),
           ...(call.tools && { tools: call.tools }),

@@ -39,7 +39,8 @@ export function gatewayHost(opts: { host?: string; port?: number } = {}): Promis
 /**
  * Starts the shared gateway and points the process-wide SDK settings at it, so agent code that
  * builds its clients from the environment (at import or later) reaches it: OPENAI_BASE_URL,
- * OPENAI_API_KEY, ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY. Returns a function that restores them.
+ * OPENAI_API_KEY, ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY (and OPENAI_AGENTS_DISABLE_TRACING, unless
+ * set: traces would go to OpenAI's platform). Returns a function that restores them.
  * @example const restore = await gatewayEnvironment(); await import(agentFile);
  */
 export async function gatewayEnvironment(): Promise<() => void> {
@@ -50,6 +51,8 @@ export async function gatewayEnvironment(): Promise<() => void> {
     ANTHROPIC_BASE_URL: server.url,
     ANTHROPIC_API_KEY: PROCESS_API_KEY,
   };
+  // @openai/agents would send each run's traces to OpenAI's platform with the placeholder key
+  if (process.env.OPENAI_AGENTS_DISABLE_TRACING === undefined) values.OPENAI_AGENTS_DISABLE_TRACING = "1";
   const before = Object.fromEntries(Object.keys(values).map((k) => [k, process.env[k]]));
   Object.assign(process.env, values);
   return () => {

@@ -56,7 +56,7 @@ export interface AgentCallRequest {
   extend?: { sample: SampleHandle; replayed: number };
   /** The client's sampling; the run's own settings override it. */
   sampling?: Partial<Sampling>;
-  /** Absent: the run's cap (`sampling.maxNewTokens`), lowered to what the context leaves after the prompt. */
+  /** At most the run's cap (`sampling.maxNewTokens`; absent: the cap), lowered to what the context leaves after the prompt. */
   maxNewTokens?: number;
   stop?: readonly string[];
   /** Return each output token's text and sampling log-prob. */

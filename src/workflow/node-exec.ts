@@ -278,7 +278,8 @@ async function execAgent<S>(
         prompt: c.messages,
       };
       calls.push(record);
-      // no limit asked for: the run's cap, else whatever the context leaves (never a context error)
+      // the run's cap, else whatever the context leaves: SDKs send large defaults (Anthropic's
+      // clients 4096) or none, and a limit the context cannot hold is cut to it, never refused
       const cap = options.maxNewTokens ?? UNCAPPED_NEW_TOKENS;
       const maxNewTokens = Math.min(c.maxNewTokens ?? cap, cap);
       const req: RoleCallRequest = {
@@ -290,7 +291,7 @@ async function execAgent<S>(
         sampling: { ...DEFAULT_SAMPLING, ...c.sampling, ...options.sampling, ...options.roleSampling?.[c.role] },
         stop: c.stop ?? [],
         maxNewTokens,
-        ...(c.maxNewTokens === undefined && { fitContext: true }),
+        fitContext: true,
         ...(c.logprobs && { logprobs: true }),
         messages: c.messages,
         ...(c.tools && { tools: c.tools }),
