@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type { ApiRequest } from "./api.js";
 import { type GatewayError, invalidRequest } from "./openai-error.js";
-import type { GatewayCall, GatewayMessage, GatewayTool, GatewayToolCall, ResponseFormat } from "./types.js";
+import type { GatewayMessage, GatewayTool, GatewayToolCall, ResponseFormat } from "./types.js";
 
 /** Fields SDKs send that change nothing here; accepted so unmodified clients work. */
 export const IGNORED_FIELDS = [
