@@ -48,7 +48,8 @@ function generationError(err: unknown): GatewayError {
 /** Idempotency keys remembered (oldest forgotten first); retries come within seconds. */
 const MAX_REMEMBERED = 4096;
 
-type Outcome = { completion: GatewayCompletion; reply: ParsedReply } | { error: GatewayError };
+/** A call's answer, and how long the models took over it (so a client can tell the gateway's own time). */
+type Outcome = { completion: GatewayCompletion; reply: ParsedReply; generationMs: number } | { error: GatewayError };
 
 /** The events of a streamed answer, queued as the model decodes and sent by the SSE loop. */
 function eventQueue() {
@@ -107,10 +108,12 @@ export function gatewayApp(backend: GatewayBackend, opts: GatewayAppOptions = {}
     const outcome = (async (): Promise<Outcome> => {
       try {
         // not tied to the request's signal: a client that disconnects may retry and must get this answer
+        const g0 = performance.now();
         const completion = await backend.complete(call, listener);
+        const generationMs = performance.now() - g0;
         const reply = completion.reply ?? parseReply(call, completion);
         backend.recorded?.(call, completion, reply);
-        return { completion, reply };
+        return { completion, reply, generationMs };
       } catch (err) {
         return { error: err instanceof GatewayRefusal ? err.error : generationError(err) };
       }
@@ -211,7 +214,7 @@ export function gatewayApp(backend: GatewayBackend, opts: GatewayAppOptions = {}
     if (request.stream) return streamed(c, api, call, request);
     const o = await outcomeOf(c, call);
     if ("error" in o) return fail(c, o.error, api);
-    c.header("Server-Timing", `handler;dur=${(performance.now() - t0).toFixed(3)}`);
+    c.header("Server-Timing", `generate;dur=${o.generationMs.toFixed(3)}, handler;dur=${(performance.now() - t0).toFixed(3)}`);
     return c.json(api.body(call, o.completion, o.reply));
   };
 
