@@ -14,9 +14,14 @@ export interface AgentContext {
   /** Aborted when the episode's deadline passes: stop making calls. */
   signal: AbortSignal;
   episodeId: string;
-  /** Where an out-of-process agent POSTs its result (an AgentResult as JSON), and its end. */
+  /**
+   * Where an out-of-process agent POSTs its result (an AgentResult as JSON), and its end, each with
+   * `Authorization: Bearer <resultKey>`: a secret apart from `apiKey`, so nothing the agent lets
+   * make model calls can post its reward.
+   */
   rewardURL: string;
   endURL: string;
+  resultKey: string;
   /** The last result POSTed to `rewardURL`, if any. */
   reported(): AgentResult | undefined;
   /** Settles when the agent POSTs to `endURL`. */

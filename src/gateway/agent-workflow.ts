@@ -67,6 +67,7 @@ async function runAgent<T>(mod: AgentModule<T>, state: AgentState<T>, io: AgentI
       signal: io.signal,
       episodeId: io.episodeId,
       rewardURL: `${episodeURL}/reward`,
+      resultKey: episode.resultKey,
       endURL: `${episodeURL}/end`,
       reported: () => reported,
       ended,

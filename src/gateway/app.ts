@@ -226,7 +226,7 @@ export function gatewayApp(backend: GatewayBackend, opts: GatewayAppOptions = {}
   };
 
   const episodePost = (what: "report" | "end") => async (c: Context) => {
-    const id = episodeOfRequest(c, backend);
+    const id = episodeOfRequest(c, backend, "results");
     if (typeof id !== "string") return fail(c, id);
     try {
       if (what === "end") backend.end?.(id);

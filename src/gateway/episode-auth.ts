@@ -31,9 +31,13 @@ export function apiKeyOf(c: Context): string | undefined {
  * the calling agent's context and the URL name different episodes.
  * @example const ep = episodeOfRequest(c, backend); if (typeof ep !== "string") return fail(c, ep);
  */
-export function episodeOfRequest(c: Context, backend: Pick<GatewayBackend, "episodeOfKey">): string | GatewayError {
+export function episodeOfRequest(
+  c: Context,
+  backend: Pick<GatewayBackend, "episodeOfKey">,
+  scope: "calls" | "results" = "calls",
+): string | GatewayError {
   const fromPath = c.req.param("episode");
-  const stamped = c.req.header(EPISODE_KEY_HEADER);
+  const stamped = scope === "calls" ? c.req.header(EPISODE_KEY_HEADER) : undefined;
   if (stamped !== undefined) {
     const ep = backend.episodeOfKey(stamped);
     if (ep === null) return unauthorized("the calling agent's episode is not open (it ended, or its deadline passed)");
@@ -47,8 +51,10 @@ export function episodeOfRequest(c: Context, backend: Pick<GatewayBackend, "epis
     return ep;
   }
   const key = apiKeyOf(c);
-  const ep = key ? backend.episodeOfKey(key) : null;
-  if (fromPath !== undefined && ep !== fromPath) return unauthorized(`episode "${fromPath}" needs its own key (AgentContext.apiKey)`);
+  const ep = key ? backend.episodeOfKey(key, scope) : null;
+  const which = scope === "calls" ? "AgentContext.apiKey" : "AgentContext.resultKey";
+  if (fromPath !== undefined && ep !== fromPath) return unauthorized(`episode "${fromPath}" needs its own key (${which})`);
+  if (ep === null && scope === "results") return unauthorized("the key names no open episode's results (AgentContext.resultKey)");
   if (ep === null)
     return unauthorized(
       "the call names no open episode: use the episode's key (AgentContext.apiKey), or make the call from inside maso's agent() call so the run can attribute it",

@@ -18,8 +18,10 @@ export interface EpisodeHandler {
 }
 
 export interface OpenEpisode {
-  /** The episode's secret: the API key its calls, rewards and end must carry. */
+  /** The episode's secret for model calls: the API key they must carry. */
   apiKey: string;
+  /** The episode's secret for its reward and end endpoints. */
+  resultKey: string;
   close(): void;
 }
 
@@ -47,6 +49,7 @@ interface Entry {
 export function episodeRegistry(): EpisodeRegistry {
   const byId = new Map<string, Entry>();
   const byKey = new Map<string, string>();
+  const byResultKey = new Map<string, string>();
   let paused: number | null = null;
   const entryOf = (id: string): Entry => {
     const h = byId.get(id);
@@ -57,7 +60,7 @@ export function episodeRegistry(): EpisodeRegistry {
   return {
     backend: {
       roles: (id) => byId.get(id)?.roles ?? [],
-      episodeOfKey: (key) => byKey.get(key) ?? null,
+      episodeOfKey: (key, scope = "calls") => (scope === "calls" ? byKey : byResultKey).get(key) ?? null,
       complete: async (call, listener) => {
         if (paused !== null)
           throw new GatewayRefusal({
@@ -86,15 +89,19 @@ export function episodeRegistry(): EpisodeRegistry {
     open(episodeId, handler, roles) {
       if (byId.has(episodeId)) throw new Error(`gateway episode "${episodeId}" is already open`);
       const apiKey = `maso-${randomBytes(24).toString("base64url")}`;
+      const resultKey = `maso-result-${randomBytes(24).toString("base64url")}`;
       const entry = { handler, roles };
       byId.set(episodeId, entry);
       byKey.set(apiKey, episodeId);
+      byResultKey.set(resultKey, episodeId);
       return {
         apiKey,
+        resultKey,
         // idempotent, and never closes a later episode that reused the id
         close: () => {
           if (byId.get(episodeId) === entry) byId.delete(episodeId);
           byKey.delete(apiKey);
+          byResultKey.delete(resultKey);
         },
       };
     },

@@ -118,8 +118,11 @@ export interface ParsedReply {
 export interface GatewayBackend {
   /** The role names a client may request as `model` in `episodeId`. */
   roles(episodeId: string): readonly string[];
-  /** The open episode an API key (an episode's secret) names, or null. */
-  episodeOfKey(apiKey: string): string | null;
+  /**
+   * The open episode a key names, or null. `calls` keys make model calls; `results` keys post an
+   * episode's reward and end (a separate secret, so what the agent starts cannot forge its result).
+   */
+  episodeOfKey(key: string, scope?: "calls" | "results"): string | null;
   complete(call: GatewayCall, listener?: CompletionListener): Promise<GatewayCompletion>;
   /** Called once per answered call, with what the client received (for the episode's records). */
   recorded?(call: GatewayCall, completion: GatewayCompletion, reply: ParsedReply): void;
