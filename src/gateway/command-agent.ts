@@ -3,7 +3,7 @@
 // result by POST; maso kills its process group at the episode's deadline. Process handling only.
 
 import { spawn } from "node:child_process";
-import type { Writable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import { MasoError } from "../errors.js";
 import type { AgentContext, AgentFn, AgentResult } from "./agent-module.js";
 
@@ -50,8 +50,9 @@ export function commandAgent<T>(command: string, args: readonly string[] = [], o
       keyPipe?.on("error", () => {}); // a program that never reads it may close it first
       keyPipe?.end(`${ctx.resultKey}\n`);
       let stderr = "";
-      child.stderr.setEncoding("utf8");
-      child.stderr.on("data", (d: string) => {
+      const errStream = child.stdio[2] as Readable;
+      errStream.setEncoding("utf8");
+      errStream.on("data", (d: string) => {
         stderr = (stderr + d).slice(-2000);
       });
       let settled = false;

@@ -230,12 +230,27 @@ describe("parseResponsesRequest", () => {
     });
   });
 
+  it("offers a namespace's tools in its place and leaves out hosted tools no model here can use (Codex's defaults)", () => {
+    const r = parseResponsesRequest({
+      model: "m",
+      input: "x",
+      client_metadata: { a: "b" },
+      tools: [
+        addTool,
+        { type: "web_search", external_web_access: true },
+        { type: "namespace", name: "ns", tools: [{ ...addTool, name: "spawn" }] },
+      ],
+    });
+    if ("error" in r) throw new Error(r.error.message);
+    expect(r.request.call.tools?.map((t) => t.function.name)).toEqual(["add", "spawn"]);
+  });
+
   it("answers unknown fields and unsupported values with a 400 naming the field", () => {
     expect(err({ model: "m", input: "x", frobnicate: 1 })).toMatchObject({ status: 400, param: "frobnicate" });
     expect(err({ model: "m", input: "x", text: { format: { type: "text" }, shape: 1 } }).message).toContain("shape");
-    expect(err({ model: "m", input: "x", tools: [addTool, { type: "web_search" }] })).toMatchObject({
+    expect(err({ model: "m", input: "x", tools: [addTool, { type: "computer_2099" }] })).toMatchObject({
       param: "tools.1.type",
-      message: expect.stringContaining("web_search"),
+      message: expect.stringContaining("computer_2099"),
     });
     expect(err({ model: "m", input: "x", conversation: "conv_1" }).param).toBe("conversation");
     expect(err({ model: "m", input: "x", background: true }).param).toBe("background");

@@ -23,7 +23,35 @@ export const RESPONSES_IGNORED_FIELDS = [
   "truncation",
   "stream_options",
   "max_tool_calls",
+  "client_metadata",
 ] as const;
+
+/**
+ * Tools OpenAI runs on its own servers (search, code interpreter, …). No model here can use them:
+ * they are not shown to it, as a provider without them would not, and the rest of the request stands.
+ */
+const HOSTED_TOOLS = new Set([
+  "web_search",
+  "web_search_preview",
+  "web_search_preview_2025_03_11",
+  "file_search",
+  "code_interpreter",
+  "image_generation",
+  "computer_use_preview",
+  "computer",
+  "mcp",
+  "local_shell",
+  "shell",
+]);
+
+/** `tools` as the schema reads them: a `namespace` tool's own tools listed in its place, hosted tools left out. */
+function offeredTools(raw: unknown): unknown {
+  if (raw === null || typeof raw !== "object" || !Array.isArray((raw as { tools?: unknown }).tools)) return raw;
+  const flat = ((raw as { tools: unknown[] }).tools as { type?: unknown; tools?: unknown }[]).flatMap((t) =>
+    t?.type === "namespace" && Array.isArray(t.tools) ? t.tools : [t],
+  );
+  return { ...raw, tools: flat.filter((t) => !HOSTED_TOOLS.has((t as { type?: unknown })?.type as string)) };
+}
 
 /** `include` values OpenAI documents; only the log-probs one changes the answer. */
 const INCLUDABLE = [
@@ -350,7 +378,8 @@ function callOf(b: Body, messages: GatewayMessage[]): ApiRequest["call"] | Refus
  * if ("error" in r) return r.error;
  * r.request.call.messages; // [{ role: "system", content: "be brief" }, { role: "user", content: "hi" }]
  */
-export function parseResponsesRequest(raw: unknown): { request: ApiRequest } | { error: GatewayError } {
+export function parseResponsesRequest(given: unknown): { request: ApiRequest } | { error: GatewayError } {
+  const raw = offeredTools(given);
   const parsed = body.safeParse(raw);
   if (!parsed.success) {
     const early = typeof raw === "object" && raw !== null ? unsupportedField(raw as Record<string, unknown>) : undefined;

@@ -11,6 +11,8 @@ import { type CliIo, println } from "../commands/types.js";
 import { checkModels } from "./check-models.js";
 import { type CheckProblem, checkFailed, errorProblem, issueProblem } from "./check-problem.js";
 import { dryEpisode } from "./dry-episode.js";
+import { promptCheck, roleModels } from "./dry-prompts.js";
+import type { RoleCallRequest } from "../../workflow/role-call.js";
 import { runtimeOptions } from "./runtime-options.js";
 import { trainingModuleProblems, type WorkflowModule } from "./workflow-module.js";
 
@@ -53,6 +55,7 @@ export async function checkTraining(input: CheckInput, io: CliIo): Promise<void>
   problems.push(...(await checkModels((raw as { models?: unknown } | null)?.models)));
 
   let rewards: readonly NamedReward<unknown, object>[] | undefined = mod?.rewards;
+  let checkPrompt: ((req: RoleCallRequest) => void) | undefined;
   if (resolved && mod) {
     const { config, cast } = resolved;
     // the declarations a run hands to createRuntime, checked the way it checks them (nothing loaded)
@@ -62,6 +65,7 @@ export async function checkTraining(input: CheckInput, io: CliIo): Promise<void>
       defineCast({ models: opts.models, roles, cast: opts.cast });
       for (const t of Object.values(opts.trainer as Record<string, object>)) resolveTrainerConfig(t);
       getEstimator(config.algorithm.estimator);
+      checkPrompt = promptCheck(await roleModels(config, cast));
     } catch (e) {
       problems.push(errorProblem(e, "CHECK_FAILED"));
     }
@@ -70,7 +74,7 @@ export async function checkTraining(input: CheckInput, io: CliIo): Promise<void>
   }
 
   if (mod && rewards) {
-    const dry = await dryEpisode(mod, rewards);
+    const dry = await dryEpisode(mod, rewards, undefined, checkPrompt);
     problems.push(...dry.problems);
     const t = dry.trajectory;
     if (t) {

@@ -4,6 +4,7 @@
 // role no reward covers, is found before training. It trains nothing and writes nothing.
 import { combineRewards } from "../../rewards/combine.js";
 import type { NamedReward } from "../../rewards/types.js";
+import type { RoleCaller, RoleCallRequest } from "../../workflow/role-call.js";
 import { runEpisodes } from "../../workflow/runner.js";
 import { scriptedCaller } from "../../workflow/scripted-caller.js";
 import type { Trajectory } from "../../workflow/trajectory.js";
@@ -42,6 +43,7 @@ export async function dryEpisode(
   mod: WorkflowModule<object, unknown>,
   rewards: readonly NamedReward<unknown, object>[],
   timeoutMs = DRY_EPISODE_TIMEOUT_MS,
+  checkPrompt?: (req: RoleCallRequest) => void,
 ): Promise<DryRun> {
   const task = mod.tasks.train[0];
   let state: object;
@@ -62,7 +64,14 @@ export async function dryEpisode(
     } catch (e) {
       problems.push(errorProblem(e, "CHECK_TASK_ID", `${where}: taskId threw: `));
     }
-  const caller = scriptedCaller(() => DRY_OUTPUT);
+  const scripted = scriptedCaller(() => DRY_OUTPUT);
+  // a prompt the role's model would refuse fails here as it would fail the run
+  const caller: RoleCaller = {
+    call: async (req, onText) => {
+      checkPrompt?.(req);
+      return scripted.call(req, onText);
+    },
+  };
   const ran = await withTimeout(runEpisodes(mod.workflow, [{ id: "check-0", state, taskId }], { caller }), timeoutMs);
   if (ran === "timeout") {
     problems.push({
