@@ -65,7 +65,9 @@ const configFor = (concurrency: number) => ({
   models: { base: { weights: BASE, lora: { rank: 8, adapters: roles } } },
   cast: { writer: "base/writer", judge: "base/judge" },
   schedule: { concurrency },
+  // evaluate() (the benchmark's rollouts) keeps eval.concurrency episodes in flight, not schedule's
+  eval: { concurrency },
   sampling: { temperature: 1 },
 });
 export const config = configFor(32);
-export const configs = { c16: configFor(16), c32: configFor(32) };
+export const configs = { c1: configFor(1), c16: configFor(16), c32: configFor(32) };

@@ -13,28 +13,45 @@ const tooLarge = (limit: number): GatewayError => ({
   status: 413,
 });
 
-/** Deepest bracket nesting of JSON text, outside strings; one linear pass. */
-export function jsonDepth(text: string): number {
+/**
+ * Bracket depth of JSON fed in pieces as it arrives, outside strings; one linear pass. It scans the
+ * UTF-8 bytes: quote, backslash and brackets are ASCII, which no multibyte sequence contains, so a
+ * piece may end anywhere. Scanning each piece on arrival spreads the cost over the upload instead
+ * of one long pause, and refuses a nesting bomb at its 65th bracket rather than after 8 MiB.
+ * @example const d = depthCounter(); d.feed(chunk1); const max = d.feed(chunk2);
+ */
+export function depthCounter(): { feed(bytes: Uint8Array): number } {
   let depth = 0;
   let max = 0;
   let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    if (inString) {
-      if (ch === 92)
-        i++; // backslash: skip the escaped character
-      else if (ch === 34) inString = false;
-    } else if (ch === 34) inString = true;
-    else if (ch === 123 || ch === 91) max = Math.max(max, ++depth);
-    else if (ch === 125 || ch === 93) depth--;
-  }
-  return max;
+  let escaped = false;
+  return {
+    /** Scans the next piece; returns the deepest nesting seen so far. */
+    feed(bytes) {
+      for (let i = 0; i < bytes.length; i++) {
+        const b = bytes[i];
+        if (inString) {
+          if (escaped) escaped = false;
+          else if (b === 92) escaped = true;
+          else if (b === 34) inString = false;
+        } else if (b === 34) inString = true;
+        else if (b === 123 || b === 91) max = Math.max(max, ++depth);
+        else if (b === 125 || b === 93) depth--;
+      }
+      return max;
+    },
+  };
+}
+
+/** Deepest bracket nesting of JSON text, outside strings. */
+export function jsonDepth(text: string): number {
+  return depthCounter().feed(Buffer.from(text, "utf8"));
 }
 
 /**
  * The body of `c` parsed as JSON, or the error to answer: 415 unless it is sent as JSON (a web page
  * cannot send that cross-origin without a preflight), 413 past `limit` bytes, 400 when malformed
- * or nested deeper than MAX_JSON_DEPTH.
+ * or nested deeper than MAX_JSON_DEPTH. It stops reading at the first refusal.
  * @example const b = await readBoundedJson(c, 1 << 20); if ("error" in b) return fail(c, b.error);
  */
 export async function readBoundedJson(c: Context, limit: number): Promise<{ value: unknown } | { error: GatewayError }> {
@@ -49,6 +66,7 @@ export async function readBoundedJson(c: Context, limit: number): Promise<{ valu
   if (Number(c.req.header("content-length") ?? 0) > limit) return { error: tooLarge(limit) };
   const body = c.req.raw.body;
   const chunks: Uint8Array[] = [];
+  const depth = depthCounter();
   let size = 0;
   if (body) {
     const reader = body.getReader();
@@ -56,18 +74,21 @@ export async function readBoundedJson(c: Context, limit: number): Promise<{ valu
       const { done, value } = await reader.read();
       if (done) break;
       size += value.byteLength;
-      if (size > limit) {
+      const refusal =
+        size > limit
+          ? tooLarge(limit)
+          : depth.feed(value) > MAX_JSON_DEPTH
+            ? invalidRequest(`the body nests deeper than ${MAX_JSON_DEPTH} levels`, undefined, "too_deep")
+            : null;
+      if (refusal) {
         void reader.cancel().catch(() => {});
-        return { error: tooLarge(limit) };
+        return { error: refusal };
       }
       chunks.push(value);
     }
   }
-  const text = Buffer.concat(chunks, size).toString("utf8");
-  if (jsonDepth(text) > MAX_JSON_DEPTH)
-    return { error: invalidRequest(`the body nests deeper than ${MAX_JSON_DEPTH} levels`, undefined, "too_deep") };
   try {
-    return { value: JSON.parse(text) };
+    return { value: JSON.parse(Buffer.concat(chunks, size).toString("utf8")) };
   } catch {
     return { error: invalidRequest("the request body is not valid JSON", undefined, "invalid_json") };
   }

@@ -11,11 +11,14 @@ export const EPISODE_KEY_HEADER = "x-maso-episode-key";
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 
+/** A Host header: a name or a bracketed IPv6 literal, then an optional port, and nothing else. */
+const HOST = /^(\[[^\]]*\]|[^:[\]]*)(?::\d+)?$/;
+
 /** Whether a Host header names this server: loopback names unless `allowed` says otherwise (stops DNS rebinding). */
 export function hostAllowed(host: string | undefined, allowed?: readonly string[]): boolean {
   if (host === undefined) return true; // HTTP/1.0 clients send none; no browser does that
-  const name = host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.replace(/:\d+$/, "");
-  return (allowed ?? [...LOOPBACK]).includes(name.toLowerCase());
+  const name = HOST.exec(host)?.[1];
+  return name !== undefined && (allowed ?? [...LOOPBACK]).includes(name.toLowerCase());
 }
 
 const unauthorized = (message: string): GatewayError => ({ status: 401, type: "authentication_error", code: "invalid_api_key", message });
