@@ -24,9 +24,11 @@ import type {
   WorkerGroupApi,
   WorkerState,
 } from "./messages.js";
+import type { OutputLogprob } from "../workflow/role-call.js";
 import { loadModel, type ResolvedModelSpec } from "./models.js";
 import { createDefaultGenerator } from "./lanes/lane-generator.js";
 import { type CachedSample, sampleCache, toTrainSample } from "./sample-cache.js";
+import { fewestTokens, longestTokenChars } from "../engine/tokenizer/prompt-bound.js";
 import { textStream } from "./text-stream.js";
 import { computeAdvantages, runAgentChains } from "./worker-advantages.js";
 
@@ -61,9 +63,20 @@ export type SampleRecord = Pick<CachedSample, "role" | "episode" | "node" | "vis
   tokens: number[];
 };
 
-/** Each output token's text and the log-prob it was sampled with (a terminating stop id has no text). */
-function tokenLogprobs(tokenizer: Tokenizer, out: GeneratorResult): { token: string; logprob: number }[] {
-  return out.tokens.map((t, i) => ({ token: tokenizer.decode([t], { skipSpecialTokens: true }), logprob: out.logprobs[i] }));
+/**
+ * Each output token's text and the log-prob it was sampled with (a terminating stop id has no text),
+ * and its alternatives' texts and log-probs where the generator returned them.
+ */
+function tokenLogprobs(tokenizer: Tokenizer, out: GeneratorResult): OutputLogprob[] {
+  const text = (id: number) => tokenizer.decode([id], { skipSpecialTokens: true });
+  return out.tokens.map((t, i) => {
+    const top = out.topLogprobs?.[i];
+    return {
+      token: text(t),
+      logprob: out.logprobs[i],
+      ...(top && { top: top.map((a) => ({ token: text(a.token), logprob: a.logprob })) }),
+    };
+  });
 }
 
 /** The cached sample a reward item may go to: it exists, is the claimed episode's and role's, and has no reward yet. */
@@ -224,6 +237,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
         stopTokenIds: tokenizer.eosTokenIds,
         stop: req.stop,
         seed: req.seed,
+        ...(req.logprobs && req.topLogprobs && { topLogprobs: req.topLogprobs }),
       },
       stream && ((t) => stream.push(t)),
     );
@@ -255,6 +269,14 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
 
   /** A request's prompt ids; a chat that continues one of this episode's samples reuses its ids exactly. */
   const promptIds = (req: GenerateRequest): { prompt: number[]; chained: boolean } => {
+    // a prompt that can never fit is refused before the seconds its encoding would block this thread
+    const least = req.messages ? fewestTokens(tokenizer, req.messages) : Math.ceil(req.prompt.length / longestTokenChars(tokenizer));
+    if (least >= maxContext)
+      throw new MasoError(
+        "CONTEXT_TOO_LONG",
+        `the prompt needs at least ${least} tokens; the model's context is ${maxContext}`,
+        "truncate the prompt (oldest history first)",
+      );
     if (!req.messages) return { prompt: tokenizer.encode(req.prompt, { addSpecialTokens: false }), chained: false };
     const opts = { ...(req.chatTemplate && { variables: req.chatTemplate }), ...(req.tools && { tools: [...req.tools] }) };
     const earlier = req.extend ? cache.get(req.extend.id) : undefined;

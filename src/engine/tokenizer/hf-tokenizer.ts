@@ -89,6 +89,7 @@ export function hfTokenizerFromFiles(files: Readonly<Record<string, string>>, wh
   const eosTokenIds = uniqueIds([idOf("eos_token"), ...idList(generationConfig?.eos_token_id)]);
   const templates = chatTemplates(files, config, where);
   const compiled = new Map<string, ChatTemplateRenderer>();
+  let longest: number | undefined;
   // split_special_tokens behaviour, built on first use: the same tokenizer minus its special added tokens.
   let literalTok: LenmlTokenizer | undefined;
 
@@ -98,6 +99,14 @@ export function hfTokenizerFromFiles(files: Readonly<Record<string, string>>, wh
     addedTokens,
     vocabSize,
     eosTokenIds,
+    // a vocabulary entry holds at least as many characters as its token decodes to (a byte-level
+    // entry has one per byte; a byte-fallback entry like <0x0A> more)
+    longestTokenChars: () =>
+      (longest ??= Math.max(
+        1,
+        ...addedTokens.map((t) => t.content.length),
+        tok.model.vocab.reduce((m: number, v: string) => Math.max(m, v.length), 0),
+      )),
     bosTokenId: idOf("bos_token"),
     padTokenId: idOf("pad_token"),
 

@@ -71,6 +71,8 @@ export interface Tokenizer {
   decode(ids: readonly number[], opts?: DecodeOptions): string;
   /** The id of a token string (e.g. `"<|im_end|>"`), or undefined if it is not one token. */
   tokenToId(token: string): number | undefined;
+  /** At least as many characters as any one token decodes to (from the vocabulary, without decoding it). */
+  longestTokenChars?(): number;
   /** messages -> prompt text via the tokenizer's chat template; throws MasoError if the tokenizer has none. */
   applyChatTemplate(messages: ChatMessage[], opts?: ChatTemplateOptions): string;
 }
