@@ -163,6 +163,7 @@ export {
   type RoleCaller,
   type RoleCallRequest,
   type RoleCallResult,
+  type OutputLogprob,
   type StepRecord,
   type Trajectory,
   type SampleHandle,
@@ -205,6 +206,7 @@ export {
   type FinishReason,
   type GenerationRequest,
   type GenerationResult,
+  type TopLogprob,
 } from "./engine/generate/index.js";
 export { writeGguf, type GgufExportOptions } from "./engine/io/gguf.js";
 

@@ -51,7 +51,7 @@ export function castBackend(cast: Cast, transport: Transport, roles: readonly st
           stop: call.stop,
           maxNewTokens: Math.min(call.maxTokens ?? cap, cap),
           fitContext: true,
-          ...(call.logprobs && { logprobs: true }),
+          ...(call.logprobs && { logprobs: true, ...(call.topLogprobs && { topLogprobs: call.topLogprobs }) }),
           messages: call.messages.map(templateMessage),
           ...(call.tools && { tools: call.tools }),
         },

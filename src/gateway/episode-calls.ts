@@ -61,7 +61,7 @@ export function episodeCalls(io: AgentIO) {
       },
       ...(call.maxTokens !== undefined && { maxNewTokens: call.maxTokens }),
       stop: call.stop,
-      ...(call.logprobs && { logprobs: true }),
+      ...(call.logprobs && { logprobs: true, ...(call.topLogprobs && { topLogprobs: call.topLogprobs }) }),
       ...(listener && { onText: (d: string) => listener.text(d) }),
       parse: (r) => {
         reply = parseReply(call, {

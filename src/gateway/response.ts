@@ -3,6 +3,7 @@
 
 import { type ApiAdapter, type SseEvent, type WireStream, responseIdOf } from "./api.js";
 import { type ChatRequest, parseChatRequest } from "./chat-request.js";
+import { wireLogprob } from "./logprob-wire.js";
 import { errorBody } from "./openai-error.js";
 import type { GatewayCall, GatewayCompletion, ParsedReply, TokenLogprob } from "./types.js";
 
@@ -15,7 +16,7 @@ const usage = (c: GatewayCompletion) => ({
 const logprobsOf = (lp: readonly TokenLogprob[] | undefined) =>
   lp
     ? {
-        content: lp.map((l) => ({ token: l.token, logprob: l.logprob, bytes: [...Buffer.from(l.token, "utf8")], top_logprobs: [] })),
+        content: lp.map(wireLogprob),
         refusal: null,
       }
     : null;

@@ -3,6 +3,7 @@
 // shared route serves. Pure builders with no I/O; parsing lives in responses-request.ts.
 
 import { type ApiAdapter, type ApiRequest, type SseEvent, type WireStream, responseIdOf } from "./api.js";
+import { wireLogprob } from "./logprob-wire.js";
 import { errorBody, type GatewayError } from "./openai-error.js";
 import { parseResponsesRequest } from "./responses-request.js";
 import type { GatewayCall, GatewayCompletion, GatewayToolCall, ParsedReply, TokenLogprob } from "./types.js";
@@ -14,8 +15,7 @@ type Status = "in_progress" | "completed" | "incomplete" | "failed";
 
 const now = () => Math.floor(Date.now() / 1000);
 
-const logprobsOf = (lp: readonly TokenLogprob[] | undefined) =>
-  (lp ?? []).map((l) => ({ token: l.token, logprob: l.logprob, bytes: [...Buffer.from(l.token, "utf8")], top_logprobs: [] }));
+const logprobsOf = (lp: readonly TokenLogprob[] | undefined) => (lp ?? []).map(wireLogprob);
 
 const usageOf = (c: GatewayCompletion) => ({
   input_tokens: c.promptTokens,

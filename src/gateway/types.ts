@@ -85,6 +85,8 @@ export interface GatewayCompletion {
 export interface TokenLogprob {
   token: string;
   logprob: number;
+  /** The most likely tokens at this position, most likely first, when the call asked for `topLogprobs`. */
+  top?: TokenLogprob[];
 }
 
 /**

@@ -7,14 +7,19 @@ import type { GenerationRequest, GenerationResult } from "../engine/generate/req
  * One request: the engine's {@link GenerationRequest}, already tokenized, with every field a worker
  * group sets given. Generation ends after a `stopTokenIds` id (kept in `tokens`) or once the text
  * contains a `stop` string (cut from `text`, its tokens kept); `seed` makes results independent of
- * batching.
+ * batching. `topLogprobs` (optional, 0–20) asks for each token's most likely alternatives.
  */
 export type GeneratorRequest = Required<
   Pick<GenerationRequest, "promptTokens" | "adapter" | "maxNewTokens" | "temperature" | "topP" | "topK" | "stopTokenIds" | "stop" | "seed">
->;
+> &
+  Pick<GenerationRequest, "topLogprobs">;
 
-/** What comes back for one request: the part of the engine's {@link GenerationResult} a worker group reads. */
-export type GeneratorResult = Pick<GenerationResult, "tokens" | "logprobs" | "text" | "finishReason">;
+/**
+ * What comes back for one request: the part of the engine's {@link GenerationResult} a worker group
+ * reads. `topLogprobs` comes back where the request asked for it and the implementation computes it
+ * (the KV-cache Sampler and its lanes do; the naive reference leaves it out).
+ */
+export type GeneratorResult = Pick<GenerationResult, "tokens" | "logprobs" | "text" | "finishReason" | "topLogprobs">;
 
 /** Counters for benchmarks: how many sequences each decode step carried. */
 export interface GeneratorStats {

@@ -6,6 +6,7 @@ import type { GaeContinuation } from "../rl/advantages/types.js";
 import type { HappoKey } from "../rl/advantages/happo.js";
 import type { UpdateReport } from "../rl/update/types.js";
 import type { ChatMessage, Sampling } from "../workflow/role.js";
+import type { OutputLogprob } from "../workflow/role-call.js";
 import type { SampleHandle } from "../workflow/trajectory.js";
 import type { GeneratorStats } from "./generator.js";
 
@@ -25,6 +26,8 @@ export type GenerateRequest = {
   fitContext?: boolean;
   /** Return each output token's text and sampling log-prob. */
   logprobs?: boolean;
+  /** With `logprobs`: also this many most likely alternatives per output token (1–20). */
+  topLogprobs?: number;
   seed: number;
   /** The role's extra chat-template variables (e.g. { enable_thinking: false }), for rendering `messages`. */
   chatTemplate?: Readonly<Record<string, unknown>>;
@@ -48,8 +51,8 @@ export interface GenerateResponse {
   finishReason: "stop" | "length";
   /** For a request with `extend`: whether the prompt reused that sample's ids. */
   chained?: boolean;
-  /** When asked for: each output token's text and the log-prob it was sampled with. */
-  logprobs?: { token: string; logprob: number }[];
+  /** When asked for: each output token's text and the log-prob it was sampled with (and its alternatives, when asked for). */
+  logprobs?: OutputLogprob[];
 }
 
 /**

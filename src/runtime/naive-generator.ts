@@ -2,7 +2,8 @@
 // sequence at every decode step (no KV cache). Slow but simple and exact; it stays as the oracle the
 // KV-cache sampler is tested against; it draws each token with the same sampleToken, so the two
 // agree token for token wherever their logits do. It must not keep state between requests beyond
-// its counters.
+// its counters. It ignores `topLogprobs` (results carry none): alternatives are a serving feature,
+// and the oracle's job is the sampled tokens and their log-probs.
 import { sampleToken } from "../engine/generate/sampling.js";
 import type { Decoder } from "../engine/model/decoder.js";
 import { createRng, type Rng } from "../rng.js";

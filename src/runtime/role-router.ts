@@ -52,7 +52,7 @@ export function routingCaller(
           stop: req.stop,
           maxNewTokens: req.maxNewTokens,
           ...(req.fitContext && { fitContext: true }),
-          ...(req.logprobs && { logprobs: true }),
+          ...(req.logprobs && { logprobs: true, ...(req.topLogprobs && { topLogprobs: req.topLogprobs }) }),
           seed: seedOf(o.seed, o.step, req.episodeId, req.node, req.visit),
         };
         const vars = o.chatTemplates?.get(req.role);

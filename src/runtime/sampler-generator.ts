@@ -28,10 +28,17 @@ export function createSamplerGenerator(model: Decoder, tokenizer: Tokenizer, opt
           stop: req.stop,
           stopTokenIds: req.stopTokenIds,
           seed: req.seed,
+          ...(req.topLogprobs && { topLogprobs: req.topLogprobs }),
         },
         onToken,
       );
-      return { tokens: r.tokens, logprobs: r.logprobs, text: r.text, finishReason: r.finishReason };
+      return {
+        tokens: r.tokens,
+        logprobs: r.logprobs,
+        text: r.text,
+        finishReason: r.finishReason,
+        ...(r.topLogprobs && { topLogprobs: r.topLogprobs }),
+      };
     },
     stats() {
       const s = sampler.stats();

@@ -61,6 +61,8 @@ export interface AgentCallRequest {
   stop?: readonly string[];
   /** Return each output token's text and sampling log-prob. */
   logprobs?: boolean;
+  /** With `logprobs`: also this many most likely alternatives per output token (1–20). */
+  topLogprobs?: number;
   /** Hears the output text as it decodes (streaming clients). */
   onText?: (delta: string) => void;
   /** Turns what came back into the record's parsed value (format failures included) and output. */

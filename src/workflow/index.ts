@@ -36,7 +36,7 @@ export type { Tool, ToolResult } from "./tool.js";
 export { runEpisodes } from "./runner.js";
 export type { RunOptions } from "./runner.js";
 export type { EpisodeInput } from "./episode.js";
-export type { RoleCaller, RoleCallRequest, RoleCallResult } from "./role-call.js";
+export type { OutputLogprob, RoleCaller, RoleCallRequest, RoleCallResult } from "./role-call.js";
 export { isFormatFailure, isTrainable, trajectoryFromJson, trajectoryToJson } from "./trajectory.js";
 export type {
   EpisodeFailure,

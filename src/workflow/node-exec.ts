@@ -292,7 +292,7 @@ async function execAgent<S>(
         stop: c.stop ?? [],
         maxNewTokens,
         fitContext: true,
-        ...(c.logprobs && { logprobs: true }),
+        ...(c.logprobs && { logprobs: true, ...(c.topLogprobs && { topLogprobs: c.topLogprobs }) }),
         messages: c.messages,
         ...(c.tools && { tools: c.tools }),
         ...(c.extend && { extend: c.extend }),

@@ -19,6 +19,8 @@ export type RoleCallRequest = {
   fitContext?: boolean;
   /** Return each output token's text and sampling log-prob. */
   logprobs?: boolean;
+  /** With `logprobs`: also this many most likely alternatives per output token (1–20). */
+  topLogprobs?: number;
 } & (
   | {
       messages: ChatMessage[];
@@ -42,7 +44,18 @@ export interface RoleCallResult {
   /** For a request with `extend`: whether the prompt reused that sample's ids. */
   chained?: boolean;
   /** When asked for: each output token's text and sampling log-prob. */
-  logprobs?: { token: string; logprob: number }[];
+  logprobs?: OutputLogprob[];
+}
+
+/**
+ * One output token's text and the log-prob it was sampled with; `top`, when the call asked for
+ * `topLogprobs`: the most likely tokens at its position, most likely first, with log-probs at the
+ * same temperature.
+ */
+export interface OutputLogprob {
+  token: string;
+  logprob: number;
+  top?: { token: string; logprob: number }[];
 }
 
 /**

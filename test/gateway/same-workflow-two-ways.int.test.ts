@@ -6,13 +6,13 @@
 // for call.
 import { beforeAll, describe, expect, it } from "vitest";
 import { greedyOnSplit, untrainedCast } from "../../scripts/lib/untrained-cast.js";
-import type { StepRecord } from "../../src/workflow/index.js";
+import { agentReward, type AgentState } from "../../src/gateway/index.js";
+import type { StepRecord, Trajectory } from "../../src/workflow/index.js";
 
 const DSL = "examples/workflows/iterative-coding/workflow.ts";
-const AGENTS = {
-  "a chat-completions agent (openai)": "examples/agents/iterative-coding.ts",
-  "an @openai/agents agent (Responses)": "examples/agents/iterative-coding-agents-sdk.ts",
-};
+const CHAT = "examples/agents/iterative-coding.ts";
+const AGENTS_SDK = "examples/agents/iterative-coding-agents-sdk.ts";
+const AGENTS = { "a chat-completions agent (openai)": CHAT, "an @openai/agents agent (Responses)": AGENTS_SDK };
 const N = 6;
 
 const calls = (records: readonly StepRecord[]) =>
@@ -35,10 +35,23 @@ const same = (m: Readonly<Record<string, number>>) => Object.fromEntries(SAME.ma
 const stepMetrics = (t: { trajectories: { metrics: Readonly<Record<string, number>> }[] }) =>
   Object.fromEntries(SAME.map((k) => [k, t.trajectories.reduce((sum, e) => sum + e.metrics[k], 0) / t.trajectories.length]));
 
+/** The reward each call of an agent episode trains on, by its place in the loop. */
+const callRewards = (t: Trajectory<object>) => {
+  const byIndex = new Map(t.records.map((r) => [r.index, r]));
+  return agentReward()
+    .fn(t as Trajectory<AgentState>, undefined as never)
+    .map((e) => ({
+      node: byIndex.get(e.recordIndex)?.node,
+      turn: byIndex.get(e.recordIndex)?.turn,
+      reward: "skip" in e ? "skip" : e.value,
+    }));
+};
+
 const greedy = async (file: string) => greedyOnSplit(await untrainedCast(file, undefined), file, "dev", N, "two-ways");
 
 describe("same workflow three ways", () => {
   let dsl: Awaited<ReturnType<typeof greedy>>;
+  const agents = new Map<string, Awaited<ReturnType<typeof greedy>>>();
   beforeAll(async () => {
     dsl = await greedy(DSL);
   }, 120_000);
@@ -46,6 +59,7 @@ describe("same workflow three ways", () => {
   for (const [name, file] of Object.entries(AGENTS))
     it(`greedy episodes of the DSL workflow and ${name} agree call for call`, async () => {
       const agent = await greedy(file);
+      agents.set(file, agent);
       expect(agent.scores).toEqual(dsl.scores);
       for (let i = 0; i < N; i++) {
         const a = calls(agent.trajectories[i].records);
@@ -54,19 +68,17 @@ describe("same workflow three ways", () => {
         expect(same(agent.trajectories[i].metrics)).toEqual(same(dsl.trajectories[i].metrics));
       }
       // the step's metrics, as the dashboard shows them
-      if (process.env.TWO_WAYS_DEBUG)
-        console.log(
-          file,
-          stepMetrics(agent),
-          stepMetrics(dsl),
-          JSON.stringify(
-            dsl.trajectories.map((t) =>
-              t.records
-                .filter((r) => r.kind === "role")
-                .map((r) => [r.node, r.turn, (r.parsed as { reason?: string } | null)?.reason ?? "ok"]),
-            ),
-          ),
-        );
       expect(stepMetrics(agent)).toEqual(stepMetrics(dsl));
     }, 120_000);
+
+  it("the @openai/agents agent rewards every call as the chat-completions agent does", () => {
+    const [chat, sdk] = [agents.get(CHAT), agents.get(AGENTS_SDK)];
+    if (!chat || !sdk) throw new Error("the agents' episodes did not run");
+    for (let i = 0; i < N; i++) {
+      const expected = callRewards(chat.trajectories[i]);
+      expect(expected).toHaveLength(chat.trajectories[i].metrics.roleCalls);
+      if (process.env.TWO_WAYS_DEBUG) console.log(JSON.stringify([expected, callRewards(sdk.trajectories[i]), (sdk.trajectories[i].finalState as AgentState).result]));
+      expect(callRewards(sdk.trajectories[i])).toEqual(expected);
+    }
+  });
 });

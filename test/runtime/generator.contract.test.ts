@@ -118,4 +118,18 @@ describe("generator implementations agree", () => {
     }
     expect(new Set(outs[0].map((o) => o.tokens.join())).size).toBeGreaterThan(1); // the seeds do sample
   });
+
+  // the naive reference computes no alternatives; the lanes carry the Sampler's across threads
+  it("the KV-cache sampler and its lanes return the same top log-probs; asking changes no token", async () => {
+    const model = new Decoder(tinyConfig(), undefined, { seed: 8 });
+    const r = req({ temperature: 0.7, maxNewTokens: 6, stopTokenIds: [], seed: 3 });
+    const [naive, kv, lanes] = await Promise.all(impls.map(([, make]) => make(model, tok).submit({ ...r, topLogprobs: 4 })));
+    const plain = await createSamplerGenerator(model, tok).submit(r);
+    expect(naive.topLogprobs).toBeUndefined();
+    expect(kv.tokens).toEqual(plain.tokens);
+    expect(kv.logprobs).toEqual(plain.logprobs);
+    expect(kv.topLogprobs).toHaveLength(6);
+    expect(kv.topLogprobs!.every((top) => top.length === 4)).toBe(true);
+    expect(lanes.topLogprobs).toEqual(kv.topLogprobs);
+  });
 });

@@ -8,3 +8,4 @@ export {
   type GenerationResult,
 } from "./request.js";
 export { sampleToken, samplingSupport, type SampledToken, type Sampling } from "./sampling.js";
+export { MAX_TOP_LOGPROBS, topLogprobs, type TopLogprob } from "./top-logprobs.js";

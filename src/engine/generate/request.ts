@@ -7,6 +7,7 @@ import type { ModelConfig } from "../config.js";
 import { encodeChat } from "../tokenizer/encode-chat.js";
 import type { ChatMessage, ChatTemplateOptions, Tokenizer } from "../tokenizer/types.js";
 import type { Sampling } from "./sampling.js";
+import { MAX_TOP_LOGPROBS, type TopLogprob } from "./top-logprobs.js";
 
 /** One generation request. Give exactly one of `prompt`, `messages`, `promptTokens`. */
 export interface GenerationRequest {
@@ -38,6 +39,11 @@ export interface GenerationRequest {
   skipSpecialTokens?: boolean;
   /** Seed of this request's sampling noise; same seed, same tokens, in any batch. Default: from the sampler's seed. */
   seed?: number;
+  /**
+   * Per generated token, also return this many most likely alternatives (0–20, default 0: none, and
+   * no cost). Never changes what is sampled.
+   */
+  topLogprobs?: number;
 }
 
 /** Why generation ended. */
@@ -56,6 +62,12 @@ export interface GenerationResult {
   logprobs: number[];
   /** Per generated token: log-prob under the distribution actually sampled from (mask, top-k, top-p); 0 when greedy. */
   sampledLogprobs: number[];
+  /**
+   * Per generated token, when the request asked for `topLogprobs` > 0: that many most likely ids
+   * below the tokenizer's vocabulary, most likely first (ties: lower id first), with log-probs as
+   * `logprobs` defines them. Absent otherwise.
+   */
+  topLogprobs?: TopLogprob[][];
   /**
    * Decoded generation without the terminating stop token (and, by default, without special tokens),
    * cut before a stop string. "" without a tokenizer.
@@ -78,6 +90,8 @@ export interface NormalizedRequest extends Sampling {
   stopTokenIds: Set<number>;
   skipSpecialTokens: boolean;
   seed: number;
+  /** Alternatives to return per generated token; 0 = none. */
+  topLogprobs: number;
 }
 
 /** Default for {@link GenerationRequest.maxNewTokens}. */
@@ -106,6 +120,7 @@ const schema = z.strictObject({
   ignoreEos: z.boolean().optional(),
   skipSpecialTokens: z.boolean().optional(),
   seed: int.min(0).max(0xffffffff).optional(),
+  topLogprobs: int.min(0).max(MAX_TOP_LOGPROBS).optional(),
 });
 
 /** Context a request is checked against. */
@@ -172,5 +187,6 @@ export function normalizeRequest(raw: GenerationRequest, ctx: RequestContext): N
     stopTokenIds,
     skipSpecialTokens: r.skipSpecialTokens ?? true,
     seed: r.seed ?? ctx.defaultSeed(),
+    topLogprobs: r.topLogprobs ?? 0,
   };
 }

@@ -15,6 +15,7 @@ import { type Chain, EMPTY_CHAIN, PrefixCache } from "./prefix-cache.js";
 import { type GenerationRequest, type GenerationResult, type NormalizedRequest, normalizeRequest } from "./request.js";
 import { type SampledToken, sampleRows, sampleToken } from "./sampling.js";
 import { StopText, firstStop } from "./stop-text.js";
+import { type TopLogprob, topLogprobs } from "./top-logprobs.js";
 
 /** Options of a {@link Sampler}. */
 export interface SamplerOptions {
@@ -87,6 +88,8 @@ interface Sequence {
   tokens: number[];
   logprobs: number[];
   sampledLogprobs: number[];
+  /** Per generated token, its most likely alternatives; null when the request asked for none. */
+  top: TopLogprob[][] | null;
   next: number; // sampled token not yet in the cache, -1 when none
   rng: Rng;
   text: StopText | null;
@@ -195,6 +198,7 @@ export class Sampler {
         tokens: [],
         logprobs: [],
         sampledLogprobs: [],
+        top: req.topLogprobs > 0 ? [] : null,
         next: -1,
         rng: createRng(req.seed),
         text: this.tokenizer && req.stop.length > 0 ? new StopText(this.tokenizer, req.stop, req.skipSpecialTokens) : null,
@@ -401,7 +405,9 @@ export class Sampler {
     }
     s.len = P;
     s.chain = e.chain;
-    this.accept(s, sampleToken(e.logits!, this.allowed, s.req, s.rng));
+    const drawn = sampleToken(e.logits!, this.allowed, s.req, s.rng);
+    this.alternatives(s, e.logits!, drawn);
+    this.accept(s, drawn);
     // the prompt entry stays only as long as a live sequence may share it
     if (!this.prefixSharing) this.dropEntry(e);
   }
@@ -450,6 +456,8 @@ export class Sampler {
       this.allowed,
       order.map((s) => ({ sampling: s.req, rng: s.rng })),
     );
+    const V = this.model.config.vocabSize;
+    for (let b = 0; b < B; b++) this.alternatives(order[b], logits.subarray(b * V, (b + 1) * V), drawn[b]);
     give(logits);
     for (let b = 0; b < B; b++) {
       const s = order[b];
@@ -466,6 +474,11 @@ export class Sampler {
     const P = s.req.promptTokens.length;
     const positions = [...s.req.promptTokens, ...s.tokens.slice(0, s.len - P)];
     s.chain = this.prefixes!.register(s.req.adapter, positions, s.blocks, s.len / this.cache.blockSize, s.chain);
+  }
+
+  /** Records the most likely alternatives at the position `drawn` was sampled from, when `s` asked for them. */
+  private alternatives(s: Sequence, z: Float32Array, drawn: SampledToken): void {
+    s.top?.push(topLogprobs(z, this.allowed, s.req.topLogprobs, s.req.temperature, drawn));
   }
 
   /** Takes the token sampled for `s` and applies the stop rules. */
@@ -517,6 +530,7 @@ export class Sampler {
       tokens: s.tokens,
       logprobs: s.logprobs,
       sampledLogprobs: s.sampledLogprobs,
+      ...(s.top && { topLogprobs: s.top }),
       text,
       finishReason,
       ...(stopReason !== undefined ? { stopReason } : {}),

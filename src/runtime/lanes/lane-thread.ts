@@ -34,7 +34,13 @@ port.on("message", (m: ToLane) => {
       send({
         kind: "result",
         id: m.id,
-        result: { tokens: r.tokens, logprobs: r.logprobs, text: r.text, finishReason: r.finishReason },
+        result: {
+          tokens: r.tokens,
+          logprobs: r.logprobs,
+          text: r.text,
+          finishReason: r.finishReason,
+          ...(r.topLogprobs && { topLogprobs: r.topLogprobs }),
+        },
         counters: counters(),
       }),
     (e: unknown) => {
