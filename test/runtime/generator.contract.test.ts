@@ -45,6 +45,24 @@ describe.each(impls)("generator contract: %s", (_name, createGenerator, minBatch
     expect(s.sequenceSteps / s.steps).toBeGreaterThan(minBatch);
   });
 
+  it("tells onToken each sampled token before the result (the reference sampler may not stream)", async () => {
+    const gen = createGenerator(model, tok);
+    const heard: number[] = [];
+    let resolved = false;
+    const out = await gen
+      .submit(req({ seed: 7, maxNewTokens: 12, stopTokenIds: [] }), (t) => {
+        expect(resolved).toBe(false);
+        heard.push(t);
+      })
+      .finally(() => {
+        resolved = true;
+      });
+    // a terminating stop id (the tokenizer's end of turn) is no text: it is not heard
+    const text = out.finishReason === "stop" ? out.tokens.slice(0, -1) : out.tokens;
+    if (_name === "naive") expect(heard).toEqual([]);
+    else expect(heard).toEqual(text);
+  });
+
   it("reports log-probs equal to a scoring forward at the sampling temperature", async () => {
     const gen = createGenerator(model, tok);
     const r = req({ temperature: 0.7, topK: 50, topP: 0.9, maxNewTokens: 5, stopTokenIds: [] });
