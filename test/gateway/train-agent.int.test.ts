@@ -107,6 +107,20 @@ describe("maso train <agent module>", () => {
     expect(r.err).toContain("the agent returned no reward, roleRewards or callRewards");
   });
 
+  it.each([
+    ["unknown-call", "callRewards names response ids this episode never returned"],
+    ["unknown-role", "roleRewards names roles the agent does not declare: editor"],
+    ["string-reward", "reward 1 (a finite number is needed)"],
+    ["no-calls", "made no model call through the gateway"],
+  ])("fails an episode whose result names what does not exist (%s)", async (kind, message) => {
+    process.env.MASO_TEST_RESULT = kind;
+    const r = await cliInProcess("train", AGENT, "--run-dir", fresh(), "--steps", "1");
+    delete process.env.MASO_TEST_RESULT;
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("STEP_FAILED");
+    expect(r.err).toContain(message);
+  });
+
   it("evaluates the untrained agent greedily on its test tasks", async () => {
     const r = await cliInProcess("eval", AGENT, "--json");
     expect(r.code, r.err).toBe(0);
@@ -131,6 +145,23 @@ describe("maso train <agent module>", () => {
       const [a, b] = [await ask(), await ask()];
       expect(a.choices[0].message.content).toBe(b.choices[0].message.content);
       expect(a.usage?.completion_tokens).toBeGreaterThan(0);
+      // top log-probs from the sampler's own logits: greedy, so the chosen token is the most likely
+      const lp = await client.chat.completions.create({
+        model: "writer",
+        messages: [{ role: "user", content: "Write about the sea." }],
+        max_tokens: 6,
+        logprobs: true,
+        top_logprobs: 3,
+      });
+      const content = lp.choices[0].logprobs!.content!;
+      expect(content.length).toBeGreaterThan(0);
+      for (const t of content) {
+        expect(t.top_logprobs).toHaveLength(3);
+        const top = t.top_logprobs.map((x) => x.logprob);
+        expect(top).toEqual([...top].sort((x, y) => y - x));
+        expect(t.logprob).toBe(top[0]);
+        expect(t.top_logprobs[0].bytes).toEqual([...Buffer.from(t.top_logprobs[0].token, "utf8")]);
+      }
     } finally {
       serve.child.kill("SIGINT");
     }
