@@ -4,6 +4,7 @@
 // format failure with the text passed through, never a server error. Pure functions.
 
 import { z } from "zod";
+import { expandedSize, MAX_SCHEMA_NODES } from "./schema-bound.js";
 import type { GatewayCall, GatewayCompletion, GatewayToolCall, ParsedReply } from "./types.js";
 
 const BLOCK = /<tool_call>([\s\S]*?)<\/tool_call>/g;
@@ -91,6 +92,9 @@ function checkJson(text: string, call: GatewayCall): string | undefined {
 export function schemaProblem(call: Pick<GatewayCall, "responseFormat">): string | undefined {
   const f = call.responseFormat;
   if (f?.type !== "json_schema" || !f.json_schema.schema) return undefined;
+  // checked before zod sees it: its conversion and validation follow every expansion
+  if (expandedSize(f.json_schema.schema) > MAX_SCHEMA_NODES)
+    return `response_format.json_schema.schema expands to more than ${MAX_SCHEMA_NODES} nodes (its $refs followed; a recursive schema never ends)`;
   try {
     z.fromJSONSchema(f.json_schema.schema as Parameters<typeof z.fromJSONSchema>[0]);
     return undefined;
