@@ -29,21 +29,19 @@ function resolve(root: Json, ref: string): Json {
  * @example expandedSize({ anyOf: [{ type: "string" }, { type: "number" }] }); // 3
  */
 export function expandedSize(schema: Json, cap = MAX_SCHEMA_NODES): number {
+  // an explicit stack: a chain of references is as deep as the cap, deeper than the call stack
+  const todo: Json[] = [schema];
   let count = 0;
-  const visit = (node: Json): void => {
-    if (count > cap) return;
-    if (Array.isArray(node)) {
-      for (const x of node) visit(x);
-      return;
+  while (todo.length > 0 && count <= cap) {
+    const node = todo.pop();
+    if (Array.isArray(node)) todo.push(...node);
+    else if (node !== null && typeof node === "object") {
+      count++;
+      for (const [k, v] of Object.entries(node as Record<string, Json>)) {
+        if (k === "$ref" && typeof v === "string") todo.push(resolve(schema, v));
+        else if (k !== "$defs" && k !== "definitions") todo.push(v);
+      }
     }
-    if (node === null || typeof node !== "object") return;
-    count++;
-    for (const [k, v] of Object.entries(node as Record<string, Json>)) {
-      if (k === "$ref" && typeof v === "string") visit(resolve(schema, v));
-      else if (k !== "$defs" && k !== "definitions") visit(v);
-      if (count > cap) return;
-    }
-  };
-  visit(schema);
+  }
   return Math.min(count, cap + 1);
 }
