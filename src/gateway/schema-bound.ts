@@ -34,7 +34,7 @@ export function expandedSize(schema: Json, cap = MAX_SCHEMA_NODES): number {
   let count = 0;
   while (todo.length > 0 && count <= cap) {
     const node = todo.pop();
-    if (Array.isArray(node)) todo.push(...node);
+    if (Array.isArray(node)) for (const x of node) todo.push(x);
     else if (node !== null && typeof node === "object") {
       count++;
       for (const [k, v] of Object.entries(node as Record<string, Json>)) {

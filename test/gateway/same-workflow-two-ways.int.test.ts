@@ -3,7 +3,7 @@
 // configuration, over the Responses API (examples/agents/iterative-coding-agents-sdk.ts) — on the
 // committed base model with the same config: greedy episodes make the same calls with the same prompt
 // token counts and the same outputs, so the metric, the records' prompts and their text agree call
-// for call.
+// for call, and so do the step's metrics and the rewards the two agents give their calls.
 import { beforeAll, describe, expect, it } from "vitest";
 import { greedyOnSplit, untrainedCast } from "../../scripts/lib/untrained-cast.js";
 import { agentReward, type AgentState } from "../../src/gateway/index.js";
@@ -77,7 +77,6 @@ describe("same workflow three ways", () => {
     for (let i = 0; i < N; i++) {
       const expected = callRewards(chat.trajectories[i]);
       expect(expected).toHaveLength(chat.trajectories[i].metrics.roleCalls);
-      if (process.env.TWO_WAYS_DEBUG) console.log(JSON.stringify([expected, callRewards(sdk.trajectories[i]), (sdk.trajectories[i].finalState as AgentState).result]));
       expect(callRewards(sdk.trajectories[i])).toEqual(expected);
     }
   });
