@@ -31,7 +31,8 @@ export interface AgentContext {
 /**
  * What an agent returns. `reward` is shared by every call of the episode; `roleRewards` replaces it
  * for the roles named; `callRewards` replaces both for single calls, keyed by the response id the
- * SDK saw (`chatcmpl-…`). A call left without any reward is skipped (recorded, not trained).
+ * SDK saw (`chatcmpl-…`, `resp_…`, `msg_…`) or, for calls labelled with `metadata.maso_node` and
+ * `maso_turn`, by `"<node>@<turn>"`. A call left without any reward is skipped (recorded, not trained).
  */
 export interface AgentResult {
   reward?: number;

@@ -24,6 +24,13 @@ export interface CallOutput {
   retokenized: boolean;
 }
 
+/**
+ * The key a call labelled with `metadata.maso_node` / `maso_turn` can be rewarded by in
+ * `callRewards`, besides its response id: for SDKs that do not show every response id (a reply cut
+ * off at its token limit is an error in @openai/agents, with no id).
+ */
+export const callLabel = (node: string, turn: number): string => `${node}@${turn}`;
+
 const callOutput = (r: StepRecord): CallOutput | null => {
   const o = r.output as CallOutput | null;
   return o && typeof o === "object" && typeof o.responseId === "string" ? o : null;
@@ -44,6 +51,7 @@ export function agentReward<T>(): NamedReward<T, AgentState<T>> {
         const id = callOutput(r)?.responseId;
         const value =
           (id !== undefined ? result?.callRewards?.[id] : undefined) ??
+          result?.callRewards?.[callLabel(r.node, r.turn)] ??
           (r.role !== null ? result?.roleRewards?.[r.role] : undefined) ??
           result?.reward;
         if (value === undefined) out.push({ recordIndex: r.index, skip: true, reason: "the agent reported no reward for this call" });

@@ -8,7 +8,8 @@ import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import { MasoError } from "../errors.js";
 import type { ApiAdapter, ApiRequest, SseEvent, WireStream } from "./api.js";
-import { readBoundedJson } from "./body.js";
+import { itemsProblem, readBoundedJson } from "./body.js";
+import { idempotencyMemory } from "./idempotency.js";
 import { episodeOfRequest, hostAllowed } from "./episode-auth.js";
 import { messagesApi } from "./messages-wire.js";
 import { errorBody, type GatewayError, GatewayRefusal, invalidRequest } from "./openai-error.js";
@@ -44,9 +45,6 @@ function generationError(err: unknown): GatewayError {
   if (known) return invalidRequest(message, known.param, known.code);
   return { status: 500, type: "server_error", code: "generation_failed", message };
 }
-
-/** Idempotency keys remembered (oldest forgotten first); retries come within seconds. */
-const MAX_REMEMBERED = 4096;
 
 /** A call's answer, and how long the models took over it (so a client can tell the gateway's own time). */
 type Outcome = { completion: GatewayCompletion; reply: ParsedReply; generationMs: number } | { error: GatewayError };
@@ -87,7 +85,7 @@ function eventQueue() {
 export function gatewayApp(backend: GatewayBackend, opts: GatewayAppOptions = {}): Hono {
   const app = new Hono();
   // per episode: Idempotency-Key → the outcome, so a client's retry never makes a second sample
-  const answers = new Map<string, Promise<Outcome>>();
+  const answers = idempotencyMemory<Promise<Outcome>>();
   const fail = (c: Context, e: GatewayError, api: ApiAdapter = chatApi) => {
     if (e.retryAfter !== undefined) c.header("Retry-After", String(e.retryAfter));
     return c.json(api.errorBody(e), e.status);
@@ -102,8 +100,7 @@ export function gatewayApp(backend: GatewayBackend, opts: GatewayAppOptions = {}
   /** Generates once per request (or per Idempotency-Key), telling `listener` as it decodes. */
   const outcomeOf = (c: Context, call: GatewayCall, listener?: CompletionListener): Promise<Outcome> => {
     const key = c.req.header("idempotency-key");
-    const memo = key ? `${call.episodeId}\u0000${key}` : null;
-    const known = memo ? answers.get(memo) : undefined;
+    const known = key ? answers.get(call.episodeId, key) : undefined;
     if (known) return known;
     const outcome = (async (): Promise<Outcome> => {
       try {
@@ -118,11 +115,10 @@ export function gatewayApp(backend: GatewayBackend, opts: GatewayAppOptions = {}
         return { error: err instanceof GatewayRefusal ? err.error : generationError(err) };
       }
     })();
-    if (memo) {
-      answers.set(memo, outcome);
-      if (answers.size > MAX_REMEMBERED) answers.delete(answers.keys().next().value!);
+    if (key) {
+      answers.set(call.episodeId, key, outcome);
       // a refusal (429 during an update) must not stick to the key: the retry should generate
-      void outcome.then((a) => "error" in a && answers.delete(memo));
+      void outcome.then((a) => "error" in a && answers.delete(call.episodeId, key));
     }
     return outcome;
   };
@@ -176,6 +172,8 @@ export function gatewayApp(backend: GatewayBackend, opts: GatewayAppOptions = {}
     if (typeof episodeId !== "string") return fail(c, episodeId, api);
     const raw = await readBoundedJson(c, MAX_BODY_BYTES);
     if ("error" in raw) return fail(c, raw.error, api);
+    const tooMany = itemsProblem(raw.value);
+    if (tooMany) return fail(c, tooMany, api);
     const parsed = api.parse(raw.value);
     if ("error" in parsed) return fail(c, parsed.error, api);
     const request = parsed.request;

@@ -93,3 +93,32 @@ export async function readBoundedJson(c: Context, limit: number): Promise<{ valu
     return { error: invalidRequest("the request body is not valid JSON", undefined, "invalid_json") };
   }
 }
+
+/** Most entries of the lists a request may carry: far beyond any context, cheap to validate. */
+export const MAX_ITEMS = { messages: 10_000, input: 10_000, parts: 10_000, tools: 1_000 } as const;
+
+/**
+ * A 400 when a body's lists are longer than MAX_ITEMS (checked before the validators walk them:
+ * hundreds of thousands of tiny items cost each API's parser a fraction of a second).
+ * @example const e = itemsProblem(body); if (e) return fail(c, e);
+ */
+export function itemsProblem(body: unknown): GatewayError | undefined {
+  if (body === null || typeof body !== "object") return undefined;
+  const b = body as Record<string, unknown>;
+  for (const field of ["messages", "input", "tools"] as const) {
+    const list = b[field];
+    if (!Array.isArray(list)) continue;
+    const cap = field === "tools" ? MAX_ITEMS.tools : MAX_ITEMS[field];
+    if (list.length > cap) return invalidRequest(`${field} has ${list.length} entries (at most ${cap})`, field, "too_many_items");
+    for (const [i, m] of list.entries()) {
+      const content = (m as { content?: unknown } | null)?.content;
+      if (Array.isArray(content) && content.length > MAX_ITEMS.parts)
+        return invalidRequest(
+          `${field}.${i}.content has ${content.length} parts (at most ${MAX_ITEMS.parts})`,
+          `${field}.${i}.content`,
+          "too_many_items",
+        );
+    }
+  }
+  return undefined;
+}

@@ -6,7 +6,7 @@ import { MasoError } from "../errors.js";
 import type { AgentIO } from "../workflow/graph-types.js";
 import type { ParsedOutput, SampleHandle } from "../workflow/trajectory.js";
 import type { AgentResult } from "./agent-module.js";
-import type { CallOutput } from "./agent-rewards.js";
+import { type CallOutput, callLabel } from "./agent-rewards.js";
 import { responseIdOf } from "./api.js";
 import type { EpisodeHandler } from "./episode-registry.js";
 import { isRetokenized, replayedCall, templateMessage } from "./prompt-chain.js";
@@ -16,6 +16,8 @@ import type { CompletionListener, GatewayCall, GatewayMessage, ParsedReply } fro
 /** One answered call of an episode, as later calls' prompt chains and previous_response_id need it. */
 interface Answered {
   responseId: string;
+  /** `node@turn` when the client labelled the call (callRewards may use it). */
+  label?: string;
   messages: readonly GatewayMessage[];
   reply: ParsedReply;
   sample: SampleHandle;
@@ -77,7 +79,8 @@ export function episodeCalls(io: AgentIO) {
         return { parsed: parsedOf(reply, listener?.disconnected?.() === true), output };
       },
     });
-    answered.push({ responseId, messages: call.messages, reply: reply!, sample: res.sampleHandle });
+    const label = call.node !== undefined ? { label: callLabel(call.node, call.turn ?? io.turn) } : {};
+    answered.push({ responseId, messages: call.messages, reply: reply!, sample: res.sampleHandle, ...label });
     return {
       callId,
       text: res.text,
@@ -110,7 +113,7 @@ export function episodeCalls(io: AgentIO) {
           `episode ${io.episodeId} made no model call through the gateway`,
           "make the calls inside agent(): with ctx.baseURL/ctx.apiKey, or a client built from OPENAI_BASE_URL / ANTHROPIC_BASE_URL (docs/gateway.md)",
         );
-      const ids = new Set(answered.map((a) => a.responseId));
+      const ids = new Set(answered.flatMap((a) => (a.label ? [a.responseId, a.label] : [a.responseId])));
       const unknown = Object.keys(r.callRewards ?? {}).filter((k) => !ids.has(k));
       if (unknown.length > 0)
         throw bad(

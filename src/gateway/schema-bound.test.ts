@@ -11,7 +11,9 @@ function fanOut(levels: number) {
   return { $defs, $ref: `#/$defs/l${levels}` };
 }
 
-const call = (schema: object) => ({ responseFormat: { type: "json_schema" as const, json_schema: { name: "x", schema } } });
+const call = (schema: Record<string, unknown>) => ({
+  responseFormat: { type: "json_schema" as const, json_schema: { name: "x", schema } },
+});
 
 describe("response-format schema bound", () => {
   it("counts nodes with references expanded", () => {

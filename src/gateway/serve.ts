@@ -33,7 +33,10 @@ export function serveGateway(
   const allowedHosts = loopback.includes(host) ? loopback : [...loopback, host.toLowerCase(), `[${host.toLowerCase()}]`];
   const app = gatewayApp(backend, wildcard ? { anyHost: true } : { allowedHosts });
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, port: opts.port ?? 0, hostname: host }, (info: AddressInfo) => {
+    // a request must arrive within these (a client trickling bytes holds a socket, not the server);
+    // they bound receiving only, so long generations and streams are unaffected
+    const serverOptions = { requestTimeout: 30_000, headersTimeout: 10_000 };
+    const server = serve({ fetch: app.fetch, port: opts.port ?? 0, hostname: host, serverOptions }, (info: AddressInfo) => {
       if (opts.unref) server.unref();
       const url = `http://${host.includes(":") ? `[${host}]` : host}:${info.port}`;
       resolve({

@@ -72,6 +72,8 @@ export interface AgentCallRequest {
 /** What an agent node's run receives: its episode, its deadline, and the way to call roles. */
 export interface AgentIO {
   readonly episodeId: string;
+  /** The episode's turn when the node runs: a call's turn unless it names its own. */
+  readonly turn: number;
   /** Aborted when the node's or the episode's deadline passes. */
   readonly signal: AbortSignal;
   /** Makes one role call; it becomes a role record of this node (visit = call number). */

@@ -261,6 +261,7 @@ async function execAgent<S>(
   let closed = false;
   const io: AgentIO = {
     episodeId: ctx.episodeId,
+    turn: ctx.turn,
     signal: aborter.signal,
     call: async (c) => {
       if (closed || aborter.signal.aborted) throw new Error(`agent node "${ctx.node}" has finished; no more role calls`);

@@ -5,6 +5,7 @@ import { createByteTokenizer } from "./byte-tokenizer.js";
 import { encodeChat } from "./encode-chat.js";
 import { loadTokenizer } from "./load-tokenizer.js";
 import { fewestTokens, longestTokenChars } from "./prompt-bound.js";
+import type { ChatMessage } from "./types.js";
 
 const texts = [
   "The quick brown fox jumps over the lazy dog. ".repeat(40),
@@ -24,7 +25,7 @@ describe("prompt bound", () => {
       const tok = await load();
       expect(longestTokenChars(tok)).toBeGreaterThanOrEqual(1);
       for (const content of texts) {
-        const messages = [{ role: "user", content }];
+        const messages: ChatMessage[] = [{ role: "user", content }];
         expect(fewestTokens(tok, messages)).toBeLessThanOrEqual(encodeChat(tok, messages, { addGenerationPrompt: true }).length);
       }
     });
