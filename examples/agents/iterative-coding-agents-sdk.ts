@@ -55,7 +55,6 @@ function promptOf(role: CodingRole, s: CodingState): { instructions?: string; in
 
 interface Answer {
   /** The response id (`resp_…`), undefined when the reply was cut off (see ask()). */
-  id: string | undefined;
   role: string;
   turn: number;
   ok: boolean;
@@ -75,14 +74,14 @@ export async function agent(task: Task): Promise<AgentResult> {
       const text = r.finalOutput ?? "";
       const parsed = parseRoleOutput(role, text, "stop", role.maxNewTokens);
       const value = parsed.ok ? parsed.value : (role.fallback(text, parsed.reason) ?? "");
-      return { id: r.lastResponseId, role: role.name, turn, ok: parsed.ok, value };
+      return { role: role.name, turn, ok: parsed.ok, value };
     } catch (e) {
       // A reply cut off at maxTokens comes back as an `incomplete` response, which the SDK throws as a
-      // ModelBehaviorError carrying neither the text nor the response id. The workflow scores a cut-off
+      // ModelBehaviorError carrying neither the text nor the response id (so rewards are keyed by label). The workflow scores a cut-off
       // reply as a format failure whatever its text (cutOff: "format-failure"), and so does this.
       // Anything else (the gateway unreachable, the episode's deadline) fails the episode.
       if (!(e instanceof ModelBehaviorError)) throw e;
-      return { id: undefined, role: role.name, turn, ok: false, value: role.fallback("", "cut off") ?? "" };
+      return { role: role.name, turn, ok: false, value: role.fallback("", "cut off") ?? "" };
     }
   };
 
@@ -107,19 +106,10 @@ export async function agent(task: Task): Promise<AgentResult> {
   const reward = (c: Answer) =>
     (c.ok ? 0 : -FORMAT_WEIGHT) +
     (c.role === "reflect" ? passRate[c.turn + 1] - passRate[c.turn] : passRate[c.turn] - passRate[c.turn - 1]);
-  const callRewards: Record<string, number> = {};
-  for (const c of calls) if (c.id !== undefined) callRewards[c.id] = reward(c);
-  // A cut-off call has no response id to key its reward by, so it takes its role's reward, which
-  // covers exactly the calls left without one. That is exact while a role's cut-off calls in the
-  // episode share one reward; when they differ they are left unrewarded (recorded, not trained)
-  // rather than given another call's reward.
-  const roleRewards: Record<string, number> = {};
-  for (const name of roles) {
-    const cut = new Set(calls.filter((c) => c.id === undefined && c.role === name).map(reward));
-    if (cut.size === 1) roleRewards[name] = [...cut][0];
-  }
+  // keyed by each call's label, "<node>@<turn>": a cut-off call has no response id to key it by
+  const callRewards = Object.fromEntries(calls.map((c) => [`${c.role}@${c.turn}`, reward(c)]));
   const formatFailures = calls.filter((c) => !c.ok).length;
-  return { callRewards, roleRewards, metrics: { ...episodeMetrics(s), formatFailures } };
+  return { callRewards, metrics: { ...episodeMetrics(s), formatFailures } };
 }
 
 /** Held-out score: the final pass rate. */
