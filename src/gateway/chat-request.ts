@@ -173,6 +173,8 @@ export function parseChatRequest(raw: unknown): { request: ChatRequest } | { err
     (m) => Array.isArray(m.content) && m.content.some((p) => p.type !== "text" || typeof p.text !== "string"),
   );
   if (nonText >= 0) return { error: invalidRequest("only text content parts are supported", `messages.${nonText}.content`) };
+  if (b.top_logprobs != null && b.top_logprobs > 0 && b.logprobs !== true)
+    return { error: invalidRequest("top_logprobs needs logprobs: true", "top_logprobs") };
   const stop = b.stop == null ? [] : typeof b.stop === "string" ? [b.stop] : b.stop;
   const tools = b.tools as GatewayTool[] | undefined;
   const call: ChatRequest["call"] = {
