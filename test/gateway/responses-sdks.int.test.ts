@@ -135,8 +135,8 @@ describe("Responses API with the openai SDK", () => {
       c.responses.create({
         model: "coder",
         input: "x",
-        tools: [{ type: "web_search" }],
-      } as OpenAI.Responses.ResponseCreateParamsNonStreaming),
+        tools: [{ type: "computer_2099" }],
+      } as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming),
     ).rejects.toMatchObject({ status: 400, param: "tools.0.type" });
     await expect(
       c.responses.create({ model: "coder", input: "x", frobnicate: true } as OpenAI.Responses.ResponseCreateParamsNonStreaming),
