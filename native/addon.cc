@@ -16,6 +16,8 @@ using namespace maso;
 // Bindings of the KV-cache sampler's kernels live in addon_decode.cc.
 void RegisterDecodeBindings(Napi::Env env, Napi::Object exports);
 void RegisterSampleBindings(Napi::Env env, Napi::Object exports);
+// The run-directory lock (flock) lives in file_lock.cc.
+void RegisterFileLockBindings(Napi::Env env, Napi::Object exports);
 
 namespace {
 
@@ -384,6 +386,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
 #undef EXPORT
   RegisterDecodeBindings(env, exports);
   RegisterSampleBindings(env, exports);
+  RegisterFileLockBindings(env, exports);
   return exports;
 }
 

@@ -1,3 +1,4 @@
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { mkdtemp, mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -141,11 +142,20 @@ describe("run checkpoints", () => {
         },
       }),
     ).rejects.toThrow("killed");
-    expect(readdirSync(checkpointsDir(rd)).sort()).toEqual([".tmp-step-000002", "step-000001"]);
+    const own = `.tmp-${process.pid}-step-000002`;
+    expect(readdirSync(checkpointsDir(rd)).sort()).toEqual([own, "step-000001"]);
     expect((await findCheckpoint(rd)).step).toBe(1);
-    await mkdir(join(checkpointsDir(rd), ".trash-step-000000-1-2"));
-    expect((await cleanCheckpointLeftovers(rd)).sort()).toEqual([".tmp-step-000002", ".trash-step-000000-1-2"]);
-    expect(readdirSync(checkpointsDir(rd))).toEqual(["step-000001"]);
+    // leftovers of a process that is gone and of an older maso (no pid) go; a live writer's stay
+    const gone = spawnSync(process.execPath, ["-e", ""]).pid;
+    const live = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]);
+    try {
+      const foreign = [`.trash-step-000000-${gone}-2`, ".tmp-step-000003", `.tmp-${live.pid}-step-000004`, `.best.json.tmp-${gone}-ab12`];
+      for (const n of foreign) await mkdir(join(checkpointsDir(rd), n));
+      expect((await cleanCheckpointLeftovers(rd)).sort()).toEqual([own, foreign[3], ".tmp-step-000003", foreign[0]].sort());
+      expect(readdirSync(checkpointsDir(rd)).sort()).toEqual([foreign[2], "step-000001"]);
+    } finally {
+      live.kill("SIGKILL");
+    }
   });
 
   it("rejects bad part names, duplicate parts and a part set that differs on restore", async () => {

@@ -1,14 +1,15 @@
-// Writes one run checkpoint atomically: every part saves into <runDir>/checkpoints/.tmp-<step>,
-// files are hashed into manifest.json, everything is fsynced, then the directory is renamed to
-// step-<step>. A crash at any moment leaves either no step directory or a complete one. Old
-// checkpoints beyond `keep` are renamed to .trash-* before deletion, never deleted in place;
-// `protect`ed steps (the best-on-dev checkpoint) are never pruned.
+// Writes one run checkpoint atomically: every part saves into <runDir>/checkpoints/.tmp-<pid>-<step>
+// (named with the writer's pid, so a writer only ever cleans up its own or a dead process's), files
+// are hashed into manifest.json, everything is fsynced, then the directory is renamed to step-<step>.
+// A crash at any moment leaves either no step directory or a complete one. Old checkpoints beyond
+// `keep` are renamed to .trash-* before deletion, never deleted in place; `protect`ed steps (the
+// best-on-dev checkpoint) are never pruned.
 import { mkdir, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { writeFileAtomic } from "../fs/atomic-file.js";
+import { processGone, tempOwner, writeFileAtomic } from "../fs/atomic-file.js";
+import { asDiskError } from "../fs/disk-error.js";
 import { writeSafetensors } from "../engine/io/safetensors.js";
 import { MasoError } from "../errors.js";
-import { BEST_FILE } from "./best.js";
 import { fsyncPath, hashFile, listDirsRecursive, listFilesRecursive } from "../fs/fs-util.js";
 import { MANIFEST_FILE, checkPartName, checkpointsDir, listCheckpoints, stepDirName } from "./paths.js";
 import type { CheckpointManifest, Checkpointable, PartWriter } from "./types.js";
@@ -57,7 +58,23 @@ export function partWriter(dir: string): PartWriter {
   };
 }
 
-/** Removes leftovers of interrupted writes and deletions (.tmp-*, .trash-*, a best pointer's temp file). */
+/**
+ * The pid that left `name` in the checkpoints folder: a number for .tmp-<pid>-<step>, .trash-<step>-<pid>-<time>
+ * and atomic temp files (the best pointer's), null for a leftover of an older maso that named no pid,
+ * undefined for anything that is not a leftover.
+ */
+function leftoverOwner(name: string): number | null | undefined {
+  const tmp = /^\.tmp-(?:(\d+)-)?step-\d+$/.exec(name);
+  if (tmp) return tmp[1] === undefined ? null : Number(tmp[1]);
+  const trash = /^\.trash-.*-(\d+)-\d+$/.exec(name);
+  if (trash) return Number(trash[1]);
+  return tempOwner(name) ?? undefined;
+}
+
+/**
+ * Removes leftovers of interrupted writes and deletions (.tmp-*, .trash-*, a best pointer's temp
+ * file) made by this process or by processes that no longer exist; returns their names.
+ */
 export async function cleanCheckpointLeftovers(runDir: string): Promise<string[]> {
   const root = checkpointsDir(runDir);
   let names: string[] = [];
@@ -67,7 +84,10 @@ export async function cleanCheckpointLeftovers(runDir: string): Promise<string[]
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw e;
   }
-  const stale = names.filter((n) => n.startsWith(".tmp-") || n.startsWith(".trash-") || n.startsWith(`.${BEST_FILE}.tmp-`));
+  const stale = names.filter((n) => {
+    const pid = leftoverOwner(n);
+    return pid === null || (pid !== undefined && (pid === process.pid || processGone(pid)));
+  });
   for (const n of stale) await rm(join(root, n), { recursive: true, force: true });
   return stale;
 }
@@ -102,8 +122,25 @@ export async function writeCheckpoint(
   const keep = opts.keep ?? Number.POSITIVE_INFINITY;
   if (!(keep >= 1)) throw new MasoError("CHECKPOINT_KEEP", `keep must be >= 1, got ${keep}`);
   const root = checkpointsDir(runDir);
+  const tmp = join(root, `.tmp-${process.pid}-${name}`);
+  try {
+    return await commitCheckpoint(runDir, step, parts, opts, tmp, keep);
+  } catch (e) {
+    throw asDiskError(e, tmp, "error");
+  }
+}
+
+async function commitCheckpoint(
+  runDir: string,
+  step: number,
+  parts: readonly Checkpointable[],
+  opts: WriteCheckpointOptions,
+  tmp: string,
+  keep: number,
+): Promise<WrittenCheckpoint> {
+  const root = checkpointsDir(runDir);
+  const name = stepDirName(step);
   await mkdir(root, { recursive: true });
-  const tmp = join(root, `.tmp-${name}`);
   await rm(tmp, { recursive: true, force: true });
   await mkdir(tmp);
 

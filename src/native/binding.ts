@@ -165,6 +165,12 @@ export interface NativeKernels {
   precision(): Precision;
   /** What bf16 GEMMs can use: oneDNN (linked or not, its version) and the CPU's bf16 instructions. */
   bf16(): Bf16Support;
+  /**
+   * Takes the exclusive advisory lock (flock) of the open file `fd` without waiting: true when taken
+   * (or already held through this fd), false when another open file holds it. The OS drops it when
+   * the fd closes or the process dies. Throws where the platform has no flock (native/file_lock.cc).
+   */
+  lockFile(fd: number): boolean;
   /** `level`: the instruction-set level the addon was compiled for */
   info(): { gemm: "openblas" | "accelerate" | "portable"; blasConfig: string; threads: number; openmp: boolean; level: string };
 }

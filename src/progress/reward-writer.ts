@@ -5,6 +5,7 @@
 import { appendFile, mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { MasoError } from "../errors.js";
+import { asDiskError } from "../fs/disk-error.js";
 import type { EpisodeRewards, RewardFailure } from "../rewards/combine.js";
 
 /** The line of an episode that trained on nothing, with why. */
@@ -37,12 +38,17 @@ export async function appendRewards(
   excluded: readonly RewardFailure[] = [],
 ): Promise<string> {
   const file = rewardFile(runDir, step);
-  await mkdir(join(runDir, "rewards"), { recursive: true });
   const lines = [
     ...episodes.map((e) => JSON.stringify(e)),
     ...excluded.map((f) => JSON.stringify({ episodeId: f.episodeId, excluded: true, code: f.code, message: f.message })),
   ];
-  if (lines.length > 0) await appendFile(file, lines.map((l) => `${l}\n`).join(""), "utf8");
+  try {
+    await mkdir(join(runDir, "rewards"), { recursive: true });
+    // appended, never rewritten: a resume deletes the files of abandoned steps whole
+    if (lines.length > 0) await appendFile(file, lines.map((l) => `${l}\n`).join(""), "utf8");
+  } catch (e) {
+    throw asDiskError(e, file);
+  }
   return file;
 }
 

@@ -1,7 +1,8 @@
 // Causal-LM pretraining that can be killed at any moment and resumed exactly: the same training step as
 // pretrain.ts (engine/lm-step.ts), but every batch comes from an explicit data cursor and the whole state
 // (weights, AdamW moments and step, generator state, cursor) goes into run checkpoints every K
-// steps. Per-step metrics go to metrics.jsonl. Knows nothing of roles, RL or the terminal.
+// steps. Per-step metrics go to metrics.jsonl. It is the run directory's only writer (run-dir.ts) and
+// knows nothing of roles, RL or the terminal.
 import type { ModelConfig } from "../engine/config.js";
 import { Decoder } from "../engine/model/decoder.js";
 import { createAdamW } from "../engine/optim/adamw.js";
@@ -14,7 +15,9 @@ import { lmStep } from "../engine/lm-step.js";
 import { adamwPart, decoderPart, jsonPart, readDecoderRngState } from "../checkpoint/parts.js";
 import { listCheckpoints } from "../checkpoint/paths.js";
 import { findCheckpoint, restoreCheckpoint } from "../checkpoint/read-checkpoint.js";
-import { cleanCheckpointLeftovers, writeCheckpoint } from "../checkpoint/write-checkpoint.js";
+import { writeCheckpoint } from "../checkpoint/write-checkpoint.js";
+import type { RunLock } from "../fs/run-lock.js";
+import { asRunWriter } from "./run-dir.js";
 
 /** Everything that determines a pretraining run's numbers (written to config.json by the CLI). */
 export interface ResumablePretrainConfig {
@@ -64,6 +67,8 @@ export interface ResumablePretrainRun {
   onResume?: (step: number, skipped: string[]) => void;
   /** Fault-injection hook passed to writeCheckpoint (tests only). */
   beforeCommit?: (tmpDir: string) => Promise<void>;
+  /** The run directory's lock when the caller already took it; otherwise the run takes it (RUN_LOCKED when held elsewhere). */
+  lock?: RunLock;
 }
 
 export interface ResumablePretrainResult {
@@ -87,14 +92,18 @@ function checkTrainerState(v: unknown): TrainerState {
 }
 
 /**
- * Runs (or resumes) pretraining into `runDir`. A fresh run refuses a directory that already has
- * checkpoints (RUN_EXISTS); a resume whose checkpoints are all corrupt throws CHECKPOINT_CORRUPT.
+ * Runs (or resumes) pretraining into `runDir`, as its only writer. A fresh run refuses a directory
+ * that already has checkpoints (RUN_EXISTS), one another process is writing RUN_LOCKED; a resume
+ * whose checkpoints are all corrupt throws CHECKPOINT_CORRUPT.
  * @example
  * await runResumablePretrain({ runDir: "runs/a", config, train, heldOut, resume: true });
  */
 export async function runResumablePretrain(run: ResumablePretrainRun): Promise<ResumablePretrainResult> {
+  return asRunWriter(run.runDir, run.lock, "maso pretrain", () => pretrainSteps(run));
+}
+
+async function pretrainSteps(run: ResumablePretrainRun): Promise<ResumablePretrainResult> {
   const { config: cfg, runDir } = run;
-  await cleanCheckpointLeftovers(runDir);
   const state: TrainerState = { step: 0, cursor: { epoch: 0, index: 0 }, seed: cfg.seed };
   let model: Decoder;
   let opt: ReturnType<typeof createAdamW>;
@@ -138,7 +147,7 @@ export async function runResumablePretrain(run: ResumablePretrainRun): Promise<R
     if (run.resume) run.onResume?.(0, []); // killed before its first checkpoint: start over, same numbers
   }
 
-  const metrics = openMetricsWriter(runDir, { keepUpToStep: state.step });
+  const metrics = openMetricsWriter(runDir, { keepUpToStep: state.step, complete: true });
   const sampler = windowSampler(run.train, cfg.seqLen, cfg.seed);
   const rows: PretrainRow[] = [];
   const startStep = state.step;
@@ -166,6 +175,7 @@ export async function runResumablePretrain(run: ResumablePretrainRun): Promise<R
     rows.push(row);
     run.onStep?.(row);
     if (state.step % cfg.checkpointEvery === 0 || last) {
+      metrics.sync();
       const written = await writeCheckpoint(runDir, state.step, partsFor(), { keep: cfg.keep, beforeCommit: run.beforeCommit });
       run.onCheckpoint?.(state.step, written.dir);
     }

@@ -1,6 +1,7 @@
 // Opening a run directory: a fresh run refuses one that has checkpoints (RUN_EXISTS); a resume
 // restores every part of the newest good checkpoint (skipping corrupt ones) and drops the step files
 // a killed run wrote after it; `restoreRun` loads one chosen checkpoint for use without training.
+// openRun writes, so its caller holds the run lock (run-dir.ts); restoreRun only reads.
 import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { readBest } from "../checkpoint/best.js";
@@ -8,7 +9,6 @@ import { jsonPart } from "../checkpoint/parts.js";
 import { listCheckpoints } from "../checkpoint/paths.js";
 import { findCheckpoint, restoreCheckpoint, type VerifiedCheckpoint } from "../checkpoint/read-checkpoint.js";
 import type { Checkpointable } from "../checkpoint/types.js";
-import { cleanCheckpointLeftovers } from "../checkpoint/write-checkpoint.js";
 import { MasoError } from "../errors.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { checkRunState, type RunState, runtimeParts } from "./checkpoint-parts.js";
@@ -45,7 +45,6 @@ export async function openRun<S extends object, T>(o: {
   build: (startStep: number) => Promise<Runtime<S, T>>;
   onResume?: (step: number, skipped: string[]) => void;
 }): Promise<OpenedRun<S, T>> {
-  await cleanCheckpointLeftovers(o.runDir);
   const state: RunState = { step: 0, cursor: { epoch: 0, index: 0 }, seed: o.seed };
   const hasCheckpoints = (await listCheckpoints(o.runDir)).length > 0;
   let ckpt: VerifiedCheckpoint | null = null;
@@ -74,7 +73,7 @@ export async function openRun<S extends object, T>(o: {
   return { rt, state, parts, startStep };
 }
 
-/** Deletes step files (trajectories, rewards) a killed run wrote after its checkpoint at `step`. */
+/** Deletes step files (trajectories, rewards) a killed run wrote after its checkpoint at `step`: whole files, never rewritten, so a kill here leaves the rest for the next resume. */
 async function dropStepFilesAfter(runDir: string, step: number): Promise<void> {
   for (const sub of ["trajectories", "rewards"]) {
     const names = await readdir(join(runDir, sub)).catch(() => [] as string[]);

@@ -2,11 +2,15 @@
 // run directory, then loops controller steps over tasks drawn through a seeded cursor, writing
 // per-step per-role metrics, trajectories and rewards (exactly what the step trained on), stopping
 // loudly on a step whose episodes failed beyond the tolerance, evaluating on dev and checkpointing
-// every worker group and the run state every K steps (keeping N, plus the best one on dev). It knows
-// nothing of the terminal or the CLI; callers watch it through callbacks.
+// every worker group and the run state every K steps (keeping N, plus the best one on dev). It is the
+// run directory's only writer (run-dir.ts) and knows nothing of the terminal or the CLI; callers
+// watch it through callbacks.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { writeCheckpoint } from "../checkpoint/write-checkpoint.js";
 import { MasoError } from "../errors.js";
-import { type MetricValues, openMetricsWriter } from "../progress/metrics-writer.js";
+import type { RunLock } from "../fs/run-lock.js";
+import { type MetricValues, openMetricsWriter, readMetrics, SUMMARY_FILE } from "../progress/metrics-writer.js";
 import { appendRewards } from "../progress/reward-writer.js";
 import { failedStepTrajectories, type StepReport } from "../runtime/controller.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -17,6 +21,7 @@ import type { Trajectory } from "../workflow/trajectory.js";
 import { betterThan, promoteBest, recoverBest } from "./best-checkpoint.js";
 import { evaluate, type TrainRunEval } from "./evaluate.js";
 import { type OpenedRun, openRun } from "./resume.js";
+import { asRunWriter } from "./run-dir.js";
 import { stepRow, type TrainRow } from "./step-row.js";
 import { nextTasks } from "./task-order.js";
 
@@ -51,6 +56,8 @@ export interface TrainRunOptions<S extends object, T> {
   onResume?: (step: number, skipped: string[]) => void;
   /** Fault-injection hook passed to writeCheckpoint (tests only). */
   beforeCommit?: (tmpDir: string) => Promise<void>;
+  /** The run directory's lock when the caller already took it; otherwise the run takes it (RUN_LOCKED when held elsewhere). */
+  lock?: RunLock;
 }
 
 export interface TrainRunResult {
@@ -59,23 +66,27 @@ export interface TrainRunResult {
 }
 
 /**
- * Runs (or resumes) RL training into `runDir`. A fresh run refuses a directory that has
- * checkpoints (RUN_EXISTS); a resume whose checkpoints are all corrupt throws CHECKPOINT_CORRUPT.
+ * Runs (or resumes) RL training into `runDir`, as its only writer. A fresh run refuses a directory
+ * that has checkpoints (RUN_EXISTS); a directory another process is writing is refused (RUN_LOCKED);
+ * a resume whose checkpoints are all corrupt throws CHECKPOINT_CORRUPT, one whose metrics.jsonl lost
+ * rows of the checkpointed steps METRICS_MISSING.
  * @example
  * await runTraining({ runDir, build: (s) => createRuntime({ ...opts, startStep: s }), tasks, initialState, rewards, steps: 20, tasksPerStep: 2, groupSize: 4, seed: 0, checkpointEvery: 5, keep: 2 });
  */
 export async function runTraining<S extends object, T>(o: TrainRunOptions<S, T>): Promise<TrainRunResult> {
   if (o.tasks.length === 0) throw new MasoError("TRAIN_NO_TASKS", "the training task list is empty", "give at least one training task");
-  const opened = await openRun(o);
-  let finished = false;
-  try {
-    const result = await trainSteps(o, opened);
-    finished = true;
-    return result;
-  } finally {
-    // worker processes and connections a runtime started end with the run, however it ends
-    await opened.rt.close?.({ finished });
-  }
+  return asRunWriter(o.runDir, o.lock, "maso train", async () => {
+    const opened = await openRun(o);
+    let finished = false;
+    try {
+      const result = await trainSteps(o, opened);
+      finished = true;
+      return result;
+    } finally {
+      // worker processes and connections a runtime started end with the run, however it ends
+      await opened.rt.close?.({ finished });
+    }
+  });
 }
 
 async function trainSteps<S extends object, T>(
@@ -83,7 +94,8 @@ async function trainSteps<S extends object, T>(
   { rt, state, parts, startStep }: OpenedRun<S, T>,
 ): Promise<TrainRunResult> {
   const { runDir } = o;
-  const metrics = openMetricsWriter(runDir, { keepUpToStep: state.step });
+  // the kept rows are the history the checkpoint continues: the best pointer is rebuilt from them
+  const metrics = openMetricsWriter(runDir, { keepUpToStep: state.step, complete: true });
   const selectBest = o.eval?.selectBest === true;
   let best = selectBest ? await recoverBest(runDir) : null;
   const taskId = o.taskId ?? ((_: T, i: number) => `task-${i}`);
@@ -132,6 +144,7 @@ async function trainSteps<S extends object, T>(
     rows.push(row);
     o.onStep?.(row, report);
     if (stepNo % o.checkpointEvery === 0 || last || newBest) {
+      metrics.sync();
       const written = await writeCheckpoint(runDir, stepNo, parts, {
         keep: o.keep,
         protect: best ? [best.step] : [],
@@ -145,8 +158,9 @@ async function trainSteps<S extends object, T>(
       o.onCheckpoint?.(stepNo, written.dir);
     }
   }
-  const final = rows.at(-1);
-  if (!final) return { startStep, rows }; // resumed a finished run: its summary stands
+  // a resumed finished run keeps its summary; one killed while writing it gets it from the kept rows
+  const final = rows.at(-1) ?? (existsSync(join(runDir, SUMMARY_FILE)) ? undefined : (readMetrics(runDir).at(-1) as TrainRow | undefined));
+  if (!final) return { startStep, rows };
   await metrics.summary({
     kind: "train",
     steps: o.steps,

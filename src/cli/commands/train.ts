@@ -11,10 +11,12 @@ import { agentWorkflowExports } from "../../gateway/agent-workflow.js";
 import { gatewayEnvironment } from "../../gateway/host.js";
 import { workflowRoles } from "../../workflow/graph-types.js";
 import { MasoError } from "../../errors.js";
+import type { RunLock } from "../../fs/run-lock.js";
 import { createProgress } from "../../progress/progress-display.js";
 import { createNatsRuntime } from "../../distributed/nats-runtime.js";
 import { createRuntime } from "../../runtime/runtime.js";
 import { runTraining } from "../../run/rl-run.js";
+import { lockRun } from "../../run/run-dir.js";
 import type { Workflow } from "../../workflow/graph-types.js";
 import { num, parseFlags, str } from "../args.js";
 import { usageError } from "../exit-codes.js";
@@ -129,6 +131,16 @@ function evalOptions(
 }
 
 async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  const locks: RunLock[] = [];
+  try {
+    return await train(argv, io, locks);
+  } finally {
+    for (const l of locks) l.release();
+  }
+}
+
+/** The command; a run-directory lock it takes goes into `locks`, which `run` releases when it ends. */
+async function train(argv: readonly string[], io: CliIo, locks: RunLock[]): Promise<number> {
   const p = parseFlags("train", argv, FLAGS, 1);
   const resumeDir = str(p, "resume");
   let file: string = p.positionals[0] ?? "";
@@ -180,6 +192,9 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   println(io, `workflow ${wf.name}: roles ${roles.join(", ")}`);
   for (const [role, e] of Object.entries(cast)) println(io, `  ${role} -> ${e.model}${e.adapter ? `/${e.adapter}` : ""}`);
   const effective: RunConfig = { ...config, workflow: resolve(file) };
+  // one writer per run directory (RUN_LOCKED otherwise), from before config.json is touched to the end
+  const lock = lockRun(config.runDir, "maso train");
+  locks.push(lock);
   if (resumeDir === undefined) {
     // refuse before config.json is touched: it is what a later --resume of that run reads
     if ((await listCheckpoints(config.runDir)).length > 0)
@@ -198,6 +213,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   let footnoted = false;
   const result = await runTraining({
     runDir: config.runDir,
+    lock,
     build: (startStep) =>
       config.runtime.transport === "nats"
         ? createNatsRuntime(
