@@ -39,8 +39,8 @@ export function sampleLedger(onLate: (sample: OwnedSample) => void): SampleLedge
   let closed = false;
   return {
     wrap: (inner) => ({
-      async call(req) {
-        const res = await inner.call(req);
+      async call(req, onText) {
+        const res = await inner.call(req, onText);
         // a malformed result is the role node's to report (ROLE_CALL_INVALID); there is nothing to record
         if (typeof res?.sampleHandle?.id !== "number" || typeof res.sampleHandle.model !== "string") return res;
         const s: OwnedSample = {
