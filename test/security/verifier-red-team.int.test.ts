@@ -1,21 +1,25 @@
 // Red team for the code verifier: every attack in attacks.ts runs as a submission, and the test
-// asserts no effect outside the sandbox (sentinel server, process, file) and no forged verdict. A
-// control run of the same payload outside the sandbox proves the sentinels can see an escape, and a
-// run one layer down (the payload as host code under the child's flags and OS layer) proves the
-// layers below the realm hold on their own.
-import { spawn } from "node:child_process";
+// asserts no effect outside the sandbox (sentinel server, process, file), no forged verdict (a host
+// object the probe reaches turns into one), and no code run past a test's CPU limit (the code an
+// attack hopes the verifier runs for it spins forever, so running it would show as a timeout or a
+// wall-clock backstop). Controls prove the sentinels and the probe can see an escape, and runs one
+// layer down (the payload as host code under the child's flags and OS layer) prove the layers below
+// the realm hold on their own.
+import { spawn, spawnSync } from "node:child_process";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { isolationLevel, isolationPrefix } from "../../src/envs/code-verifier/isolation.js";
 import { runSubmission, sandboxFlags } from "../../src/envs/code-verifier/run-submission.js";
 import type { VerifyResult } from "../../src/envs/code-verifier/types.js";
-import { ATTACKS } from "./attacks.js";
+import { verifyMany } from "../../src/envs/code-verifier/verify-many.js";
+import { ATTACKS, type Attack, PROBE } from "./attacks.js";
 import { hitSource, type Sentinels, startSentinels } from "./sentinels.js";
 
 const TESTS = [
   { call: "solve(1)", expected: 2 },
   { call: "solve(2)", expected: 2 },
 ];
-const LIMITS = { perTestMs: 300, memoryMb: 64, wallMs: 4000 };
+// the stack-overflow probes walk a few hundred depths of ~10 000 frames: they need about half a second
+const LIMITS = { perTestMs: 1000, perTestWallMs: 3000, memoryMb: 64, wallMs: 12_000 };
 
 const namespaced = isolationLevel() === "namespaces";
 let s: Sentinels;
@@ -48,6 +52,15 @@ function expectNoEffect(r: VerifyResult): void {
   expect(s.fileIntact(), "the sentinel file changed").toBe(true);
   expect(r.passed, `verdict forged: ${JSON.stringify(r.tests)}`).toBe(0);
   expect(r.tests.every((t) => t.status !== "pass")).toBe(true);
+  // the submission cannot write the channel: a line it did not expect means something reached the writer
+  expect(r.failure?.kind, r.failure?.message).not.toBe("tampered");
+}
+
+/** Nothing ran for the sandbox past a test's CPU limit: what would have spins forever. */
+function expectNothingLate(r: VerifyResult, spends: Attack["spends"]): void {
+  const timedOut = r.tests.filter((t) => t.status === "timeout");
+  if (!spends) expect(timedOut, "code the verifier should never run for the sandbox ran").toEqual([]);
+  if (spends !== "sleep") expect(r.failure?.kind, JSON.stringify(r.failure)).not.toBe("wall-timeout");
 }
 
 describe("code verifier red team", () => {
@@ -80,14 +93,46 @@ describe("code verifier red team", () => {
     }
   });
 
-  it.each(ATTACKS.map((a) => [a.name, a.code] as const))("holds against: %s", async (_name, attack) => {
-    const code = `${hitSource(s)}\nvar PID = ${s.pid}; var FILE = ${JSON.stringify(s.file)};\n${attack}`;
+  it("control: the probe recognises an object of another realm, and nothing else", () => {
+    // in a child of its own: on a foreign object the probe plants a setter and toJSON on that realm
+    const script = `const vm = require("node:vm");
+      const run = (extra) => { const ctx = vm.createContext(Object.assign(Object.create(null), extra)); vm.runInContext("function HIT() {}\\n" + ${JSON.stringify(PROBE)} + "\\nFOREIGN_ALL(x); FOREIGN_ALL(new Error()); FOREIGN_ALL(Object.create(null));", ctx); return vm.runInContext("FOUND", ctx); };
+      console.log(String([run({ x: 1 }), run({ x: new RangeError("host") })]));
+      console.log(JSON.stringify({ verdict: "anything" }));`;
+    const out = spawnSync(process.execPath, ["-e", script], { encoding: "utf8" });
+    // and what it plants works: the host's own JSON.stringify now writes the probe's value
+    expect(out.stdout.trim().split("\n")).toEqual(["false,true", "2"]);
+  });
+
+  it.each(ATTACKS.map((a) => [a.name, a] as const))("holds against: %s", async (_name, attack) => {
+    const code = `${hitSource(s)}\nvar PID = ${s.pid}; var FILE = ${JSON.stringify(s.file)};\n${attack.code}`;
     const r = await runSubmission({ code, tests: TESTS }, LIMITS);
     await settle();
     expectNoEffect(r);
+    expectNothingLate(r, attack.spends);
   });
 
-  it("has at least 30 distinct attacks", () => {
-    expect(new Set(ATTACKS.map((a) => a.name)).size).toBeGreaterThanOrEqual(30);
+  it("a flood of large results holds up neither the channel nor the trainer's event loop", async () => {
+    // just under the child's 4 Mi-character cap per value, so every result crosses the channel
+    const flood = { code: `const big = "2".repeat(4e6); var solve = () => big;`, tests: TESTS };
+    let maxLag = 0;
+    let last = performance.now();
+    const tick = setInterval(() => {
+      const now = performance.now();
+      maxLag = Math.max(maxLag, now - last - 5);
+      last = now;
+    }, 5);
+    const rs = await verifyMany([flood, flood, flood], { ...LIMITS, concurrency: 3 });
+    clearInterval(tick);
+    for (const r of rs) {
+      expect(r.failure).toBeUndefined();
+      expect(r.tests.map((t) => t.status)).toEqual(["wrong", "wrong"]);
+      expect(r.tests[0].got).toHaveLength(301);
+    }
+    expect(maxLag, "longest stall of the trainer's event loop, ms").toBeLessThan(500);
+  });
+
+  it("has at least 55 distinct attacks", () => {
+    expect(new Set(ATTACKS.map((a) => a.name)).size).toBeGreaterThanOrEqual(55);
   });
 });

@@ -1,39 +1,78 @@
 // Source of the sandbox child: plain CommonJS run with `node -e`, so no file has to be readable
-// under the permission model. It must never hand a host-realm object to submission code, and it
-// never sees expected values: it transfers what the code produced and the parent grades it.
+// under the permission model. It must never hand a host-realm object to submission code nor run
+// host code on its behalf, and it never sees expected values: it transfers what the code produced
+// and the parent grades it. docs/security.md, "The code verifier", argues each point.
 
 /**
- * Reads one job `{ nonce, code, tests: [{ kind, call | input }], perTestMs }` as JSON on stdin and
- * writes one JSON line per test on fd 3, both synchronously: the verdict channel (`{ n: nonce, i, kind: "value", got }`,
- * `{ n, i, kind: "output", text }` or `{ n, i, kind: "error" | "timeout", message }`), then
- * `{ n, done: true }`. Submission code runs in a fresh `vm` context with no require, process or host
- * objects; a dynamic `import()` is refused with an error of the sandbox's own realm (a host-realm
- * error would expose the host's Function constructor); results are read back through property
- * descriptors only, so no submission code runs outside the vm timeout. Stdout carries nothing the
- * parent reads.
+ * Reads one job `{ nonce, code, perTestMs, tests: [{ i, kind, call | input }] }` as JSON on stdin.
+ * Each phase (loading the code, then each test) opens with a handshake on fd 4 — `"<phase> <cpu µs>\n"`
+ * out, one byte back — so the launcher knows exactly which phase the CPU time it measures belongs to,
+ * and closes with one line on the verdict channel (fd 3) that carries the phase's own CPU time:
+ * `{ n, load: "ok" | "error", message?, cpu }`, `{ n, i, kind: "value", got, cpu }`,
+ * `{ n, i, kind: "output", text, truncated, cpu }` or `{ n, i, kind: "error", message, cpu }`, then
+ * `{ n, done: true }`. A phase over its CPU budget is the child's last: it exits after the line and
+ * the parent runs what is left in a fresh child. Nothing runs after the last line: the child exits.
+ *
+ * Submission code runs in `vm` contexts whose globals are backed by a null-prototype object of a
+ * separate empty realm; the sandbox realm captures no stack traces (so V8 never calls Node's
+ * stack-trace formatter for it); the parent has already refused any code that mentions `import`.
+ * The nonce, the channel writer and every host function used after submission code has run are
+ * taken here, before any of it is compiled. Values are read back through property descriptors only
+ * and written as JSON by this file's own serializer: no getter, Proxy trap or `toJSON` runs, and a
+ * value's reading counts against its test's CPU time (it happens before the phase's line).
  */
 export const CHILD_SOURCE = String.raw`
 "use strict";
 const vm = require("node:vm");
 const fs = require("node:fs");
 const { types } = require("node:util");
-const MAX_TEXT = 300;
-const MAX_OUTPUT = 256 * 1024;
-const OPAQUE = "\u0000";
+const writeSync = fs.writeSync, readSync = fs.readSync, readAll = fs.readFileSync;
+const bytesOf = Buffer.from.bind(Buffer), ack = Buffer.alloc(1);
+const cpuUsage = process.cpuUsage.bind(process), exit = process.reallyExit.bind(process);
+const stringify = JSON.stringify, parse = JSON.parse, S = String;
+const { isProxy, isPromise, isMap, isSet, isDate, isRegExp, isTypedArray, isAnyArrayBuffer } = types;
+const ownKeys = Reflect.ownKeys, descriptor = Object.getOwnPropertyDescriptor, protoOf = Object.getPrototypeOf;
+const isArray = Array.isArray, isFinite = Number.isFinite;
+// V8 reports some warnings (asm.js) through process.emitWarning, a host function: with none, it calls nothing
+process.emitWarning = undefined;
+
+const MAX_TEXT = 300, MAX_OUTPUT = 256 * 1024, MAX_VALUE = 4 << 20, MAX_NODES = 200000, MAX_ARRAY = 100000;
 const pause = new Int32Array(new SharedArrayBuffer(4));
-let nonce = "";
+const cpuNow = () => { const u = cpuUsage(); return u.user + u.system; };
+
 // Synchronous fd writes: stream modules (net, the stdin socket) would double the child's start-up.
-const emit = (o) => {
-  o.n = nonce;
-  const bytes = Buffer.from(JSON.stringify(o) + "\n");
+function send(fd, text) {
+  const bytes = bytesOf(text, "utf8");
   for (let at = 0; at < bytes.length; ) {
-    try { at += fs.writeSync(3, bytes, at); }
+    try { at += writeSync(fd, bytes, at, bytes.length - at); }
     catch (e) { if (e && e.code === "EAGAIN") Atomics.wait(pause, 0, 0, 1); else throw e; }
   }
-};
-process.on("unhandledRejection", () => {});
+}
+
+let nonceJson = '""';
+const line = (body) => send(3, '{"n":' + nonceJson + body + "}\n");
+
+/** Opens a phase: tells the launcher, waits for its byte, and returns the CPU time it starts from. */
+function begin(phase) {
+  const at = cpuNow();
+  send(4, phase + " " + at + "\n");
+  for (;;) {
+    let got;
+    try { got = readSync(4, ack, 0, 1, null); }
+    catch (e) { if (e && e.code === "EAGAIN") { Atomics.wait(pause, 0, 0, 1); continue; } throw e; }
+    if (got === 0) exit(1); // the launcher is gone
+    return at;
+  }
+}
+
+// The global object's backing store is reachable from the sandbox (an accessor on globalThis sees it
+// as 'this'), so it comes from a realm that holds nothing else, not from this one.
+const helper = vm.createContext(Object.create(null), { name: "backing", codeGeneration: { strings: false, wasm: false } });
+const newBacking = vm.runInContext("() => Object.create(null)", helper);
 
 const PRELUDE = '(function () { "use strict";' +
+  // no captured stack traces: V8 would format them through a host function
+  'Object.defineProperty(Error, "stackTraceLimit", { value: undefined, writable: false, enumerable: false, configurable: false });' +
   'const out = []; const S = String; const stringify = JSON.stringify; const apply = Reflect.apply; const join = Array.prototype.join;' +
   'const fmt = (v) => { if (typeof v === "string") return v; if (v !== null && typeof v === "object") { try { return stringify(v); } catch (e) { return "[object]"; } } try { return S(v); } catch (e) { return "?"; } };' +
   'const log = function (...args) { const parts = []; for (let i = 0; i < args.length; i++) parts[i] = fmt(args[i]); out[out.length] = apply(join, parts, [" "]); };' +
@@ -41,143 +80,161 @@ const PRELUDE = '(function () { "use strict";' +
   'return out; })()';
 
 function newContext() {
-  const sandbox = Object.create(null);
-  const ctx = vm.createContext(sandbox, { name: "submission", codeGeneration: { strings: false, wasm: false }, microtaskMode: "afterEvaluate" });
+  const backing = newBacking();
+  const ctx = vm.createContext(backing, { name: "submission", codeGeneration: { strings: false, wasm: false }, microtaskMode: "afterEvaluate" });
   const out = vm.runInContext(PRELUDE, ctx);
-  // the refusal of import() is built inside the context, so its prototype chain is the sandbox's
-  const refuse = vm.runInContext('(function (s) { return new Error("import() is not available in the sandbox: " + s); })', ctx);
-  return { sandbox, ctx, out, refuse };
+  return { backing, ctx, out };
 }
 
-function clip(s) { s = String(s); return s.length > MAX_TEXT ? s.slice(0, MAX_TEXT) + "…" : s; }
-
+function clip(s) { return s.length > MAX_TEXT ? s.slice(0, MAX_TEXT) + "…" : s; }
 function isObj(v) { return v !== null && (typeof v === "object" || typeof v === "function"); }
 
+/** An own data property's value, or null; never calls a getter. */
 function ownData(o, k) {
-  const d = Object.getOwnPropertyDescriptor(o, k);
+  const d = descriptor(o, k);
   return d && "value" in d ? { v: d.value } : null;
 }
 
+/** A data property found on o or its prototypes (no getters, no Proxies). */
 function safeProp(o, k) {
   let p = o;
   for (let d = 0; d < 8 && isObj(p); d++) {
-    if (types.isProxy(p)) return undefined;
-    const desc = Object.getOwnPropertyDescriptor(p, k);
+    if (isProxy(p)) return undefined;
+    const desc = descriptor(p, k);
     if (desc) return "value" in desc ? desc.value : undefined;
-    p = Object.getPrototypeOf(p);
+    p = protoOf(p);
   }
   return undefined;
 }
 
 function describe(e) {
-  if (isObj(e) && types.isProxy(e)) return { timeout: false, message: "threw a Proxy" };
-  if (isObj(e) && safeProp(e, "code") === "ERR_SCRIPT_EXECUTION_TIMEOUT") return { timeout: true, message: "timed out" };
-  if (!isObj(e)) return { timeout: false, message: "threw " + clip(typeof e === "string" ? JSON.stringify(e) : String(e)) };
+  if (isObj(e) && isProxy(e)) return "threw a Proxy";
+  if (!isObj(e)) return "threw " + clip(typeof e === "string" ? stringify(e) : S(e));
   const name = safeProp(e, "name"), message = safeProp(e, "message");
-  return { timeout: false, message: clip((typeof name === "string" ? name : "Error") + ": " + (typeof message === "string" ? message : "")) };
+  return clip((typeof name === "string" ? name : "Error") + ": " + (typeof message === "string" ? message : ""));
 }
 
 // What JSON cannot express travels as { "\u0000": text }; the parent never counts it equal to anything.
-const opaque = (text) => ({ [OPAQUE]: text });
+const opaque = (text) => '{"\\u0000":' + stringify(text) + "}";
 
-function toPlain(v, depth, budget) {
-  if (v === null || typeof v === "boolean" || typeof v === "string") return v;
-  // NaN and ±Infinity read "null", as JSON writes them, and never equal an expected value
-  if (typeof v === "number") return Number.isFinite(v) ? v : opaque("null");
-  if (v === undefined) return opaque("undefined");
-  if (typeof v === "bigint") return opaque(String(v) + "n");
-  if (typeof v === "symbol") return opaque("Symbol()");
-  if (typeof v === "function") return opaque("[Function]");
-  if (types.isProxy(v)) return opaque("[Proxy]");
-  if (types.isPromise(v)) return opaque("[Promise]");
-  if (types.isMap(v) || types.isSet(v) || types.isDate(v) || types.isRegExp(v) || types.isTypedArray(v) || types.isAnyArrayBuffer(v))
-    return opaque("[" + (safeProp(v, Symbol.toStringTag) || "object") + "]");
-  if (depth > 64 || --budget.n < 0) return opaque("[too large]");
-  if (Array.isArray(v)) {
-    const len = ownData(v, "length");
-    const n = len ? len.v : 0;
-    if (n > 100000) return opaque("[array too large]");
-    const out = [];
-    for (let i = 0; i < n; i++) {
-      const d = ownData(v, String(i));
-      out.push(d ? toPlain(d.v, depth + 1, budget) : opaque(Object.getOwnPropertyDescriptor(v, String(i)) ? "[getter]" : "<hole>"));
+/** JSON text of a returned value, read by descriptors only; budget: { nodes, chars }. */
+function toJson(v, depth, budget) {
+  if (v === null) return "null";
+  switch (typeof v) {
+    case "boolean": return v ? "true" : "false";
+    // NaN and ±Infinity read "null", as JSON writes them, and never equal an expected value
+    case "number": return isFinite(v) ? stringify(v) : opaque("null");
+    case "string": {
+      if (v.length > MAX_VALUE - budget.chars) return opaque("[too large]");
+      const s = stringify(v);
+      budget.chars += s.length;
+      return s;
     }
-    return out;
+    case "undefined": return opaque("undefined");
+    case "bigint": return opaque(S(v) + "n");
+    case "symbol": return opaque("Symbol()");
+    case "function": return opaque("[Function]");
   }
-  const out = {};
-  for (const k of Reflect.ownKeys(v)) {
+  if (isProxy(v)) return opaque("[Proxy]");
+  if (isPromise(v)) return opaque("[Promise]");
+  if (isMap(v) || isSet(v) || isDate(v) || isRegExp(v) || isTypedArray(v) || isAnyArrayBuffer(v)) {
+    const tag = safeProp(v, Symbol.toStringTag);
+    return opaque("[" + (typeof tag === "string" ? clip(tag) : "object") + "]");
+  }
+  if (depth > 64 || ++budget.nodes > MAX_NODES || budget.chars > MAX_VALUE) return opaque("[too large]");
+  budget.chars += 2;
+  if (isArray(v)) {
+    const len = ownData(v, "length");
+    const n = len && typeof len.v === "number" ? len.v : 0;
+    if (n > MAX_ARRAY) return opaque("[array too large]");
+    let out = "[";
+    for (let i = 0; i < n; i++) {
+      const d = descriptor(v, S(i));
+      out += (i > 0 ? "," : "") + (d === undefined ? opaque("<hole>") : "value" in d ? toJson(d.value, depth + 1, budget) : opaque("[getter]"));
+    }
+    return out + "]";
+  }
+  let out = "{", first = true;
+  for (const k of ownKeys(v)) {
     if (typeof k !== "string") continue;
-    const d = Object.getOwnPropertyDescriptor(v, k);
+    const d = descriptor(v, k);
     if (!d || !d.enumerable) continue;
-    Object.defineProperty(out, k, { value: "value" in d ? toPlain(d.value, depth + 1, budget) : opaque("[getter]"), enumerable: true, writable: true, configurable: true });
+    const key = stringify(k);
+    budget.chars += key.length + 2;
+    out += (first ? "" : ",") + key + ":" + ("value" in d ? toJson(d.value, depth + 1, budget) : opaque("[getter]"));
+    first = false;
   }
-  return out;
+  return out + "}";
 }
 
-// Lines printed by console.log, read by descriptor: the array lives in the sandbox's realm.
+/** Lines printed by console.log, read by descriptor: the array lives in the sandbox's realm. */
 function printed(out) {
   const len = ownData(out, "length");
-  const lines = [];
-  let size = 0;
-  for (let i = 0; i < (len ? len.v : 0); i++) {
-    const d = ownData(out, String(i));
-    const line = d && typeof d.v === "string" ? d.v : "";
-    size += line.length + 1;
-    if (size > MAX_OUTPUT) return { text: lines.join("\n"), truncated: true };
-    lines.push(line);
+  const n = len && typeof len.v === "number" ? len.v : 0;
+  let text = "", size = 0;
+  for (let i = 0; i < n; i++) {
+    const d = ownData(out, S(i));
+    const l = d && typeof d.v === "string" ? d.v : "";
+    size += l.length + 1;
+    if (size > MAX_OUTPUT) return { text, truncated: true };
+    text += (i > 0 ? "\n" : "") + l;
   }
-  return { text: lines.join("\n"), truncated: false };
+  return { text, truncated: false };
 }
 
-function compile(c, code, filename) {
-  try {
-    return { script: new vm.Script(code, { filename, displayErrors: false, importModuleDynamically: (s) => { throw c.refuse(String(s)); } }) };
-  } catch (e) { return { error: describe(e) }; }
+function compile(code, filename) {
+  try { return { script: new vm.Script(code, { filename, displayErrors: false }) }; }
+  catch (e) { return { error: describe(e) }; }
 }
 
 function run(job) {
-  const timeout = job.perTestMs;
-  const callTests = job.tests.some((t) => t.kind !== "io");
-  let shared = null, main = null, topError = null;
-  if (callTests) {
+  const budget = job.perTestMs * 1000;
+  const tests = job.tests;
+  let shared = null, loaded = false;
+  // a phase's line, then stop if it went over budget: the next phase must not inherit its state
+  const close = (body, at) => {
+    const used = cpuNow() - at;
+    line(body + ',"cpu":' + used);
+    if (used > budget) exit(0);
+  };
+  if (tests.some((t) => t.kind === "call")) {
+    const at = begin(-1);
     shared = newContext();
-    main = compile(shared, job.code, "submission.js");
-    if (main.error) topError = main.error;
-    else {
-      try { main.script.runInContext(shared.ctx, { timeout, displayErrors: false }); } catch (e) { topError = describe(e); }
-    }
+    const main = compile(job.code, "submission.js");
+    let error = main.error;
+    if (!error) { try { main.script.runInContext(shared.ctx, { displayErrors: false }); } catch (e) { error = describe(e); } }
+    loaded = !error;
+    close(error ? ',"load":"error","message":' + stringify(error) : ',"load":"ok"', at);
   }
-  for (let i = 0; i < job.tests.length; i++) {
-    const t = job.tests[i];
-    if (t.kind === "io") { emit(Object.assign({ i }, runIo(job.code, t, timeout))); continue; }
-    if (topError) { emit({ i, kind: topError.timeout ? "timeout" : "error", message: "while loading the code: " + topError.message }); continue; }
-    const call = compile(shared, t.call, "test.js");
-    if (call.error) { emit({ i, kind: "error", message: "bad test expression: " + call.error.message }); continue; }
-    let got;
-    try { got = call.script.runInContext(shared.ctx, { timeout, displayErrors: false }); }
-    catch (e) { const d = describe(e); emit({ i, kind: d.timeout ? "timeout" : "error", message: d.message }); continue; }
-    emit({ i, kind: "value", got: toPlain(got, 0, { n: 200000 }) });
+  for (const t of tests) {
+    if (t.kind === "call" && !loaded) continue; // the parent records these from the load line
+    const at = begin(t.i);
+    const head = ',"i":' + t.i;
+    if (t.kind === "io") { close(head + runIo(job.code, t.input), at); continue; }
+    const call = compile(t.call, "test.js");
+    if (call.error) { close(head + ',"kind":"error","message":' + stringify("bad test expression: " + call.error), at); continue; }
+    let got, error = null;
+    try { got = call.script.runInContext(shared.ctx, { displayErrors: false }); } catch (e) { error = describe(e); }
+    close(head + (error !== null ? ',"kind":"error","message":' + stringify(error) : ',"kind":"value","got":' + toJson(got, 0, { nodes: 0, chars: 0 })), at);
   }
 }
 
-function runIo(code, t, timeout) {
+function runIo(code, input) {
   const c = newContext();
-  const main = compile(c, code, "submission.js");
-  if (main.error) return { kind: "error", message: main.error.message };
-  c.sandbox.input = String(t.input);
-  try { main.script.runInContext(c.ctx, { timeout, displayErrors: false }); }
-  catch (e) { const d = describe(e); return { kind: d.timeout ? "timeout" : "error", message: d.message }; }
+  const main = compile(code, "submission.js");
+  if (main.error) return ',"kind":"error","message":' + stringify(main.error);
+  c.backing.input = S(input);
+  try { main.script.runInContext(c.ctx, { displayErrors: false }); }
+  catch (e) { return ',"kind":"error","message":' + stringify(describe(e)); }
   const p = printed(c.out);
-  return { kind: "output", text: p.text, truncated: p.truncated };
+  return ',"kind":"output","text":' + stringify(p.text) + ',"truncated":' + (p.truncated ? "true" : "false");
 }
 
 {
   let job = null;
-  try { job = JSON.parse(fs.readFileSync(0, "utf8")); nonce = String(job.nonce); } catch (e) { emit({ fatal: "bad job: " + e.message }); }
-  if (job !== null) {
-    let ok = true;
-    try { run(job); } catch (e) { ok = false; emit({ fatal: "verifier error: " + String(e && e.message) }); }
-    if (ok) emit({ done: true });
-  }
+  try { job = parse(readAll(0, "utf8")); nonceJson = stringify(S(job.nonce)); }
+  catch (e) { line(',"fatal":' + stringify("bad job: " + S(e && e.message))); exit(1); }
+  try { run(job); line(',"done":true'); exit(0); }
+  catch (e) { line(',"fatal":' + stringify("verifier error: " + S(e && e.message))); exit(1); }
 }
 `;

@@ -12,6 +12,11 @@ describe("grading in the parent", () => {
     expect(valuesEqual(opaque("undefined"), {})).toBe(false);
     // a transferred Infinity arrives opaque: it must not match a finite number (Infinity - x <= Infinity)
     expect(valuesEqual(opaque("null"), 1)).toBe(false);
+    // and a non-finite number on the channel (JSON.parse reads 1e999 as Infinity) equals nothing
+    expect(valuesEqual(JSON.parse("1e999"), 5)).toBe(false);
+    expect(valuesEqual(JSON.parse("[1e999]"), [1e308])).toBe(false);
+    expect(valuesEqual(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY)).toBe(false);
+    expect(valuesEqual(Number.NaN, Number.NaN)).toBe(false);
   });
 
   it("renders values as the reflect role reads them", () => {

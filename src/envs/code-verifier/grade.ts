@@ -15,11 +15,18 @@ function isOpaque(v: unknown): v is { [OPAQUE]: string } {
   return keys.length === 1 && keys[0] === OPAQUE;
 }
 
-/** Deep equality of a transferred value with an expected JSON value; numbers to 1e-9 relative. */
+/**
+ * Deep equality of a transferred value with an expected JSON value; finite numbers to 1e-9
+ * relative. A non-finite number (JSON.parse reads `1e999` as Infinity) equals nothing.
+ */
 export function valuesEqual(got: unknown, want: JsonValue): boolean {
   if (isOpaque(got)) return false;
   if (typeof got === "number" && typeof want === "number")
-    return got === want || Math.abs(got - want) <= 1e-9 * Math.max(1, Math.abs(got), Math.abs(want));
+    return (
+      Number.isFinite(got) &&
+      Number.isFinite(want) &&
+      (got === want || Math.abs(got - want) <= 1e-9 * Math.max(1, Math.abs(got), Math.abs(want)))
+    );
   if (got === null || want === null || typeof got !== "object" || typeof want !== "object") return got === want;
   if (Array.isArray(got) !== Array.isArray(want)) return false;
   if (Array.isArray(got))
@@ -51,7 +58,7 @@ export function normalizeOutput(s: string): string {
 export type ChildVerdict =
   | { kind: "value"; got: unknown }
   | { kind: "output"; text: string; truncated: boolean }
-  | { kind: "error" | "timeout"; message: string };
+  | { kind: "error"; message: string };
 
 /** The graded result of one test. */
 export function gradeTest(
@@ -60,7 +67,7 @@ export function gradeTest(
   index: number,
   label: string,
 ): TestResult {
-  if (v.kind === "error" || v.kind === "timeout") return { index, label, status: v.kind, message: v.message };
+  if (v.kind === "error") return { index, label, status: "error", message: v.message };
   if (test.kind === "call") {
     if (v.kind !== "value") return { index, label, status: "error", message: "verifier sent output for a call test" };
     return valuesEqual(v.got, test.expected)

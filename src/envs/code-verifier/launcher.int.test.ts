@@ -1,19 +1,20 @@
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
-import { launchSandbox, type SandboxEvents } from "./launcher.js";
+import { launchSandbox, type PhaseLimits, type PhaseStop, type SandboxEvents } from "./launcher.js";
 
 interface Outcome {
   pid?: number;
   channel: string;
   stdoutBytes: number;
   stderr: string;
+  limit?: PhaseStop;
   closed?: { code: number | null; signal: string | null };
   failed?: string;
 }
 
 /** Runs `argv` through the launcher; `onSpawn` sees the pid while the child is alive. */
-function launch(argv: string[], stdin: string, onSpawn?: (pid: number, kill: () => void) => void): Promise<Outcome> {
+function launch(argv: string[], stdin: string, onSpawn?: (pid: number, kill: () => void) => void, phases?: PhaseLimits): Promise<Outcome> {
   return new Promise((resolve) => {
     const out: Outcome = { channel: "", stdoutBytes: 0, stderr: "" };
     const events: SandboxEvents = {
@@ -21,13 +22,14 @@ function launch(argv: string[], stdin: string, onSpawn?: (pid: number, kill: () 
         out.pid = pid;
         onSpawn?.(pid, () => handle.kill());
       },
+      limit: (stop) => void (out.limit = stop),
       channel: (t) => void (out.channel += t),
       stdout: (n) => void (out.stdoutBytes += n),
       stderr: (t) => void (out.stderr += t),
       closed: (code, signal) => resolve({ ...out, closed: { code, signal } }),
       failed: (message) => resolve({ ...out, failed: message }),
     };
-    const handle = launchSandbox(argv, tmpdir(), stdin, events);
+    const handle = launchSandbox(argv, tmpdir(), stdin, events, phases);
   });
 }
 
@@ -79,6 +81,31 @@ describe.runIf(process.platform === "linux")("sandbox launcher", () => {
     const again = await launch(["/bin/sh", "-c", "echo ok >&3"], "");
     expect(again.closed?.code).toBe(0);
     expect(again.channel).toBe("ok\n");
+  });
+
+  it("answers each phase's handshake and stops the phase that goes over its CPU time or wall clock", async () => {
+    // a child speaking the handshake: phases 0 and 1 are quick, phase 2 does what argv[1] says
+    const child = (last: string) => [
+      process.execPath,
+      "-e",
+      `const fs = require("fs"); const b = Buffer.alloc(1);
+       const begin = (p) => { const u = process.cpuUsage(); fs.writeSync(4, p + " " + (u.user + u.system) + "\\n"); fs.readSync(4, b, 0, 1, null); fs.writeSync(3, "phase " + p + "\\n"); };
+       begin(0); begin(1); begin(2); ${last}`,
+    ];
+    const limits = { cpuMs: 200, wallMs: 1500 };
+    const quick = await launch(child(""), "", undefined, limits);
+    expect(quick.closed).toEqual({ code: 0, signal: null });
+    expect(quick.channel).toBe("phase 0\nphase 1\nphase 2\n");
+    expect(quick.limit).toBeUndefined();
+    const t0 = Date.now();
+    const spin = await launch(child("for (;;) {}"), "", undefined, limits);
+    expect(spin.limit).toMatchObject({ kind: "cpu", phase: 2 });
+    expect(spin.limit?.cpuMs).toBeGreaterThanOrEqual(200);
+    expect(spin.closed?.signal).toBe("SIGKILL");
+    const asleep = await launch(child("Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);"), "", undefined, limits);
+    expect(asleep.limit).toMatchObject({ kind: "wall", phase: 2 });
+    expect(asleep.limit?.cpuMs).toBeLessThan(200);
+    expect(Date.now() - t0).toBeLessThan(6000);
   });
 
   it("reports a program that cannot be started", async () => {

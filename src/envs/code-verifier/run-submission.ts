@@ -1,25 +1,28 @@
-// Runs one submission against its tests in a sandboxed `node` child (realm, permission and OS layers;
-// docs/security.md) and grades what it transfers back on a nonce-checked channel. Must never throw
-// or hang for anything the submission does: kills, crashes, limits and tampering become results.
+// Runs one submission against its tests in sandboxed `node` children (realm, permission and OS
+// layers; docs/security.md) and grades what they transfer back on a nonce-checked channel. Must
+// never throw or hang for anything the submission does: kills, crashes, limits and tampering become
+// results. Verdicts depend on CPU time only; wall-clock limits are recorded backstops.
 
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { CHILD_SOURCE } from "./child-source.js";
 import { gradeTest } from "./grade.js";
-import { launchSandbox, STDERR_CHARS } from "./launcher.js";
+import { mentionsImport } from "./import-scan.js";
 import { emptyWorkDir, isolationPrefix } from "./isolation.js";
-import { parseVerdict } from "./verdict-channel.js";
+import { launchSandbox, type PhaseStop, STDERR_CHARS } from "./launcher.js";
 import type { CodeSubmission, CodeTest, ProcessFailure, TestResult, VerifierOptions, VerifyResult } from "./types.js";
+import { lineSplitter, parseVerdict } from "./verdict-channel.js";
 
 const DEFAULTS = { perTestMs: 1000, memoryMb: 128, startupMs: 3000 };
-/** Bytes the parent reads from the verdict channel (and discards from stdout) before it stops the child. */
+/** Bytes the parent reads from the verdict channel (and discards from stdout) per child before it stops it. */
 const MAX_CHANNEL_BYTES = 16 << 20;
+const IMPORT_REFUSED = "the code uses `import`, which the sandbox does not provide (no module can be loaded)";
 
 /**
  * Node flags for the sandbox child: no code generation from strings anywhere in the process (so no
  * constructor chain can compile code, whatever realm it starts from), the permission model with
- * nothing allowed (no file reads or writes, child processes, workers or addons), no WebAssembly, a
- * heap limit, and the vm-modules hook so a dynamic import() is answered inside the sandbox's realm.
+ * nothing allowed (no file reads or writes, child processes, workers or addons), no WebAssembly and
+ * no asm.js validation (whose messages V8 reports through a host function), and a heap limit.
  * Node ≥ 22.13 spells the permission flag `--permission`.
  */
 export function sandboxFlags(memoryMb: number): string[] {
@@ -27,8 +30,8 @@ export function sandboxFlags(memoryMb: number): string[] {
   return [
     permission,
     "--disallow-code-generation-from-strings",
-    "--experimental-vm-modules",
     "--no-expose-wasm",
+    "--no-validate-asm",
     "--no-warnings",
     `--max-old-space-size=${memoryMb}`,
   ];
@@ -66,79 +69,169 @@ function treeRssMb(pid: number): number | null {
   return total;
 }
 
+interface Limits {
+  perTestMs: number;
+  perTestWallMs: number;
+  memoryMb: number;
+  rssLimitMb: number;
+  addressSpaceMb: number;
+  wallMs: number;
+  /** Date.now() at which the whole run is stopped. */
+  deadline: number;
+}
+
+/** What the runs of one submission share: the verdicts so far and the first failure. */
+interface Run {
+  tests: readonly CodeTest[];
+  code: string;
+  results: Map<number, TestResult>;
+  failure?: ProcessFailure;
+}
+
 /**
- * Runs `submission` in a fresh sandboxed process and grades every test. Always resolves (a machine
- * that cannot provide `options.isolation: "namespaces"` gives a "spawn" failure).
+ * Runs `submission` in fresh sandboxed processes and grades every test: one process, plus one more
+ * after each test that goes over its CPU time (so no test inherits the state of one that was cut
+ * short). Always resolves (a machine that cannot provide `options.isolation: "namespaces"` gives a
+ * "spawn" failure).
  * @example
  * const r = await runSubmission({ code: "function add(a, b) { return a + b; }", tests: [{ call: "add(2, 3)", expected: 5 }] });
  * r.passRate; // 1
  */
-export function runSubmission(submission: CodeSubmission, options: VerifierOptions = {}): Promise<VerifyResult> {
+export async function runSubmission(submission: CodeSubmission, options: VerifierOptions = {}): Promise<VerifyResult> {
+  const started = Date.now();
+  const tests = submission.tests;
   const perTestMs = options.perTestMs ?? DEFAULTS.perTestMs;
+  const perTestWallMs = options.perTestWallMs ?? Math.max(10 * perTestMs, 1000);
   const memoryMb = options.memoryMb ?? DEFAULTS.memoryMb;
   const rssLimitMb = options.rssLimitMb ?? memoryMb + 192;
-  const wallLimit = options.wallMs ?? (options.startupMs ?? DEFAULTS.startupMs) + perTestMs * (submission.tests.length + 1) * 1.5;
+  const wallMs = options.wallMs ?? ((options.startupMs ?? DEFAULTS.startupMs) + perTestWallMs) * (tests.length + 1);
   // V8 reserves ~1 GB of address space up front; the resident-set watchdog is the finer limit
-  const addressSpaceMb = Math.max(1024, rssLimitMb + 768);
+  const limits: Limits = {
+    perTestMs,
+    perTestWallMs,
+    memoryMb,
+    rssLimitMb,
+    addressSpaceMb: Math.max(1024, rssLimitMb + 768),
+    wallMs,
+    deadline: started + wallMs,
+  };
+  const run: Run = { tests, code: stripExports(String(submission.code ?? "")), results: new Map() };
+  const refuse = (i: number, message: string) => run.results.set(i, { index: i, label: labelOf(tests[i], i), status: "error", message });
+  // V8 answers import() through a host function, so no code that may contain one reaches the sandbox
+  const refuseAll = mentionsImport(run.code);
+  for (const [i, t] of tests.entries()) {
+    if (refuseAll) refuse(i, IMPORT_REFUSED);
+    else if (t.kind !== "io" && mentionsImport(t.call)) refuse(i, `bad test expression: ${IMPORT_REFUSED}`);
+  }
+
+  let pending = tests.map((_, i) => i).filter((i) => !run.results.has(i));
+  for (let children = 0; pending.length > 0 && children <= tests.length; children++) {
+    const again = await runChild(run, pending, limits, options);
+    pending = pending.filter((i) => !run.results.has(i));
+    if (!again) break;
+  }
+  // a tampered channel voids every verdict: nothing it carried can be trusted
+  if (run.failure?.kind === "tampered") run.results.clear();
+  return assemble(tests, run.results, run.failure, Date.now() - started);
+}
+
+const cpuOver = (ms: number) => `CPU time over ${ms} ms`;
+
+/**
+ * One sandbox process for the tests `indices` (in order). Resolves true when it stopped at a phase
+ * over a limit and the tests after it should run in a fresh process, false when it is over (all
+ * verdicts in, or a failure that ends the run, recorded in `run.failure`).
+ */
+function runChild(run: Run, indices: readonly number[], limits: Limits, options: VerifierOptions): Promise<boolean> {
+  const { tests } = run;
+  const remaining = limits.deadline - Date.now();
+  if (remaining <= 0) {
+    run.failure ??= { kind: "wall-timeout", message: `wall-clock limit of ${Math.round(limits.wallMs)} ms for the run exceeded` };
+    return Promise.resolve(false);
+  }
+  let prefix: string[];
+  try {
+    const phases = indices.length + 1;
+    prefix = isolationPrefix(options.isolation ?? "auto", {
+      cpuSeconds: ((limits.perTestMs + 50) * phases + 1000) / 1000,
+      addressSpaceMb: limits.addressSpaceMb,
+    });
+  } catch (err) {
+    run.failure ??= { kind: "spawn", message: err instanceof Error ? err.message : String(err) };
+    return Promise.resolve(false);
+  }
   const nonce = randomBytes(16).toString("hex");
   // the child sees the calls and inputs, never the expected values
   const job = JSON.stringify({
     nonce,
-    code: stripExports(String(submission.code ?? "")),
-    tests: submission.tests.map((t) => (t.kind === "io" ? { kind: "io", input: t.input } : { kind: "call", call: t.call })),
-    perTestMs,
+    code: run.code,
+    perTestMs: limits.perTestMs,
+    tests: indices.map((i) => {
+      const t = tests[i];
+      return t.kind === "io" ? { i, kind: "io", input: t.input } : { i, kind: "call", call: t.call };
+    }),
   });
-  const started = Date.now();
-  let prefix: string[];
-  try {
-    prefix = isolationPrefix(options.isolation ?? "auto", { cpuSeconds: wallLimit / 1000 + 1, addressSpaceMb });
-  } catch (err) {
-    const failure: ProcessFailure = { kind: "spawn", message: err instanceof Error ? err.message : String(err) };
-    return Promise.resolve(assemble(submission.tests, new Map(), failure, 0));
-  }
+  const mine = new Set(indices);
+  const budgetUs = limits.perTestMs * 1000;
+  const settle = (i: number, r: Omit<TestResult, "index" | "label">) => run.results.set(i, { index: i, label: labelOf(tests[i], i), ...r });
+  /** Call tests of this child that have no verdict yet (they all depend on loading the code). */
+  const unsettledCalls = () => indices.filter((i) => tests[i].kind !== "io" && !run.results.has(i));
 
   return new Promise((resolve) => {
-    const verdicts = new Map<number, TestResult>();
-    let failure: ProcessFailure | undefined;
-    let fatal: string | undefined;
+    let ended: ProcessFailure | undefined; // a failure of this child that ends the run
+    let stopped: PhaseStop | undefined; // the launcher stopped a phase
+    let over = false; // the child reported a phase over its CPU time, and stops after it
     let done = false;
-    let buffered = "";
+    let loaded = false;
+    let fatal: string | undefined;
     let channelBytes = 0;
     let stdoutBytes = 0;
     let stderr = "";
+    let pid: number | undefined;
     let settled = false;
 
-    const argv = [...prefix, process.execPath, ...sandboxFlags(memoryMb), "-e", CHILD_SOURCE];
-    let pid: number | undefined;
     const kill = (f: ProcessFailure) => {
-      failure ??= f;
+      ended ??= f;
       child.kill();
     };
     const timer = setTimeout(
-      () => kill({ kind: "timeout", message: `wall-clock limit of ${Math.round(wallLimit)} ms exceeded` }),
-      wallLimit,
+      () => kill({ kind: "wall-timeout", message: `wall-clock limit of ${Math.round(limits.wallMs)} ms for the run exceeded` }),
+      remaining,
     );
     const watchdog = setInterval(() => {
       const mb = pid ? treeRssMb(pid) : null;
-      if (mb !== null && mb > rssLimitMb)
-        kill({ kind: "memory", message: `memory limit exceeded (${Math.round(mb)} MB resident > ${rssLimitMb} MB)` });
+      if (mb !== null && mb > limits.rssLimitMb)
+        kill({ kind: "memory", message: `memory limit exceeded (${Math.round(mb)} MB resident > ${limits.rssLimitMb} MB)` });
     }, 20);
 
     const tampered = (what: string) => kill({ kind: "tampered", message: `verdict channel: ${what}` });
     const onLine = (line: string) => {
       if (line.trim() === "") return;
-      const m = parseVerdict(line, nonce, submission.tests.length);
+      const m = parseVerdict(line, nonce, tests.length);
       if (m === null) return tampered("a line the verifier did not write");
       if ("done" in m) done = true;
       else if ("fatal" in m) fatal = m.fatal;
-      else if (verdicts.has(m.i)) tampered(`a second verdict for test ${m.i}`);
+      else if ("load" in m) {
+        if (loaded) return tampered("a second load line");
+        loaded = true;
+        const late = m.cpuUs > budgetUs;
+        over ||= late;
+        if (late || m.load === "error") {
+          const why = late ? cpuOver(limits.perTestMs) : m.load === "error" ? m.message : "";
+          for (const i of unsettledCalls()) settle(i, { status: late ? "timeout" : "error", message: `while loading the code: ${why}` });
+        }
+      } else if (!mine.has(m.i) || run.results.has(m.i)) tampered(`a second or unexpected verdict for test ${m.i}`);
       else {
-        verdicts.set(m.i, gradeTest(toGradable(submission.tests[m.i]), m.verdict, m.i, labelOf(submission.tests[m.i], m.i)));
+        if (m.cpuUs > budgetUs) {
+          over = true;
+          settle(m.i, { status: "timeout", message: cpuOver(limits.perTestMs) });
+        } else run.results.set(m.i, gradeTest(toGradable(tests[m.i]), m.verdict, m.i, labelOf(tests[m.i], m.i)));
         // an allocation refused by the address-space limit surfaces inside the sandbox as a RangeError
         if (m.verdict.kind === "error" && /Array buffer allocation failed/.test(m.verdict.message))
-          kill({ kind: "memory", message: `memory limit exceeded (address space > ${addressSpaceMb} MB)` });
+          kill({ kind: "memory", message: `memory limit exceeded (address space > ${limits.addressSpaceMb} MB)` });
       }
     };
+    const feed = lineSplitter(onLine);
 
     const finish = (code: number | null, signal: string | null, spawnError?: string) => {
       if (settled) return;
@@ -146,46 +239,64 @@ export function runSubmission(submission: CodeSubmission, options: VerifierOptio
       clearTimeout(timer);
       clearInterval(watchdog);
       child.kill(); // anything the child left behind in its group
-      if (spawnError) failure ??= { kind: "spawn", message: `could not start the sandbox: ${spawnError}` };
-      else if (/heap out of memory|Reached heap limit|allocation failed|Fatal process OOM/i.test(stderr))
-        failure ??= { kind: "memory", message: `memory limit exceeded (${memoryMb} MB heap)` };
-      else if (fatal) failure ??= { kind: "crash", message: fatal };
-      else if (verdicts.size < submission.tests.length || !done)
-        failure ??= {
-          kind: "crash",
-          message: `process ended early (${signal ?? `exit ${code}`})${stderr ? `: ${stderr.trim().split("\n").slice(-3).join(" | ").slice(0, 300)}` : ""}`,
-        };
-      // a tampered channel voids every verdict: nothing it carried can be trusted
-      if (failure?.kind === "tampered") verdicts.clear();
-      resolve(assemble(submission.tests, verdicts, failure, Date.now() - started));
+      if (spawnError) ended ??= { kind: "spawn", message: `could not start the sandbox: ${spawnError}` };
+      let again = false;
+      if (!ended && stopped) {
+        const why = stopped.kind === "cpu" ? cpuOver(limits.perTestMs) : `wall-clock backstop of ${limits.perTestWallMs} ms exceeded`;
+        if (stopped.phase < 0)
+          for (const i of unsettledCalls()) settle(i, { status: "timeout", message: `while loading the code: ${why}` });
+        else if (!run.results.has(stopped.phase)) settle(stopped.phase, { status: "timeout", message: why });
+        if (stopped.kind === "wall")
+          run.failure ??= {
+            kind: "wall-timeout",
+            message: `a phase ran past the wall-clock backstop of ${limits.perTestWallMs} ms with ${stopped.cpuMs} ms of CPU time (the code sleeps, or the machine is overloaded)`,
+          };
+        again = true;
+      } else if (!ended && over && !done) again = true;
+      else if (!ended && !done) {
+        if (/heap out of memory|Reached heap limit|allocation failed|Fatal process OOM/i.test(stderr))
+          ended = { kind: "memory", message: `memory limit exceeded (${limits.memoryMb} MB heap)` };
+        else if (fatal) ended = { kind: "crash", message: fatal };
+        else
+          ended = {
+            kind: "crash",
+            message: `process ended early (${signal ?? `exit ${code}`})${stderr ? `: ${stderr.trim().split("\n").slice(-3).join(" | ").slice(0, 300)}` : ""}`,
+          };
+      } else if (!ended && indices.some((i) => !run.results.has(i))) ended = { kind: "crash", message: "the sandbox skipped tests" };
+      if (ended) run.failure ??= ended;
+      resolve(again && !ended);
     };
 
+    const argv = [...prefix, process.execPath, ...sandboxFlags(limits.memoryMb), "-e", CHILD_SOURCE];
     // the launcher starts the child in its own process group, so one signal reaches everything it started
-    const child = launchSandbox(argv, emptyWorkDir(), job, {
-      spawned: (p) => {
-        pid = p;
+    const child = launchSandbox(
+      argv,
+      emptyWorkDir(),
+      job,
+      {
+        spawned: (p) => {
+          pid = p;
+        },
+        limit: (stop) => {
+          stopped ??= stop;
+        },
+        channel: (chunk) => {
+          channelBytes += chunk.length;
+          if (channelBytes > MAX_CHANNEL_BYTES) return kill({ kind: "crash", message: "verifier output too large" });
+          feed(chunk);
+        },
+        stdout: (bytes) => {
+          stdoutBytes += bytes;
+          if (stdoutBytes > MAX_CHANNEL_BYTES) kill({ kind: "crash", message: "verifier output too large" });
+        },
+        stderr: (text) => {
+          if (stderr.length < STDERR_CHARS) stderr += text;
+        },
+        closed: (code, signal) => finish(code, signal),
+        failed: (message) => finish(null, null, message),
       },
-      channel: (chunk) => {
-        channelBytes += chunk.length;
-        if (channelBytes > MAX_CHANNEL_BYTES) return kill({ kind: "crash", message: "verifier output too large" });
-        buffered += chunk;
-        let nl = buffered.indexOf("\n");
-        while (nl >= 0) {
-          onLine(buffered.slice(0, nl));
-          buffered = buffered.slice(nl + 1);
-          nl = buffered.indexOf("\n");
-        }
-      },
-      stdout: (bytes) => {
-        stdoutBytes += bytes;
-        if (stdoutBytes > MAX_CHANNEL_BYTES) kill({ kind: "crash", message: "verifier output too large" });
-      },
-      stderr: (text) => {
-        if (stderr.length < STDERR_CHARS) stderr += text;
-      },
-      closed: (code, signal) => finish(code, signal),
-      failed: (message) => finish(null, null, message),
-    });
+      { cpuMs: limits.perTestMs, wallMs: limits.perTestWallMs },
+    );
   });
 }
 
@@ -205,7 +316,7 @@ function assemble(
     const label = labelOf(t, i);
     if (firstMissing && failure) {
       firstMissing = false;
-      return { index: i, label, status: failure.kind === "timeout" ? "timeout" : "error", message: failure.message };
+      return { index: i, label, status: failure.kind === "wall-timeout" ? "timeout" : "error", message: failure.message };
     }
     return { index: i, label, status: "error", message: `not run: ${failure?.message ?? "verifier stopped"}` };
   });

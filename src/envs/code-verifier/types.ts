@@ -20,17 +20,27 @@ export interface CodeSubmission {
   tests: readonly CodeTest[];
 }
 
-/** Limits for one run. */
+/**
+ * Limits for one run. The verdict depends only on CPU time (`perTestMs`), which other processes on
+ * the machine do not change; the wall-clock limits are backstops, and hitting one is recorded as a
+ * "wall-timeout" failure so that a result that may depend on load can be told apart.
+ */
 export interface VerifierOptions {
-  /** Time for the submission's top-level code and for each test, in the sandbox. Default 1000. */
+  /**
+   * CPU time of the sandbox process for loading the code and for each test (the reading of what it
+   * returned included). A test over it is a "timeout", and the tests after it run in a fresh
+   * process. Default 1000.
+   */
   perTestMs?: number;
+  /** Wall-clock backstop for the same phases (code asleep in `Atomics.wait` uses no CPU). Default max(10 × perTestMs, 1000). */
+  perTestWallMs?: number;
   /** V8 heap limit of the child (`--max-old-space-size`). Default 128. */
   memoryMb?: number;
   /** Resident-set limit enforced by the parent (catches off-heap buffers). Default memoryMb + 192. */
   rssLimitMb?: number;
-  /** Extra wall-clock allowance for starting the child. Default 3000. */
+  /** Wall-clock allowance for starting each child process, part of the default `wallMs`. Default 3000. */
   startupMs?: number;
-  /** Hard cap on the whole run. Default startupMs + 1.5 × perTestMs × (tests + 1). */
+  /** Wall-clock cap on the whole run, a backstop. Default (startupMs + perTestWallMs) × (tests + 1). */
   wallMs?: number;
   /**
    * The OS layer around the child: "auto" (default: namespaces and rlimits where the machine allows
@@ -39,7 +49,7 @@ export interface VerifierOptions {
   isolation?: IsolationChoice;
 }
 
-/** pass, wrong answer, error (exception, crash, memory), or timeout. */
+/** pass, wrong answer, error (exception, crash, memory), or timeout (CPU time, or a wall-clock backstop). */
 export type TestStatus = "pass" | "wrong" | "error" | "timeout";
 
 /** The verdict on one test, written so the reflect role can read it. */
@@ -56,11 +66,14 @@ export interface TestResult {
 }
 
 /**
- * Why the child process ended early, when it did. "tampered": the verdict channel carried a line the
- * verifier did not write (a forgery attempt); every verdict of the run is discarded.
+ * Why the run ended early or may not be load-independent. "wall-timeout": a wall-clock backstop
+ * (`perTestWallMs` or `wallMs`) stopped it, so its verdicts may depend on how busy the machine was.
+ * "tampered": the verdict channel carried a line the verifier did not write (a forgery attempt);
+ * every verdict of the run is discarded. A test over its CPU time is not a failure of the run: it is
+ * that test's "timeout".
  */
 export interface ProcessFailure {
-  kind: "timeout" | "memory" | "crash" | "spawn" | "tampered";
+  kind: "wall-timeout" | "memory" | "crash" | "spawn" | "tampered";
   message: string;
 }
 
