@@ -1,11 +1,12 @@
 // Reading run configs from a TypeScript object or a JSON / YAML / JS / TS file, validating them,
 // applying defaults that depend on other fields, and writing the effective config into the run
 // directory. Throws MasoError; never exits or prints.
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { extname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseDocument } from "yaml";
 import { writeFileAtomic } from "../fs/atomic-file.js";
+import { ioError, readRegularFile } from "../fs/fs-util.js";
 import { resolvePrecision } from "../engine/precision.js";
 import { MasoError } from "../errors.js";
 import { CAST_HINT, type CastEntry, resolveCast } from "./cast.js";
@@ -56,9 +57,16 @@ async function importNamespace(path: string): Promise<Record<string, unknown>> {
   return (await import(pathToFileURL(abs).href)) as Record<string, unknown>;
 }
 
+/** Config files are small; anything larger is not one (and would only be slow to parse). */
+const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
+/** Deeper than any config maso defines; a deeper file is malformed or hostile (validation recurses). */
+export const MAX_CONFIG_DEPTH = 64;
+
 /**
  * Reads a config file without validating it: .json, .yaml/.yml, or a .js/.mjs/.ts module whose
- * default export (or `config` export) is the config object. Errors: CONFIG_FILE.
+ * default export (or `config` export) is the config object. A JSON or YAML file must hold a
+ * mapping at most {@link MAX_CONFIG_DEPTH} levels deep. Errors: CONFIG_FILE (unreadable, not a
+ * regular file, bad syntax), CONFIG_EMPTY, CONFIG_NOT_MAPPING, CONFIG_TOO_DEEP, CONFIG_YAML_ALIASES.
  * @example
  * const raw = await readConfigFile("maso.yaml");
  */
@@ -72,31 +80,111 @@ export async function readConfigFile(path: string): Promise<unknown> {
     const v = mod.default ?? mod.config;
     if (v === undefined)
       throw new MasoError("CONFIG_FILE", `${path} exports no config`, "export default { … } or export const config = { … }");
-    return v;
+    return checkConfigValue(v, path, false);
   }
+  if (ext !== ".json" && ext !== ".yaml" && ext !== ".yml")
+    throw new MasoError("CONFIG_FILE", `${path}: unknown config file type '${ext}'`, "use .json, .yaml, .yml, .js, .mjs or .ts");
   let text: string;
   try {
-    text = await readFile(path, "utf8");
+    text = await readRegularFile(path, "utf8", { maxBytes: MAX_CONFIG_BYTES });
   } catch (e) {
-    throw new MasoError("CONFIG_FILE", `cannot read config ${path}: ${(e as Error).message}`, "check the path");
+    const why = e instanceof MasoError ? e.what : (e as Error).message;
+    throw new MasoError("CONFIG_FILE", `cannot read config ${path}: ${why}`, "pass the path of a regular .json or .yaml file");
   }
-  if (ext === ".json") {
-    try {
-      return JSON.parse(text);
-    } catch (e) {
+  return checkConfigValue(ext === ".json" ? parseJsonText(text, path) : parseYamlConfig(text, path), path);
+}
+
+/**
+ * Parses the text of a JSON config file (`path` names it in errors): a mapping at most
+ * {@link MAX_CONFIG_DEPTH} levels deep. Errors: CONFIG_FILE (syntax), CONFIG_EMPTY,
+ * CONFIG_NOT_MAPPING, CONFIG_TOO_DEEP.
+ * @example
+ * const saved = parseJsonConfig(await readRegularFile(join(runDir, CONFIG_FILE), "utf8"), join(runDir, CONFIG_FILE));
+ */
+export function parseJsonConfig(text: string, path: string): unknown {
+  return checkConfigValue(parseJsonText(text, path), path);
+}
+
+function parseJsonText(text: string, path: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    if (e instanceof RangeError) throw tooDeep(path);
+    throw new MasoError(
+      "CONFIG_FILE",
+      `${path} is not valid JSON: ${(e as Error).message}`,
+      "fix the syntax (a YAML file needs a .yaml extension)",
+    );
+  }
+}
+
+function parseYamlConfig(text: string, path: string): unknown {
+  let doc: ReturnType<typeof parseDocument>;
+  try {
+    doc = parseDocument(text);
+  } catch (e) {
+    if (e instanceof RangeError) throw tooDeep(path);
+    throw e;
+  }
+  const first = doc.errors[0];
+  if (first) {
+    if (/call stack/i.test(first.message)) throw tooDeep(path);
+    throw new MasoError("CONFIG_FILE", `${path} is not valid YAML: ${first.message}`, "fix the syntax");
+  }
+  try {
+    // the yaml library refuses documents whose aliases expand past maxAliasCount (a "billion laughs" file)
+    return doc.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    if (e instanceof ReferenceError && /alias/i.test(e.message))
       throw new MasoError(
-        "CONFIG_FILE",
-        `${path} is not valid JSON: ${(e as Error).message}`,
-        "fix the syntax (a YAML file needs a .yaml extension)",
+        "CONFIG_YAML_ALIASES",
+        `${path}: its YAML aliases (*name) expand too far: ${e.message}`,
+        "write the repeated values out, or use fewer nested aliases",
       );
-    }
+    if (e instanceof RangeError) throw tooDeep(path);
+    throw new MasoError("CONFIG_FILE", `${path} is not valid YAML: ${(e as Error).message}`, "fix the file");
   }
-  if (ext === ".yaml" || ext === ".yml") {
-    const doc = parseDocument(text);
-    if (doc.errors.length > 0) throw new MasoError("CONFIG_FILE", `${path} is not valid YAML: ${doc.errors[0].message}`, "fix the syntax");
-    return doc.toJS();
+}
+
+function tooDeep(path: string): MasoError {
+  return new MasoError(
+    "CONFIG_TOO_DEEP",
+    `${path} nests lists or mappings more than ${MAX_CONFIG_DEPTH} levels deep`,
+    "a maso config is a few levels deep; check the file is the config meant",
+  );
+}
+
+/** Nesting depth of a parsed value, walked without recursion (a hostile file may be 100k deep); stops past `limit`. */
+function depthExceeds(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop() as [unknown, number];
+    if (v === null || typeof v !== "object") continue;
+    if (d >= limit) return true;
+    for (const child of Object.values(v as object)) stack.push([child, d + 1]);
   }
-  throw new MasoError("CONFIG_FILE", `${path}: unknown config file type '${ext}'`, "use .json, .yaml, .yml, .js, .mjs or .ts");
+  return false;
+}
+
+/**
+ * An empty file, a scalar or a list at the top, or (for parsed files, which hold no cycles)
+ * nesting past {@link MAX_CONFIG_DEPTH} are named errors.
+ */
+function checkConfigValue(value: unknown, path: string, parsed = true): unknown {
+  if (value === null || value === undefined)
+    throw new MasoError(
+      "CONFIG_EMPTY",
+      `${path} is empty: it holds no settings`,
+      "write the config's settings into it (see docs/config.md), or leave out --config to use the workflow's own config",
+    );
+  if (typeof value !== "object" || Array.isArray(value))
+    throw new MasoError(
+      "CONFIG_NOT_MAPPING",
+      `${path} must hold a mapping of settings at the top, got ${Array.isArray(value) ? "a list" : `a ${typeof value}`}`,
+      "write the config as key: value settings (see docs/config.md)",
+    );
+  if (parsed && depthExceeds(value, MAX_CONFIG_DEPTH)) throw tooDeep(path);
+  return value;
 }
 
 export interface ResolveOptions {
@@ -174,8 +262,12 @@ export async function loadRunConfig(
  * await writeEffectiveConfig(config.runDir, config);
  */
 export async function writeEffectiveConfig(runDir: string, config: unknown): Promise<string> {
-  await mkdir(runDir, { recursive: true });
   const path = join(runDir, CONFIG_FILE);
-  await writeFileAtomic(path, `${JSON.stringify(config, null, 2)}\n`);
+  try {
+    await mkdir(runDir, { recursive: true });
+    await writeFileAtomic(path, `${JSON.stringify(config, null, 2)}\n`);
+  } catch (e) {
+    throw ioError(e, `writing ${path}`);
+  }
   return path;
 }

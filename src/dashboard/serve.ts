@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { MasoError } from "../errors.js";
 import { createDashboardApp } from "./app.js";
+import { allowedHostNames } from "./host-check.js";
 
 export interface DashboardServer {
   url: string;
@@ -13,6 +14,8 @@ export interface DashboardServer {
 
 /**
  * Serves the dashboard of `runDir`, or of several `runDirs` overlaid (port 0 picks a free port).
+ * Requests are answered for loopback names, the bound `host`, `allowedHosts` and IP literals;
+ * other Host headers get 403 (see host-check.ts).
  * @example
  * const d = await serveDashboard({ runDirs: ["runs/s0", "runs/s1"], port: 8377 }); console.log(d.url); await d.close();
  */
@@ -21,9 +24,12 @@ export function serveDashboard(opts: {
   runDirs?: readonly string[];
   port?: number;
   host?: string;
+  allowedHosts?: readonly string[];
 }): Promise<DashboardServer> {
-  const app = createDashboardApp(opts.runDirs ?? (opts.runDir !== undefined ? [opts.runDir] : []));
   const host = opts.host ?? "127.0.0.1";
+  const app = createDashboardApp(opts.runDirs ?? (opts.runDir !== undefined ? [opts.runDir] : []), {
+    allowedHosts: allowedHostNames(host, opts.allowedHosts),
+  });
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port: opts.port ?? 8377, hostname: host }, (info: AddressInfo) => {
       resolve({

@@ -1,15 +1,15 @@
 // `maso eval`: held-out loss of an engine model (a pretraining run, checkpoint or HF folder) on
 // its run's data or --data; for a `maso train` run or a workflow file, the workflow's greedy metric
-// on its test (or dev) tasks (eval-workflow.ts).
-import { readFile } from "node:fs/promises";
+// on its test (or dev) tasks (eval-workflow.ts). Reads regular files only.
 import { join } from "node:path";
-import { CONFIG_FILE } from "../../config/load-config.js";
+import { CONFIG_FILE, parseJsonConfig } from "../../config/load-config.js";
 import { type PretrainConfig, resolvePretrainConfig } from "../../config/pretrain-config.js";
 import { loadHfModel } from "../../engine/io/hf-model.js";
 import { Decoder } from "../../engine/model/decoder.js";
 import { resolvePrecision } from "../../engine/precision.js";
 import { createByteTokenizer } from "../../engine/tokenizer/byte-tokenizer.js";
 import { MasoError } from "../../errors.js";
+import { readRegularFile, refuseSpecialFiles } from "../../fs/fs-util.js";
 import { evalLoss } from "../../run/pretrain.js";
 import { num, parseFlags, str } from "../args.js";
 import { usageError } from "../exit-codes.js";
@@ -19,11 +19,25 @@ import { loadPretrainData } from "../pretrain-data.js";
 import { evalWorkflow, isWorkflowFile } from "./eval-workflow.js";
 import { type Command, println } from "./types.js";
 
+/**
+ * The run config in `dir`, or null when there is none or it is not JSON (an HF model folder's
+ * config.json is not a run config either, which the caller tells apart). A FIFO or device in its
+ * place, or a JSON nested past any config's depth, is a named error rather than a hang or a crash.
+ */
 async function runConfig(dir: string): Promise<Record<string, unknown> | null> {
+  const path = join(dir, CONFIG_FILE);
+  let text: string;
   try {
-    return JSON.parse(await readFile(join(dir, CONFIG_FILE), "utf8")) as Record<string, unknown>;
-  } catch {
+    text = await readRegularFile(path, "utf8");
+  } catch (e) {
+    if (e instanceof MasoError) throw e;
     return null;
+  }
+  try {
+    return parseJsonConfig(text, path) as Record<string, unknown>;
+  } catch (e) {
+    if (e instanceof MasoError && e.code !== "CONFIG_TOO_DEEP") return null;
+    throw e;
   }
 }
 
@@ -73,6 +87,8 @@ options:
     const src = p.positionals[0];
     if (!src) throw usageError("eval: missing the run, checkpoint or model directory", "eval");
     if (isWorkflowFile(src)) return evalWorkflow(src, null, p, io);
+    // a FIFO or device among the files read below would block the read forever
+    await refuseSpecialFiles(src, 6, ["trajectories", "rewards", "tensorboard"]);
     const rc = await runConfig(src);
     if (rc && rc.kind !== "pretrain" && rc.models !== undefined && rc.cast !== undefined) return evalWorkflow(src, rc, p, io);
     for (const f of ["checkpoint", "config"] as const)
@@ -80,6 +96,7 @@ options:
     // an HF model folder also has a config.json; only a pretraining run's is a run config
     const runCfg: PretrainConfig | null = rc?.kind === "pretrain" ? resolvePretrainConfig(rc, join(src, CONFIG_FILE)) : null;
     const dataFlag = str(p, "data");
+    if (dataFlag !== undefined && dataFlag !== "world") await refuseSpecialFiles(dataFlag, 0);
     const dataCfg: PretrainConfig["data"] =
       dataFlag === undefined
         ? (runCfg?.data ?? { source: "world", worldSeed: 0, heldOutEvery: 20, maxDocuments: null })

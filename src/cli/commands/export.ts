@@ -1,7 +1,10 @@
 // `maso export`: writes a run's model as an HF safetensors folder with its tokenizer files, a LoRA
 // adapter in PEFT layout naming its base model, or one GGUF file for llama.cpp / Ollama with the
-// tokenizer's metadata (optionally with an adapter merged into the base matrices).
-import { resolve } from "node:path";
+// tokenizer's metadata (optionally with an adapter merged into the base matrices). It never writes
+// into a run or checkpoint directory, nor onto the folder it exports from.
+import { existsSync, realpathSync, statSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { CHECKPOINTS_DIR, MANIFEST_FILE, stepOfDirName } from "../../checkpoint/paths.js";
 import { loadHfModel, saveHfModel } from "../../engine/io/hf-model.js";
 import { loadAdapter, saveAdapter } from "../../engine/io/peft.js";
 import { writeGguf } from "../../engine/io/gguf.js";
@@ -9,12 +12,63 @@ import { mergedParams } from "../../engine/io/merge-adapter.js";
 import { Decoder } from "../../engine/model/decoder.js";
 import { writeTokenizerFiles } from "../../engine/tokenizer/tokenizer-files.js";
 import { MasoError } from "../../errors.js";
+import { ioError, refuseSpecialFiles } from "../../fs/fs-util.js";
 import { num, parseFlags, str } from "../args.js";
 import { usageError } from "../exit-codes.js";
 import { type FoundTokenizer, findModel, findTokenizer } from "../model-source.js";
 import { type Command, println } from "./types.js";
 
 const DTYPES = { f32: "F32", f16: "F16", bf16: "BF16" } as const;
+
+/** `path` with symlinks resolved as far as it exists (the rest appended), so two spellings compare equal. */
+function realish(path: string): string {
+  const abs = resolve(path);
+  if (existsSync(abs)) return realpathSync(abs);
+  const parent = dirname(abs);
+  return parent === abs ? abs : join(realish(parent), basename(abs));
+}
+
+/**
+ * What `dir` is, when a maso run owns it: a checkpoint (step-NNNNNN with a manifest.json) or a run
+ * (config.json with checkpoints/ or metrics.jsonl).
+ */
+function ownedKind(dir: string): "checkpoint" | "run" | undefined {
+  if (stepOfDirName(basename(dir)) !== null && existsSync(join(dir, MANIFEST_FILE))) return "checkpoint";
+  if (existsSync(join(dir, "config.json")) && (existsSync(join(dir, CHECKPOINTS_DIR)) || existsSync(join(dir, "metrics.jsonl"))))
+    return "run";
+  return undefined;
+}
+
+/**
+ * Refuses an --out that would overwrite what maso reads: the source folder itself, or anything
+ * inside a run or checkpoint directory (its config.json, its verified files); and an --out of the
+ * wrong kind (a directory for GGUF's one file, a file for a folder format).
+ * Errors: EXPORT_OUT_IS_SOURCE, EXPORT_OUT_IN_RUN, EXPORT_OUT_IS_DIR, EXPORT_OUT_NOT_DIR.
+ */
+export function checkExportOut(out: string, src: string, format: string): void {
+  const target = realish(out);
+  if (target === realish(src))
+    throw new MasoError("EXPORT_OUT_IS_SOURCE", `--out ${out} is the folder being exported`, "export into a new folder");
+  const existing = existsSync(target) ? statSync(target) : undefined;
+  if (format === "gguf" && existing?.isDirectory())
+    throw new MasoError(
+      "EXPORT_OUT_IS_DIR",
+      `--out ${out} is a directory; GGUF export writes one file`,
+      `pass a file path, e.g. ${join(out, "model.gguf")}`,
+    );
+  if (format !== "gguf" && existing && !existing.isDirectory())
+    throw new MasoError("EXPORT_OUT_NOT_DIR", `--out ${out} is a file; --format ${format} writes a folder`, "pass a directory path");
+  for (let dir = format === "gguf" ? dirname(target) : target; ; dir = dirname(dir)) {
+    const kind = ownedKind(dir);
+    if (kind)
+      throw new MasoError(
+        "EXPORT_OUT_IN_RUN",
+        `--out ${out} is inside the ${kind} directory ${dir}; exporting there would overwrite its files`,
+        "export into a folder outside every run and checkpoint directory",
+      );
+    if (dirname(dir) === dir) break;
+  }
+}
 
 export const exportCommand: Command = {
   name: "export",
@@ -60,6 +114,11 @@ options:
     const dtypeName = (str(p, "dtype") ?? "f32") as keyof typeof DTYPES;
     if (!(dtypeName in DTYPES)) throw usageError(`export: --dtype must be f32, f16 or bf16, got '${dtypeName}'`, "export");
     if (!["hf", "peft", "gguf"].includes(format)) throw usageError(`export: --format must be hf, peft or gguf, got '${format}'`, "export");
+    checkExportOut(out, src, format);
+    // a FIFO or device among the files read below would block the read forever
+    await refuseSpecialFiles(src, 6, ["trajectories", "rewards", "tensorboard"]);
+    const tokenizerDir = str(p, "tokenizer");
+    if (tokenizerDir) await refuseSpecialFiles(tokenizerDir, 0);
     const source = await findModel(src, { part: str(p, "model"), step: num(p, "step", "export", { int: true, min: 0 }) });
     const { config, params } = await loadHfModel(source.hfDir);
     const dtype = DTYPES[dtypeName];
@@ -75,7 +134,7 @@ options:
       const { lora, params: ap } = await loadAdapter(source.adapters[name], config);
       // the weights the adapter applies to: the run's starting weights while they stayed frozen, else the checkpoint's base
       const base = str(p, "base-name") ?? (source.baseDir && !source.baseTrained ? source.baseDir : resolve(source.hfDir));
-      await saveAdapter(out, config, lora, ap, { dtype, baseModelNameOrPath: base });
+      await saveAdapter(out, config, lora, ap, { dtype, baseModelNameOrPath: base }).catch(rethrowIo(out));
       println(io, `exported adapter '${name}' of ${source.describe} -> ${out} (PEFT, ${dtypeName}, base ${base})`);
       return 0;
     }
@@ -93,18 +152,25 @@ options:
       model.addAdapter(merge, a.lora, a.params);
     }
     const also = merge ? ` + adapter ${merge}` : "";
-    const tok = await findTokenizer(source, config.vocabSize, str(p, "tokenizer"));
+    const tok = await findTokenizer(source, config.vocabSize, tokenizerDir);
     if (format === "hf") {
-      await saveHfModel(out, config, merge ? mergedParams(model, merge) : params, { dtype });
-      const files = tok ? await writeTokenizerFiles(out, tok.tokenizer, tok.dir) : [];
+      await saveHfModel(out, config, merge ? mergedParams(model, merge) : params, { dtype }).catch(rethrowIo(out));
+      const files = tok ? await writeTokenizerFiles(out, tok.tokenizer, tok.dir).catch(rethrowIo(out)) : [];
       println(io, `exported ${source.describe}${also} -> ${out} (HF safetensors, ${dtypeName}${tokenizerNote(tok, files)})`);
       return 0;
     }
-    await writeGguf(out, model, { dtype: dtypeName, tokenizer: tok?.tokenizer, mergeAdapter: merge });
+    await writeGguf(out, model, { dtype: dtypeName, tokenizer: tok?.tokenizer, mergeAdapter: merge }).catch(rethrowIo(out));
     println(io, `exported ${source.describe}${also} -> ${out} (GGUF, ${dtypeName}${tokenizerNote(tok)})`);
     return 0;
   },
 };
+
+/** A write's filesystem failure (ENOSPC, EACCES, EISDIR, …) as a named error. */
+const rethrowIo =
+  (out: string) =>
+  (e: unknown): never => {
+    throw ioError(e, `exporting to ${out}`);
+  };
 
 function tokenizerNote(tok: FoundTokenizer | null, files?: string[]): string {
   if (!tok) return "; no tokenizer found, pass --tokenizer <dir>";

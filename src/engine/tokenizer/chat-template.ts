@@ -1,8 +1,10 @@
-// Renders an HF chat template (Jinja) with the variables transformers passes to it.
-// It only turns messages into prompt text; it never tokenizes and never evaluates anything but the template.
+// Renders an HF chat template (Jinja) with the variables transformers passes to it, every render
+// under a budget (template-budget.ts). It only turns messages into prompt text; it never tokenizes
+// and never evaluates anything but the template.
 
 import { Template } from "@huggingface/jinja";
 import { MasoError } from "../../errors.js";
+import { BASE_RENDER_BUDGET, type RenderBudget, TemplateBudgetExceeded, budgetFor, renderBounded } from "./template-budget.js";
 import { templateVariablesProblem } from "./template-variables.js";
 import type { ChatMessage, ChatTemplateOptions } from "./types.js";
 
@@ -16,24 +18,45 @@ export type ChatTemplateRenderer = (messages: ChatMessage[], opts?: ChatTemplate
  * the special-token strings (`bos_token`, `eos_token`, …), `enable_thinking` only when set,
  * the caller's extra `variables`, and `raise_exception(msg)` (built into @huggingface/jinja).
  * Reserved names among the extra variables throw TOKENIZER_CHAT_TEMPLATE. Any failure, a template's own
- * `raise_exception` included, throws MasoError `TOKENIZER_CHAT_TEMPLATE` carrying the template's message.
+ * `raise_exception` included, throws MasoError `TOKENIZER_CHAT_TEMPLATE` carrying the template's message;
+ * a render past its budget (steps, time, characters, list length; see template-budget.ts) throws
+ * `TOKENIZER_CHAT_TEMPLATE_BUDGET`. `where` names the template's source in messages.
  *
  * @example
  * const render = compileChatTemplate("{% for m in messages %}{{ m.content }}{% endfor %}", {});
  * render([{ role: "user", content: "hi" }]); // "hi"
  */
-export function compileChatTemplate(source: string, specialTokens: Readonly<Record<string, string>>): ChatTemplateRenderer {
+export function compileChatTemplate(
+  source: string,
+  specialTokens: Readonly<Record<string, string>>,
+  opts: { where?: string; budget?: Readonly<RenderBudget> } = {},
+): ChatTemplateRenderer {
+  const where = opts.where ?? "the model directory";
   let template: Template;
   try {
     template = new Template(source);
   } catch (err) {
     throw new MasoError(
       "TOKENIZER_CHAT_TEMPLATE",
-      `chat template does not parse: ${(err as Error).message}`,
+      `chat template of ${where} does not parse: ${(err as Error).message}`,
       "check chat_template in tokenizer_config.json (or chat_template.jinja) of the model directory",
     );
   }
-  const render = (vars: Record<string, unknown>): string => template.render(vars);
+  const render = (vars: Record<string, unknown>): string => {
+    const [chars, items] = inputSize(vars);
+    try {
+      return renderBounded(template, vars, budgetFor(chars, items, opts.budget ?? BASE_RENDER_BUDGET));
+    } catch (err) {
+      // a RangeError is recursion past the stack or a string past JavaScript's limit: a budget too
+      if (err instanceof TemplateBudgetExceeded || err instanceof RangeError)
+        throw new MasoError(
+          "TOKENIZER_CHAT_TEMPLATE_BUDGET",
+          `the chat template of ${where} went past its render budget (${err instanceof TemplateBudgetExceeded ? err.what : err.message}) on ${items} messages and tools`,
+          "a chat template renders in well under a millisecond; this one loops or recurses without bound. Use the model's original chat template",
+        );
+      throw err;
+    }
+  };
   const can = toolSupport(render, specialTokens);
   return (messages, opts = {}) => {
     const wantsTools = opts.tools !== undefined && opts.tools.length > 0;
@@ -60,6 +83,7 @@ export function compileChatTemplate(source: string, specialTokens: Readonly<Reco
     try {
       return render(vars);
     } catch (err) {
+      if (err instanceof MasoError) throw err;
       throw new MasoError(
         "TOKENIZER_CHAT_TEMPLATE",
         `chat template failed to render: ${(err as Error).message}`,
@@ -67,6 +91,16 @@ export function compileChatTemplate(source: string, specialTokens: Readonly<Reco
       );
     }
   };
+}
+
+/** Characters and items (messages, tools) a render's inputs hold, to scale its budget. */
+function inputSize(vars: Record<string, unknown>): [chars: number, items: number] {
+  const messages = Array.isArray(vars.messages) ? (vars.messages as ChatMessage[]) : [];
+  const tools = Array.isArray(vars.tools) ? vars.tools : [];
+  let chars = 0;
+  for (const m of messages) chars += typeof m.content === "string" ? m.content.length : JSON.stringify(m).length;
+  if (tools.length > 0) chars += JSON.stringify(tools).length;
+  return [chars, messages.length + tools.length];
 }
 
 const PROBE_TOOL = "maso_probe_tool";
@@ -82,7 +116,8 @@ function toolSupport(render: (vars: Record<string, unknown>) => string, specialT
   const shows = (vars: Record<string, unknown>, name: string): boolean => {
     try {
       return render({ ...specialTokens, add_generation_prompt: false, ...vars }).includes(name);
-    } catch {
+    } catch (err) {
+      if (err instanceof MasoError) throw err; // past its budget: not "no tools", a template to refuse
       return false;
     }
   };

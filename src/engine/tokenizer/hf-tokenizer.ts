@@ -1,13 +1,15 @@
 // Hugging Face tokenizers (tokenizer.json + tokenizer_config.json) through @lenml/tokenizers, with the
-// model's own Jinja chat template. It reads files and builds a Tokenizer; it never downloads anything.
+// model's own Jinja chat template. It reads files (regular files only) and builds a Tokenizer whose
+// regexes were checked for catastrophic backtracking; it never downloads anything.
 
-import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { TokenizerLoader, type tokenizers } from "@lenml/tokenizers";
 import { MasoError } from "../../errors.js";
+import { readRegularFile } from "../../fs/fs-util.js";
 import { type ChatTemplateRenderer, compileChatTemplate } from "./chat-template.js";
 import { type AddedTokenJson, checkTokenizerJson } from "./hf-tokenizer-json.js";
+import { checkTokenizerRegexes } from "./regex-safety.js";
 import type { ChatMessage, ChatTemplateOptions, DecodeOptions, EncodeOptions, Tokenizer } from "./types.js";
 
 /** The files of an HF tokenizer that maso reads, by name; `tokenizer.json` is required. */
@@ -44,8 +46,9 @@ const SPECIAL_TOKEN_KEYS = ["bos_token", "eos_token", "unk_token", "sep_token", 
 export async function loadHfTokenizer(dir: string): Promise<HfTokenizer> {
   const files: Record<string, string> = {};
   for (const name of HF_TOKENIZER_FILES) {
-    const text = await readFile(join(dir, name), "utf8").catch((err: NodeJS.ErrnoException) => {
+    const text = await readRegularFile(join(dir, name), "utf8").catch((err: NodeJS.ErrnoException) => {
       if (err.code === "ENOENT") return undefined;
+      if (err instanceof MasoError) throw err;
       throw new MasoError("TOKENIZER_READ", `cannot read ${join(dir, name)}: ${err.message}`, "check the file's permissions");
     });
     if (text !== undefined) files[name] = text;
@@ -75,6 +78,7 @@ export function hfTokenizerFromFiles(files: Readonly<Record<string, string>>, wh
   const generationConfig = parse("generation_config.json");
   const jsonPath = `${where}/tokenizer.json`;
   const tokenizerJson = checkTokenizerJson(parseJsonObject(tokenizerJsonText, jsonPath), jsonPath);
+  checkTokenizerRegexes(tokenizerJson, jsonPath);
   const addedTokens = tokenizerJson.added_tokens.map((t) => ({ id: t.id, content: t.content, special: t.special === true }));
   const tok = buildLenml(tokenizerJson, config, where);
 
@@ -144,7 +148,7 @@ export function hfTokenizerFromFiles(files: Readonly<Record<string, string>>, wh
       const source = pickTemplate(templates, (opts.tools?.length ?? 0) > 0, where);
       let render = compiled.get(source);
       if (render === undefined) {
-        render = compileChatTemplate(source, specialTokens);
+        render = compileChatTemplate(source, specialTokens, { where });
         compiled.set(source, render);
       }
       return render(messages, opts);

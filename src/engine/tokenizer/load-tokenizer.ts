@@ -1,9 +1,10 @@
 // Loads and saves the tokenizer of a model directory, picking the implementation from tokenizer.json:
 // `{"type": "maso-byte"}` is ours, anything else is an HF tokenizer. It holds no tokenizer logic itself.
 
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { MasoError } from "../../errors.js";
+import { readRegularFile } from "../../fs/fs-util.js";
 import { type ByteTokenizer, byteTokenizerFromJson } from "./byte-tokenizer.js";
 import { type HfTokenizer, loadHfTokenizer } from "./hf-tokenizer.js";
 
@@ -19,7 +20,8 @@ export type SavableTokenizer = ByteTokenizer | HfTokenizer;
  */
 export async function loadTokenizer(dir: string): Promise<SavableTokenizer> {
   const path = join(dir, "tokenizer.json");
-  const text = await readFile(path, "utf8").catch((err: NodeJS.ErrnoException) => {
+  const text = await readRegularFile(path, "utf8").catch((err: NodeJS.ErrnoException) => {
+    if (err instanceof MasoError) throw err;
     throw new MasoError(
       "TOKENIZER_NOT_FOUND",
       `cannot read ${path}: ${err.message}`,

@@ -1,10 +1,12 @@
 // The tokenizer files an exported model folder carries, so consumers get text in and out: what
 // loadTokenizer reads back to the same tokenizer, plus the companions HF tooling looks for
-// (special_tokens_map.json, generation_config.json, …) copied from where the tokenizer came from.
+// (special_tokens_map.json, generation_config.json, …) copied from where the tokenizer came from
+// (regular files only).
 import { copyFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { writeFileAtomic } from "../../fs/atomic-file.js";
+import { refuseSpecialFiles } from "../../fs/fs-util.js";
 import type { ByteTokenizer } from "./byte-tokenizer.js";
 import { type SavableTokenizer, saveTokenizer } from "./load-tokenizer.js";
 
@@ -55,6 +57,7 @@ export async function writeTokenizerFiles(dir: string, tokenizer: SavableTokeniz
   if (from === undefined || resolve(from) === resolve(dir)) return written;
   for (const name of TOKENIZER_COMPANION_FILES) {
     if (written.includes(name) || !existsSync(join(from, name))) continue;
+    await refuseSpecialFiles(join(from, name), 0); // copying a FIFO would wait for a writer forever
     await copyFile(join(from, name), join(dir, name));
     written.push(name);
   }
