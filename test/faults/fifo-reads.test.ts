@@ -56,6 +56,16 @@ describe.skipIf(process.platform === "win32")("a FIFO in a run or model director
     expect(r.ms).toBeLessThan(1000);
   });
 
+  it("maso train --resume on a run whose config.json is a FIFO: FS_NOT_REGULAR_FILE within a second", async () => {
+    const run = join(root, "resume-run");
+    const f = fifo(join(run, "config.json"));
+    const r = await timedCli("train", "--resume", run);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("error FS_NOT_REGULAR_FILE");
+    expect(r.err).toContain(notRegular(f));
+    expect(r.ms).toBeLessThan(1000);
+  });
+
   it("maso export of a run whose checkpoint manifest.json is a FIFO: FS_NOT_REGULAR_FILE within a second", async () => {
     const run = join(root, "export-run");
     mkdirSync(run, { recursive: true });

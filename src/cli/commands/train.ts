@@ -1,16 +1,23 @@
 // `maso train <workflow file>`: loads the workflow module, validates the run config against the
 // workflow's roles, writes the effective config and runs RL training with checkpoints; `--resume
 // <runDir>` continues a killed run exactly; `--check` validates everything a run would, trains nothing.
-import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { listCheckpoints } from "../../checkpoint/paths.js";
-import { CONFIG_FILE, importModule, readConfigFile, resolveRunConfig, writeEffectiveConfig } from "../../config/load-config.js";
+import {
+  CONFIG_FILE,
+  importModule,
+  parseJsonConfig,
+  readConfigFile,
+  resolveRunConfig,
+  writeEffectiveConfig,
+} from "../../config/load-config.js";
 import type { RunConfig } from "../../config/run-config.js";
 import { agentModule, isAgentModule } from "../../gateway/agent-module.js";
 import { agentWorkflowExports } from "../../gateway/agent-workflow.js";
 import { gatewayEnvironment } from "../../gateway/host.js";
 import { workflowRoles } from "../../workflow/graph-types.js";
 import { MasoError } from "../../errors.js";
+import { readRegularFile } from "../../fs/fs-util.js";
 import type { RunLock } from "../../fs/run-lock.js";
 import { createProgress } from "../../progress/progress-display.js";
 import { createNatsRuntime } from "../../distributed/nats-runtime.js";
@@ -91,15 +98,20 @@ export async function loadExports(file: string): Promise<Record<string, unknown>
 
 /** A training run's saved config.json; RUN_NOT_FOUND when the directory has none. */
 export async function savedConfig(runDir: string): Promise<Record<string, unknown>> {
+  const path = join(runDir, CONFIG_FILE);
+  let text: string;
   try {
-    return JSON.parse(await readFile(join(runDir, CONFIG_FILE), "utf8")) as Record<string, unknown>;
-  } catch {
+    // a FIFO or device in its place is a named error, never a read that blocks
+    text = await readRegularFile(path, "utf8");
+  } catch (e) {
+    if (e instanceof MasoError) throw e;
     throw new MasoError(
       "RUN_NOT_FOUND",
       `${runDir} is not a training run (no readable ${CONFIG_FILE})`,
       "pass the run directory a 'maso train' run created",
     );
   }
+  return parseJsonConfig(text, path) as Record<string, unknown>;
 }
 
 /** The in-training evaluation from config.eval: split, size, greedy or sampled (needs `metric`); `onProgress` shows it. */
@@ -165,6 +177,12 @@ async function train(argv: readonly string[], io: CliIo, locks: RunLock[]): Prom
         "CONFIG_MISSING",
         `${file} exports no 'config' and no --config was given`,
         "pass --config <file> (see docs/config.md)",
+      );
+    if (raw === null || typeof raw !== "object" || Array.isArray(raw))
+      throw new MasoError(
+        "CONFIG_NOT_MAPPING",
+        `${cfgPath ?? `${file}'s config export`} is ${raw === null ? "null" : Array.isArray(raw) ? "a list" : typeof raw}, not a config object`,
+        "see docs/config.md",
       );
     const steps = num(p, "steps", "train", { int: true, min: 1 });
     const r = raw as Record<string, unknown>;
