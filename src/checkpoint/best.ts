@@ -1,12 +1,12 @@
 // The best-on-dev pointer of a training run: <runDir>/checkpoints/best.json names the step whose
 // dev metric was highest. Written atomically after that step's checkpoint is committed; the
 // training loop keeps the named checkpoint out of keep-N pruning. Reads and writes this file only.
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../fs/atomic-file.js";
 import { MasoError } from "../errors.js";
 import { fsyncPath } from "../fs/fs-util.js";
 import { checkpointsDir } from "./paths.js";
+import { readRegularFile } from "../fs/fs-util.js";
 
 export const BEST_FILE = "best.json";
 
@@ -24,7 +24,7 @@ export const bestPath = (runDir: string): string => join(checkpointsDir(runDir),
 export async function readBest(runDir: string): Promise<BestPointer | null> {
   let text: string;
   try {
-    text = await readFile(bestPath(runDir), "utf8");
+    text = await readRegularFile(bestPath(runDir), "utf8");
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw e;

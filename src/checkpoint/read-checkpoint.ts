@@ -1,7 +1,7 @@
 // Verifying and loading run checkpoints: every file listed in the manifest must exist with its
 // size and sha256, and no part may be missing, before any part's load() runs. Refuses a corrupt
 // or partial checkpoint with CHECKPOINT_CORRUPT; can fall back to the newest good one. Never writes.
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { parseSafetensors } from "../engine/io/safetensors.js";
 import { MasoError } from "../errors.js";
@@ -9,6 +9,7 @@ import { hashFile, listFilesRecursive } from "../fs/fs-util.js";
 import { CORRUPT_HINT, parseManifest } from "./manifest.js";
 import { MANIFEST_FILE, listCheckpoints, stepOfDirName } from "./paths.js";
 import type { CheckpointManifest, Checkpointable, PartReader } from "./types.js";
+import { readRegularFile } from "../fs/fs-util.js";
 
 /** A checkpoint whose files all matched their hashes. */
 export interface VerifiedCheckpoint {
@@ -30,7 +31,7 @@ function partReader(dir: string, manifest: CheckpointManifest, part: string): Pa
     dir: join(dir, part),
     async tensors(file) {
       const p = path(file);
-      const { tensors } = parseSafetensors(new Uint8Array(await readFile(p)), p);
+      const { tensors } = parseSafetensors(new Uint8Array(await readRegularFile(p)), p);
       const out = new Map<string, Float32Array>();
       for (const [name, t] of tensors) {
         if (!(t.data instanceof Float32Array))
@@ -42,7 +43,7 @@ function partReader(dir: string, manifest: CheckpointManifest, part: string): Pa
     async json(file) {
       const p = path(file);
       try {
-        return JSON.parse(await readFile(p, "utf8"));
+        return JSON.parse(await readRegularFile(p, "utf8"));
       } catch (e) {
         throw new MasoError("CHECKPOINT_CORRUPT", `${p}: not JSON (${(e as Error).message})`, CORRUPT_HINT);
       }
@@ -57,7 +58,7 @@ function partReader(dir: string, manifest: CheckpointManifest, part: string): Pa
  */
 export async function openPartReader(dir: string, part: string): Promise<PartReader> {
   const where = join(dir, MANIFEST_FILE);
-  const text = await readFile(where, "utf8").catch((e: Error) => {
+  const text = await readRegularFile(where, "utf8").catch((e: Error) => {
     throw new MasoError(
       "CHECKPOINT_MISSING",
       `cannot read ${where}: ${e.message}`,
@@ -80,7 +81,7 @@ export async function openPartReader(dir: string, part: string): Promise<PartRea
 export async function verifyCheckpoint(dir: string): Promise<VerifiedCheckpoint> {
   let text: string;
   try {
-    text = await readFile(join(dir, MANIFEST_FILE), "utf8");
+    text = await readRegularFile(join(dir, MANIFEST_FILE), "utf8");
   } catch (e) {
     const missingDir = (await stat(dir).catch(() => null)) === null;
     if (missingDir) throw new MasoError("CHECKPOINT_MISSING", `no checkpoint at ${dir}`, "check the run directory and step");

@@ -114,6 +114,18 @@ export async function restoreRun<S extends object, T>(o: {
   const ckpt = await findCheckpoint(o.runDir, step === undefined ? { fallback: true } : { step });
   const state: RunState = { step: 0, cursor: { epoch: 0, index: 0 }, seed: 0 };
   const rt = await o.build(checkRunState(await ckpt.part("run").json("state.json")).step);
-  await restoreCheckpoint(ckpt, runtimeParts(rt as Runtime<object, unknown>, runStatePart(state), o.runDir));
+  try {
+    await restoreCheckpoint(ckpt, runtimeParts(rt as Runtime<object, unknown>, runStatePart(state), o.runDir));
+    // the weights and the run state must be of the step the manifest says, as a resume checks
+    if (state.step !== ckpt.step)
+      throw new MasoError(
+        "CHECKPOINT_CORRUPT",
+        `${ckpt.dir}: run state (step ${state.step}) does not match the manifest step ${ckpt.step}`,
+        "evaluate another checkpoint (--checkpoint <step>)",
+      );
+  } catch (e) {
+    await rt.close?.({ finished: false });
+    throw e;
+  }
   return { rt, step: state.step, checkpoint: best ? "best" : step === undefined ? "latest" : "step" };
 }

@@ -1,10 +1,10 @@
 // Translation between HF transformers' config.json (LlamaForCausalLM, Qwen2ForCausalLM,
 // Qwen3ForCausalLM) and maso's ModelConfig. Settings the engine does not implement (rope scaling,
 // sliding windows, MLP bias, other activations, quantisation) are rejected, never silently dropped.
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { MasoError } from "../../errors.js";
 import type { Architecture, ModelConfig } from "../config.js";
+import { readRegularFile } from "../../fs/fs-util.js";
 
 const ARCH_CLASSES: Record<string, Architecture> = {
   LlamaForCausalLM: "llama",
@@ -178,7 +178,7 @@ export async function readHfConfig(dirOrFile: string): Promise<ModelConfig> {
   const path = dirOrFile.endsWith(".json") ? dirOrFile : join(dirOrFile, "config.json");
   let text: string;
   try {
-    text = await readFile(path, "utf8");
+    text = await readRegularFile(path, "utf8");
   } catch (e) {
     throw new MasoError(
       "HF_CONFIG_MISSING",

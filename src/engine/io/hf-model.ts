@@ -1,7 +1,7 @@
 // Loading and saving base-model weights in HF's directory layout: config.json plus one
 // model.safetensors or shards listed in model.safetensors.index.json. Tensors map 1:1 by name onto
 // a ParamTable with shape checks; this module must not reinterpret or transpose any tensor.
-import { mkdir, readdir, readFile, stat, unlink } from "node:fs/promises";
+import { mkdir, readdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { MasoError } from "../../errors.js";
 import type { ModelConfig } from "../config.js";
@@ -10,6 +10,7 @@ import { writeFileAtomic } from "../../fs/atomic-file.js";
 import { readHfConfig, type TorchDtype, toHfConfig } from "./hf-config.js";
 import { DTYPE_BYTES } from "./safetensors-header.js";
 import { type FloatDtype, openSafetensors, type SafetensorsEntry, type SafetensorsReader, writeSafetensors } from "./safetensors.js";
+import { readRegularFile } from "../../fs/fs-util.js";
 
 export const SINGLE_FILE = "model.safetensors";
 export const INDEX_FILE = "model.safetensors.index.json";
@@ -27,7 +28,7 @@ async function shardFiles(dir: string): Promise<{ files: string[]; weightMap?: M
   const indexPath = join(dir, INDEX_FILE);
   let text: string | undefined;
   try {
-    text = await readFile(indexPath, "utf8");
+    text = await readRegularFile(indexPath, "utf8");
   } catch {
     text = undefined;
   }

@@ -1,13 +1,14 @@
 // LoRA adapters in PEFT's on-disk format: adapter_config.json plus adapter_model.safetensors with
 // PEFT tensor names (loraParamSpecs). Variants maso cannot run (rsLoRA, DoRA, per-module ranks,
 // partial layers, bias training, regex targets) are rejected on load, never approximated.
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { MasoError } from "../../errors.js";
 import { LORA_TARGETS, type LoraConfig, type LoraTarget, type ModelConfig } from "../config.js";
 import { assertFiniteParams, loraParamSpecs, ParamTable } from "../params.js";
 import { writeFileAtomic } from "../../fs/atomic-file.js";
 import { type FloatDtype, openSafetensors, writeSafetensors } from "./safetensors.js";
+import { readRegularFile } from "../../fs/fs-util.js";
 
 export const ADAPTER_CONFIG = "adapter_config.json";
 export const ADAPTER_WEIGHTS = "adapter_model.safetensors";
@@ -167,7 +168,7 @@ export async function loadAdapter(dir: string, cfg: ModelConfig): Promise<{ lora
   const configPath = join(dir, ADAPTER_CONFIG);
   let text: string;
   try {
-    text = await readFile(configPath, "utf8");
+    text = await readRegularFile(configPath, "utf8");
   } catch (e) {
     throw new MasoError("PEFT_CONFIG", `cannot read ${configPath}: ${(e as Error).message}`, "point at a PEFT adapter directory");
   }

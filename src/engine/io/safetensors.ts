@@ -2,9 +2,10 @@
 // exceed 2 GB), converting F32/F16/BF16/F64 to Float32Array and writing F32/F16/BF16. Header checks
 // live in safetensors-header.ts; this module must not interpret tensor names (that is hf-model/peft).
 import { endianness } from "node:os";
-import { type FileHandle, open } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { MasoError } from "../../errors.js";
 import { writeAtomic, writeFully } from "../../fs/atomic-file.js";
+import { openRegularFile } from "../../fs/fs-util.js";
 import { decodeBf16, decodeF16, encodeBf16, encodeF16 } from "./float-convert.js";
 import {
   DTYPE_BYTES,
@@ -123,8 +124,9 @@ export async function openSafetensors(path: string): Promise<SafetensorsReader> 
   assertLittleEndian();
   let fh: FileHandle;
   try {
-    fh = await open(path, "r");
+    fh = await openRegularFile(path);
   } catch (e) {
+    if (e instanceof MasoError) throw e; // a FIFO or device: named, never a blocking open
     throw new MasoError("SAFETENSORS_OPEN", `cannot open ${path}: ${(e as Error).message}`, "check the path and permissions");
   }
   try {
