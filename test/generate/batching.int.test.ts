@@ -43,8 +43,10 @@ function expectSame(a: GenerationResult, b: GenerationResult): void {
   expect(a.tokens).toEqual(b.tokens);
   expect(a.text).toEqual(b.text);
   expect(a.finishReason).toEqual(b.finishReason);
-  expect(worst(a.logprobs, b.logprobs)).toBeLessThan(1e-5);
-  expect(worst(a.sampledLogprobs, b.sampledLogprobs)).toBeLessThan(1e-5);
+  // batched fp32 logits differ from a lone request's in the last bits at the baseline kernel level
+  // (log-probs up to 1.1e-5 apart measured on an AMD EPYC without AMX); the tokens must not
+  expect(worst(a.logprobs, b.logprobs)).toBeLessThan(5e-5);
+  expect(worst(a.sampledLogprobs, b.sampledLogprobs)).toBeLessThan(5e-5);
 }
 
 describe("mixed batches", () => {
