@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { ApiRequest } from "./api.js";
 import { type GatewayError, invalidRequest } from "./openai-error.js";
 import type { GatewayCall, GatewayMessage, GatewayTool, GatewayToolCall } from "./types.js";
+import { positionOf } from "./chat-request.js";
 
 /** Top-level fields SDKs send that change nothing here; accepted so unmodified clients work. */
 export const IGNORED_MESSAGES_FIELDS = [
@@ -85,25 +86,6 @@ const body = z.strictObject({
 
 type Block = z.infer<typeof block>;
 type Content = z.infer<typeof content>;
-
-/** The same labels, by the same rules, as Chat Completions' `metadata` (chat-request.ts). */
-function positionOf(metadata: Record<string, unknown> | undefined): { node?: string; turn?: number } | string {
-  const node = metadata?.maso_node;
-  const turn = metadata?.maso_turn;
-  const out: { node?: string; turn?: number } = {};
-  if (node !== undefined) {
-    if (typeof node !== "string" || !/^[A-Za-z0-9_.:-]{1,64}$/.test(node))
-      return "metadata.maso_node must be a node name (letters, digits, _.:-, at most 64)";
-    out.node = node;
-  }
-  if (turn !== undefined) {
-    const t = typeof turn === "string" ? Number(turn) : turn;
-    if (typeof t !== "number" || !Number.isInteger(t) || t < 0 || t > 1_000_000)
-      return "metadata.maso_turn must be a whole number from 0 to 1000000";
-    out.turn = t;
-  }
-  return out;
-}
 
 function issueText(issues: readonly z.core.$ZodIssue[]): { message: string; param: string } {
   const first = issues[0];
