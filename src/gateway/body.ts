@@ -43,11 +43,6 @@ export function depthCounter(): { feed(bytes: Uint8Array): number } {
   };
 }
 
-/** Deepest bracket nesting of JSON text, outside strings. */
-export function jsonDepth(text: string): number {
-  return depthCounter().feed(Buffer.from(text, "utf8"));
-}
-
 /**
  * The body of `c` parsed as JSON, or the error to answer: 415 unless it is sent as JSON (a web page
  * cannot send that cross-origin without a preflight), 413 past `limit` bytes, 400 when malformed
