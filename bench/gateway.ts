@@ -8,6 +8,8 @@
 // streamed calls at 1 and 16 concurrent agents, the median time to the first text delta (ttft_ms)
 // and of the whole call (total_ms). prefill_ms and decode_step_ms are the engine's own times for the
 // same calls at 1 agent: a streamed call's first token should come within prefill + 2 decode steps.
+// overhead_share_lanes_level is chat's overhead share with generation lanes at the main thread's
+// priority (MASO_LANE_NICE=0), alternated with the default runs in the same rounds.
 // Run: npx tsx bench/gateway.ts [episodes per round] [rounds]
 import { untrainedCast } from "../scripts/lib/untrained-cast.js";
 import { median, overheadShares, streamFigures } from "./gateway/figures.js";
@@ -26,10 +28,10 @@ interface Mode {
   stream: boolean;
 }
 
-async function run(file: string, variant: string, round: number, mode?: Mode) {
+async function run(file: string, variant: string, round: number, mode?: Mode, tag = "") {
   const { mod, rt } = await untrainedCast(file, variant);
   const tasks = mod.tasks.train as object[];
-  const label = mode ? `${mode.api}${mode.stream ? "-stream" : ""}-` : "";
+  const label = `${tag}${mode ? `${mode.api}${mode.stream ? "-stream" : ""}-` : ""}`;
   const items = Array.from({ length: episodes }, (_, i) => {
     const task = { ...tasks[i % tasks.length], ...mode };
     return { episode: { id: `b${round}-${variant}-${label}${i}`, state: mod.initialState(task), taskId: `t${i % tasks.length}` }, task };
@@ -52,6 +54,18 @@ interface ApiRuns {
   c1: Timed[];
   c16: Timed[];
   failed: number;
+}
+
+/** Chat's overhead share at 16 agents with lanes as nice as the main thread (lanes read it as they start). */
+async function levelLanesShare(round: number): Promise<number> {
+  const saved = process.env.MASO_LANE_NICE;
+  process.env.MASO_LANE_NICE = "0";
+  try {
+    return overheadShares((await run(AGENT, "c16", round, { api: "chat", stream: false }, "level-")).timings).share;
+  } finally {
+    if (saved === undefined) delete process.env.MASO_LANE_NICE;
+    else process.env.MASO_LANE_NICE = saved;
+  }
 }
 
 /** One round of an API: not streamed at 16 agents (overhead share), then streamed at 16 and at 1. */
@@ -89,7 +103,7 @@ const summary = (xs: Throughput[]) => ({
   failed: xs.reduce((a, x) => a + x.failed, 0),
 });
 
-const seen = { dsl: [] as Throughput[], gateway: [] as Throughput[] };
+const seen = { dsl: [] as Throughput[], gateway: [] as Throughput[], levelLanes: [] as number[] };
 const runs = Object.fromEntries(
   APIS.map((api) => [api, { shares: [], serverShares: [], tokens: [], c1: [], c16: [], failed: 0 } as ApiRuns]),
 ) as Record<Api, ApiRuns>;
@@ -99,6 +113,7 @@ for (let r = 0; r < rounds; r++) {
   seen.dsl.push(await run(DSL, "c32", r));
   seen.gateway.push(await run(AGENT, "c32", r));
   for (const api of APIS) await apiRound(api, r, runs[api]);
+  seen.levelLanes.push(await levelLanesShare(r));
 }
 const engine = await samplerReference((await untrainedCast(AGENT, "c1")).rt.cast, episodes);
 const gateway = summary(seen.gateway);
@@ -111,6 +126,7 @@ console.log(
     rounds,
     overhead_share: median(runs.chat.shares),
     overhead_share_server: median(runs.chat.serverShares),
+    overhead_share_lanes_level: median(seen.levelLanes),
     calls_per_s: gateway.calls_per_s,
     episodes_per_s: gateway.episodes_per_s,
     dsl: { calls_per_s: dsl.calls_per_s, episodes_per_s: dsl.episodes_per_s },
@@ -121,3 +137,5 @@ console.log(
     failed: { gateway: gateway.failed + APIS.reduce((a, api) => a + runs[api].failed, 0), dsl: dsl.failed },
   }),
 );
+// the process's one gateway keeps listening, and the runtimes' lanes idle: nothing else ends it
+process.exit(0);

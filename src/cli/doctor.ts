@@ -6,6 +6,7 @@ import { autoPrecision } from "../engine/precision.js";
 import { isolationLevel } from "../envs/code-verifier/isolation.js";
 import { type AddonChoice, addonChoice, type Bf16Support, envCount, native } from "../native/binding.js";
 import { lastLevelCacheBytes } from "../native/cpu-cache.js";
+import { laneNice } from "../runtime/lanes/lane-priority.js";
 
 export interface DoctorReport {
   node: string;
@@ -22,6 +23,8 @@ export interface DoctorReport {
   lanes: number | null;
   /** Why MASO_LANES is refused, when it is. */
   lanesError?: string;
+  /** How much nicer than the process lanes run (MASO_LANE_NICE), or why that setting is refused. */
+  laneNice: number | string;
   lastLevelCacheBytes: number;
   /** oneDNN (for `precision: bf16`) and the CPU's bf16 instructions. */
   bf16?: Bf16Support;
@@ -37,11 +40,18 @@ function natsServerVersion(): string | null {
   return r.status === 0 ? r.stdout.trim() : null;
 }
 
-function lanesSetting(): { lanes: number | null; lanesError?: string } {
+function lanesSetting(): { lanes: number | null; lanesError?: string; laneNice: number | string } {
+  const problem = (err: unknown) => (err instanceof Error ? err.message : String(err));
+  let nice: number | string;
   try {
-    return { lanes: envCount("MASO_LANES") ?? null };
+    nice = laneNice();
   } catch (err) {
-    return { lanes: null, lanesError: err instanceof Error ? err.message : String(err) };
+    nice = problem(err);
+  }
+  try {
+    return { lanes: envCount("MASO_LANES") ?? null, laneNice: nice };
+  } catch (err) {
+    return { lanes: null, lanesError: problem(err), laneNice: nice };
   }
 }
 
@@ -100,7 +110,8 @@ export function formatDoctor(r: DoctorReport): string {
       (r.lanes === null
         ? `one per thread for models with weights up to ${cacheMiB} MiB (the last-level cache), else 1`
         : `${r.lanes} (MASO_LANES)`);
-    lines.push(`lanes        ${lanes}`);
+    const nice = typeof r.laneNice === "string" ? r.laneNice : `nice +${r.laneNice} beside the main thread (MASO_LANE_NICE)`;
+    lines.push(`lanes        ${lanes}`, `lane nice    ${nice}`);
   } else {
     lines.push(`error        ${r.error}`);
   }

@@ -1,5 +1,7 @@
 // The lane generator against the in-thread Sampler on the same model: adapters, in-place weight
 // updates (the lanes read the model's own memory), bf16, closing, and tokenizers that cannot travel.
+import { readdirSync, readFileSync } from "node:fs";
+import { getPriority } from "node:os";
 import { describe, expect, it } from "vitest";
 import { doctorReport, formatDoctor } from "../../src/cli/doctor.js";
 import { Decoder } from "../../src/engine/model/decoder.js";
@@ -10,6 +12,7 @@ import { fillNormal } from "../../src/engine/model/init.js";
 import { createRng } from "../../src/rng.js";
 import { createSamplerGenerator, type Generator, type GeneratorRequest, type GeneratorResult } from "../../src/runtime/index.js";
 import { createLaneGenerator, defaultLanes, lanesFor } from "../../src/runtime/lanes/lane-generator.js";
+import { LANE_NICE, laneNice } from "../../src/runtime/lanes/lane-priority.js";
 import { ask, tinyConfig, tok } from "./helpers.js";
 
 const LORA = { rank: 4, alpha: 8, targets: ["q_proj", "v_proj", "down_proj"] as const };
@@ -69,6 +72,39 @@ describe("lane generator", () => {
     expect(tokensOf(await batch(lanes))).toEqual(tokensOf(await batch(createSamplerGenerator(model, tok))));
     await lanes.close();
   });
+
+  it.runIf(process.platform === "linux")(
+    "lanes run nicer than the process; the process keeps its priority; MASO_LANE_NICE=0 leaves them level",
+    async () => {
+      const nices = () =>
+        readdirSync("/proc/self/task").map((tid) =>
+          Number(readFileSync(`/proc/self/task/${tid}/stat`, "utf8").split(") ")[1].split(" ")[16]),
+        );
+      const own = getPriority();
+      const before = nices().filter((n) => n === own + LANE_NICE).length;
+      for (const [env, want] of [
+        [undefined, 2],
+        ["0", 0],
+      ] as const) {
+        const saved = process.env.MASO_LANE_NICE;
+        if (env === undefined) delete process.env.MASO_LANE_NICE;
+        else process.env.MASO_LANE_NICE = env;
+        const lanes = createLaneGenerator(modelWithAdapters(), tok, { lanes: 2 });
+        try {
+          await batch(lanes); // lanes start with the first requests
+          expect(nices().filter((n) => n === own + LANE_NICE).length - before, `MASO_LANE_NICE=${env}`).toBe(want);
+        } finally {
+          await lanes.close();
+          if (saved === undefined) delete process.env.MASO_LANE_NICE;
+          else process.env.MASO_LANE_NICE = saved;
+        }
+      }
+      expect(getPriority()).toBe(own);
+      expect(laneNice({ MASO_LANE_NICE: "3" })).toBe(3);
+      for (const bad of ["-1", "20", "1.5", "x"])
+        expect(() => laneNice({ MASO_LANE_NICE: bad })).toThrow(expect.objectContaining({ code: "BAD_ENV" }));
+    },
+  );
 
   it("close fails the requests in flight and refuses new ones", async () => {
     const lanes = createLaneGenerator(modelWithAdapters(), tok, { lanes: 2 });

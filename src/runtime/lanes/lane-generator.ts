@@ -13,6 +13,7 @@ import { lastLevelCacheBytes } from "../../native/cpu-cache.js";
 import { startThread } from "../../start-thread.js";
 import type { Generator, GeneratorRequest, GeneratorResult } from "../generator.js";
 import { createSamplerGenerator } from "../sampler-generator.js";
+import { laneNice } from "./lane-priority.js";
 import { blockKeys, PrefixRoutes } from "./prefix-routes.js";
 import type { FromLane, LaneCounters, LaneData, LaneError, TokenizerSource, ToLane } from "./protocol.js";
 
@@ -80,6 +81,7 @@ export function createLaneGenerator(
     adapters: [...model.adapters.values()].map((a) => ({ name: a.name, lora: a.lora, params: a.params.data })),
     tokenizer: source,
     sampler,
+    nice: laneNice(),
   };
   for (const d of [data.base, ...data.adapters.map((a) => a.params)])
     if (!(d.buffer instanceof SharedArrayBuffer))

@@ -8,12 +8,14 @@ import { byteTokenizerFromJson } from "../../engine/tokenizer/byte-tokenizer.js"
 import { hfTokenizerFromFiles } from "../../engine/tokenizer/hf-tokenizer.js";
 import { MasoError } from "../../errors.js";
 import { native } from "../../native/binding.js";
+import { lowerThreadPriority } from "./lane-priority.js";
 import type { FromLane, LaneCounters, LaneData, ToLane } from "./protocol.js";
 
 const data = workerData as LaneData;
 const port = parentPort!;
 // one kernel thread per lane: the lanes are the parallelism (the setting is this thread's own)
 native().setThreads(1);
+lowerThreadPriority(data.nice);
 const model = new Decoder(data.config, new ParamTable(modelParamSpecs(data.config), data.base), { trainBase: false });
 for (const a of data.adapters) model.addAdapter(a.name, a.lora, new ParamTable(loraParamSpecs(data.config, a.lora), a.params));
 const tokenizer = data.tokenizer.kind === "hf" ? hfTokenizerFromFiles(data.tokenizer.files) : byteTokenizerFromJson(data.tokenizer.json);

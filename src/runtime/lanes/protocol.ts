@@ -16,6 +16,8 @@ export interface LaneData {
   adapters: { name: string; lora: LoraConfig; params: Float32Array }[];
   tokenizer: TokenizerSource;
   sampler: Omit<SamplerOptions, "tokenizer">;
+  /** how much nicer than the process the lane runs (lane-priority.ts) */
+  nice: number;
 }
 
 /** `stream`: send the request's tokens back as they are sampled (before its result). */
