@@ -18,6 +18,7 @@ import { createNatsRuntime } from "../src/distributed/nats-runtime.js";
 import { stepRow } from "../src/run/step-row.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
 import type { StepItem } from "../src/runtime/step-context.js";
+import { machine } from "./machine.js";
 
 const WORKFLOW = "examples/workflows/iterative-coding/workflow.ts";
 type Case = { name: string; shape: "perRole" | "shared"; nats: boolean; threads: number; replicas?: number };
@@ -106,6 +107,7 @@ async function main() {
   const a = results.a_inProcess2Threads;
   const shared = results.sharedInProcess2Threads;
   const report = {
+    machine: machine(),
     workload: `${WORKFLOW}: ${steps} RL steps of 16 episodes (first untimed), models/base`,
     identical_metrics: JSON.stringify(results.inProcess1Thread.rows) === JSON.stringify(b.rows),
     controller_share: mean(b.controllerMs.slice(1)) / timed(b),

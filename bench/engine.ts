@@ -15,6 +15,7 @@ import { createAdamW } from "../src/engine/optim/adamw.js";
 import { native } from "../src/native/binding.js";
 import { childRow } from "./child-row.js";
 import { BENCH_SHAPES } from "./shapes.js";
+import { machine } from "./machine.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const PYTHON = process.env.MASO_TORCH_PYTHON ?? "/usr/bin/python3";
@@ -141,6 +142,7 @@ function benchRow(s: Shape, precision: Precision, torch: TorchRuns): void {
     JSON.stringify({
       shape: s.name,
       precision,
+      machine: machine(),
       tokens_per_step: s.batch * s.seqLen,
       threads: info.threads,
       gemm: info.gemm,

@@ -10,11 +10,14 @@
 // same calls at 1 agent: a streamed call's first token should come within prefill + 2 decode steps.
 // overhead_share_lanes_level is chat's overhead share with generation lanes at the main thread's
 // priority (MASO_LANE_NICE=0), alternated with the default runs in the same rounds.
+// bare_round_trip_ms: a request that generates nothing (GET /v1/models) through the API's SDK, at
+// 1 agent: the floor of SDK, HTTP and routing time inside every call's time to first token.
 // Run: npx tsx bench/gateway.ts [episodes per round] [rounds]
 import { untrainedCast } from "../scripts/lib/untrained-cast.js";
-import { median, overheadShares, streamFigures } from "./gateway/figures.js";
+import { median, ms, overheadShares, streamFigures } from "./gateway/figures.js";
 import { samplerReference } from "./gateway/sampler-reference.js";
 import type { Api, Timed } from "./gateway/sdk-calls.js";
+import { machine } from "./machine.js";
 
 const episodes = Number(process.argv[2] ?? 64);
 const rounds = Number(process.argv[3] ?? 2);
@@ -26,6 +29,7 @@ const APIS: readonly Api[] = ["chat", "responses", "messages"];
 interface Mode {
   api: Api;
   stream: boolean;
+  bare?: boolean;
 }
 
 async function run(file: string, variant: string, round: number, mode?: Mode, tag = "") {
@@ -53,6 +57,7 @@ interface ApiRuns {
   tokens: number[];
   c1: Timed[];
   c16: Timed[];
+  bare: Timed[];
   failed: number;
 }
 
@@ -76,6 +81,7 @@ async function apiRound(api: Api, round: number, into: ApiRuns) {
   into.serverShares.push(server);
   into.tokens.push(...plain.timings.map((t) => t.outputTokens ?? Number.NaN));
   into.failed += plain.failed;
+  into.bare.push(...(await run(AGENT, "c1", round, { api, stream: false, bare: true })).timings);
   for (const [variant, calls] of [["c16", into.c16] as const, ["c1", into.c1] as const]) {
     const streamed = await run(AGENT, variant, round, { api, stream: true });
     calls.push(...streamed.timings);
@@ -92,6 +98,7 @@ function apiFigures(a: ApiRuns, engine: { prefill_ms: number; decode_step_ms: nu
     stream_c1: c1,
     stream_c16: streamFigures(a.c16),
     ttft_within_prefill_plus_2_decode: c1.ttft_ms <= engine.prefill_ms + 2 * engine.decode_step_ms,
+    bare_round_trip_ms: ms(median(a.bare.map((t) => t.wallMs))),
     failed: a.failed,
   };
 }
@@ -105,7 +112,7 @@ const summary = (xs: Throughput[]) => ({
 
 const seen = { dsl: [] as Throughput[], gateway: [] as Throughput[], levelLanes: [] as number[] };
 const runs = Object.fromEntries(
-  APIS.map((api) => [api, { shares: [], serverShares: [], tokens: [], c1: [], c16: [], failed: 0 } as ApiRuns]),
+  APIS.map((api) => [api, { shares: [], serverShares: [], tokens: [], c1: [], c16: [], bare: [], failed: 0 } as ApiRuns]),
 ) as Record<Api, ApiRuns>;
 // warm-up: the gateway server, the page cache, each SDK's and each route's code paths
 for (const api of APIS) for (const stream of [false, true]) await run(AGENT, "c16", -1, { api, stream });
@@ -122,6 +129,8 @@ console.log(
   JSON.stringify({
     bench: "gateway",
     model: "models/base",
+    precision: engine.precision,
+    machine: machine(),
     episodes,
     rounds,
     overhead_share: median(runs.chat.shares),

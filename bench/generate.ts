@@ -19,6 +19,7 @@ import { Decoder } from "../src/engine/model/decoder.js";
 import { BENCH_SHAPES } from "./shapes.js";
 import { createByteTokenizer } from "../src/engine/tokenizer/byte-tokenizer.js";
 import { defaultThreads, native } from "../src/native/binding.js";
+import { machine } from "./machine.js";
 
 const SHAPES: Record<string, ModelConfig> = BENCH_SHAPES;
 type Precision = "fp32" | "bf16";
@@ -160,6 +161,7 @@ async function main(): Promise<void> {
   const llama = mod ? await mod.getLlama({ gpu: false, build: "never", maxThreads: threads, logLevel: mod.LlamaLogLevel.error }) : null;
   const dir = await mkdtemp(join(tmpdir(), "maso-bench-gen-"));
   const out: Record<string, unknown> = {
+    machine: machine(),
     threads,
     gemm: info.gemm,
     // llama.cpp's threads spin while waiting: on a machine busier than its core count they collapse

@@ -19,6 +19,7 @@ import { defineRole } from "../src/workflow/role.js";
 import { childRow } from "./child-row.js";
 import { startRssSampler } from "./rss-sampler.js";
 import { BENCH_SHAPES } from "./shapes.js";
+import { machine } from "./machine.js";
 
 type Precision = "fp32" | "bf16";
 const SHAPE = "qwen2.5-0.5b";
@@ -96,6 +97,7 @@ async function oneStep(precision: Precision) {
     bench: "rl-step",
     shape: SHAPE,
     precision,
+    machine: machine(),
     episodes,
     max_new_tokens: maxNewTokens,
     activation_budget_mb: budgetMb ?? DEFAULT_TRAINER.activationBudgetMb,

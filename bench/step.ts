@@ -12,6 +12,7 @@ import { textParser } from "../src/workflow/parsers.js";
 import { defineRole } from "../src/workflow/role.js";
 import { defineTool } from "../src/workflow/tool.js";
 import type { Trajectory } from "../src/workflow/trajectory.js";
+import { machine } from "./machine.js";
 
 interface S {
   q: string;
@@ -103,6 +104,7 @@ console.log(
   JSON.stringify(
     {
       bench: "step",
+      machine: machine(),
       model: { hiddenSize: config.hiddenSize, numLayers: config.numLayers, vocabSize: config.vocabSize },
       steps,
       episodesPerStep: episodes,

@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { machine } from "./machine.js";
 
 const steps = Number(process.argv[2] ?? 10);
 const WORKFLOW = "examples/workflows/iterative-coding/workflow.ts";
@@ -63,6 +64,7 @@ quiet.rows.forEach((row, i) => {
 console.log(
   JSON.stringify({
     bench: "under-load",
+    machine: machine(),
     workflow: WORKFLOW,
     steps,
     identical: differences.length === 0 && quiet.rows.length === loaded.rows.length,

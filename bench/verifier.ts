@@ -6,6 +6,7 @@ import { isolationLevel } from "../src/envs/code-verifier/isolation.js";
 import type { VerifierOptions } from "../src/envs/code-verifier/types.js";
 import { verifyMany } from "../src/envs/code-verifier/verify-many.js";
 import { makeCodeTasks } from "../src/envs/tasks/code/code-tasks.js";
+import { machine } from "./machine.js";
 
 const perRound = Number(process.argv[2] ?? 40);
 const rounds = Number(process.argv[3] ?? 3);
@@ -45,6 +46,7 @@ const perSecond = Object.fromEntries(Object.entries(seen).map(([k, v]) => [k, me
 console.log(
   JSON.stringify({
     bench: "verifier",
+    machine: machine(),
     concurrency,
     submissions: submissions.length,
     rounds,

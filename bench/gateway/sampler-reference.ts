@@ -50,5 +50,5 @@ export async function samplerReference(cast: Cast, episodes: number) {
   } finally {
     if (oneThread) native().setThreads(defaultThreads());
   }
-  return { prefill_ms: ms(median(prefill)), decode_step_ms: ms(median(step)) };
+  return { prefill_ms: ms(median(prefill)), decode_step_ms: ms(median(step)), precision: decoder.precision };
 }

@@ -90,6 +90,17 @@ function messages(client: Anthropic, stream: boolean): Ask {
 }
 
 /**
+ * A request that generates nothing (GET /v1/models) through `api`'s SDK, timed: the floor every call
+ * pays for the SDK, HTTP and routing before any model runs.
+ */
+export async function bareRoundTrip(api: Api, baseURL: string, apiKey: string): Promise<Timed> {
+  const t0 = performance.now();
+  if (api === "messages") await new Anthropic({ baseURL: baseURL.replace(/\/v1$/, ""), apiKey, maxRetries: 0 }).models.list();
+  else await new OpenAI({ baseURL, apiKey, maxRetries: 0 }).models.list();
+  return { text: "", wallMs: performance.now() - t0 };
+}
+
+/**
  * A call of `api` against one episode (Anthropic's base URL has no `/v1`: its SDK appends it).
  * @example const ask = asker("messages", false, ctx.baseURL, ctx.apiKey); await ask("writer", prompt, "draft");
  */
