@@ -71,11 +71,13 @@ describe.skipIf(NO_NPM !== "")(`the packed package, installed into a fresh proje
     for (const f of ["scripts/lifecycle.cjs", "scripts/detect-blas.cjs", "LICENSE", "README.md", "docs/config.md"])
       expect(files).toContain(f);
     expect(files).toContain("scripts/detect-dnnl.cjs");
-    // the prebuilt addons: one per instruction-set level of this platform, and the portable one
+    // the prebuilt addons: one per instruction-set level of this platform, the portable one, and
+    // the CPU probe that chooses among them
     const prebuilt = files.filter((f) => f.startsWith("prebuilds/")).sort();
     const platformDir = `prebuilds/${process.platform}-${process.arch}`;
     const levels: string[] = createRequire(import.meta.url)(join(repo, "scripts", "cpu-level.cjs")).levels();
-    expect(prebuilt).toEqual([...levels, "portable"].map((l) => `${platformDir}/maso.${l}.node`).sort());
+    const shipped = [...[...levels, "portable"].map((l) => `${platformDir}/maso.${l}.node`), `${platformDir}/maso_cpu.node`];
+    expect(prebuilt).toEqual(shipped.sort());
     expect(existsSync(join(repo, "prebuilds")), "postpack removes the prebuilds from the clone").toBe(false);
     const strays = files.filter((f) => /^(src|test|bench|examples|recipes|models)\/|\.map$|\.test\.|(^|\/)test-[^/]*$/.test(f));
     expect(strays).toEqual([]);
