@@ -7,7 +7,8 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { addonChoice } from "../../src/native/binding.js";
+import { doctorReport, formatDoctor } from "../../src/cli/doctor.js";
+import { addonChoice, cpuLevels } from "../../src/native/binding.js";
 
 const repo = fileURLToPath(new URL("../..", import.meta.url));
 const require = createRequire(import.meta.url);
@@ -73,6 +74,13 @@ describe("instruction-set levels", () => {
     expect([...renamed].sort()).toEqual(["cmpxchg16b", "lahf-sahf", "lzcnt", "sse3", "sse4.1", "sse4.2"]);
   });
 
+  it("maso doctor prints each level passed over with its missing features", () => {
+    const cpu = { levels: ["baseline"], detection: "/proc/cpuinfo" as const, passedOver: level.passedOver("x64", without("lzcnt")) };
+    const text = formatDoctor({ ...doctorReport(), cpuLevels: cpu });
+    expect(text).toMatch(/kernels {6}\w+ \(this CPU runs baseline; read by \/proc\/cpuinfo\)/);
+    expect(text).toContain("not runnable avx512: missing lzcnt\nnot runnable avx2: missing lzcnt");
+  });
+
   it("each level compiles for its psABI level, never for the building CPU", () => {
     expect(level.cflags("avx512")).toEqual(["-march=x86-64-v4", "-mtune=generic"]);
     expect(level.cflags("avx2")).toEqual(["-march=x86-64-v3", "-mtune=generic"]);
@@ -127,6 +135,7 @@ describe("instruction-set levels", () => {
   it("the loaded addon was compiled for a level this CPU runs", () => {
     const a = addonChoice();
     expect(a.cpuLevels).toEqual(level.supported());
+    expect(cpuLevels()).toEqual({ levels: a.cpuLevels, detection: level.detect().via, passedOver: level.passedOver() });
     if (a.origin !== "MASO_ADDON") expect(a.cpuLevels).toContain(a.level);
     expect(level.levels()).toContain(a.level);
   });
