@@ -3,6 +3,7 @@
 // process.exit, so it can be driven from tests; main-entry.ts sets the process exit code.
 import { readFileSync } from "node:fs";
 import { MasoError } from "../errors.js";
+import { compareCommand } from "./commands/compare.js";
 import { dashboardCommand } from "./commands/dashboard.js";
 import { doctorCommand } from "./commands/doctor.js";
 import { evalCommand } from "./commands/eval.js";
@@ -21,6 +22,7 @@ import { EXIT_CODES_HELP, EXIT_OK, EXIT_USAGE, exitCodeFor } from "./exit-codes.
 export const COMMANDS: readonly Command[] = [
   trainCommand,
   evalCommand,
+  compareCommand,
   pretrainCommand,
   sftCommand,
   exportCommand,

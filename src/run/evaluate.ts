@@ -4,6 +4,7 @@ import type { Runtime } from "../runtime/runtime.js";
 import { meanMetrics } from "../runtime/step-metrics.js";
 import { type EvalMetric, scoreEpisode } from "./eval-metric.js";
 import { type CheckpointChoice, restoreRun } from "./resume.js";
+import type { Trajectory } from "../workflow/trajectory.js";
 
 /** Greedy evaluation on held-out tasks, logged as `eval.metric` (mean of `metric`). */
 export interface TrainRunEval<S, T> {
@@ -32,19 +33,33 @@ export interface EvalResult {
   episodeMetrics: Record<string, number>;
 }
 
+/** One evaluated episode: its task's index in the list, the task, its metric and its trajectory. */
+export interface EvaluatedEpisode<S, T> {
+  index: number;
+  task: T;
+  metric: number;
+  trajectory: Trajectory<S>;
+}
+
 /** Greedy evaluation: the mean of `metric` over the tasks (the first `episodes` of them, or all). */
 export async function evaluate<S extends object, T>(
   rt: Runtime<S, T>,
   o: TrainRunEval<S, T>,
   initialState: (t: T) => S,
-): Promise<EvalResult> {
+): Promise<EvalResult & { perEpisode: EvaluatedEpisode<S, T>[] }> {
   const tasks = o.episodes === null ? o.tasks : o.tasks.slice(0, o.episodes);
   const items = tasks.map((task, i) => ({ episode: { id: `eval-${i}`, state: initialState(task), taskId: `eval-${i}` }, task }));
   o.onProgress?.(0, items.length);
   const trajectories = await rt.controller.evaluate(items, o.greedy === false ? {} : undefined, o.onProgress);
-  const sum = trajectories.reduce((a, t, i) => a + scoreEpisode(o.metric, t, tasks[i], i), 0);
+  const perEpisode = trajectories.map((trajectory, i) => ({
+    index: i,
+    task: tasks[i],
+    metric: scoreEpisode(o.metric, trajectory, tasks[i], i),
+    trajectory,
+  }));
+  const sum = perEpisode.reduce((a, e) => a + e.metric, 0);
   const means = Object.entries(meanMetrics(trajectories.map((t) => t.metrics))).filter(([k]) => !k.endsWith("Ms"));
-  return { metric: sum / Math.max(tasks.length, 1), episodes: tasks.length, episodeMetrics: Object.fromEntries(means) };
+  return { metric: sum / Math.max(tasks.length, 1), episodes: tasks.length, episodeMetrics: Object.fromEntries(means), perEpisode };
 }
 
 /**
@@ -61,7 +76,7 @@ export async function evaluateRun<S extends object, T>(o: {
   runDir?: string;
   checkpoint?: CheckpointChoice;
   onProgress?: (done: number, total: number) => void;
-}): Promise<EvalResult & { step: number; checkpoint: "best" | "latest" | "init" | "step" }> {
+}): Promise<EvalResult & { step: number; checkpoint: "best" | "latest" | "init" | "step"; perEpisode: EvaluatedEpisode<S, T>[] }> {
   const { rt, step, checkpoint } = await restoreRun(o);
   const result = await evaluate(
     rt,

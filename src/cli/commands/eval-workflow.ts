@@ -6,9 +6,11 @@ import { CONFIG_FILE, readConfigFile, resolveRunConfig } from "../../config/load
 import { MasoError } from "../../errors.js";
 import { createProgress } from "../../progress/progress-display.js";
 import { createRuntime } from "../../runtime/runtime.js";
+import { episodeLine, writeEvalEpisodes } from "../../run/eval-episodes.js";
 import { evaluateRun } from "../../run/evaluate.js";
 import type { CheckpointChoice } from "../../run/resume.js";
 import type { Workflow } from "../../workflow/graph-types.js";
+import type { Trajectory } from "../../workflow/trajectory.js";
 import { type Parsed, str } from "../args.js";
 import { usageError } from "../exit-codes.js";
 import { precisionFlag, withPrecision } from "../precision-flag.js";
@@ -93,6 +95,13 @@ export async function evalWorkflow(src: string, rc: Record<string, unknown> | nu
     metric: r.metric,
   };
   const what = r.checkpoint === "init" ? "untrained (step 0)" : `${r.checkpoint} checkpoint, step ${r.step}`;
+  const episodesFile = str(p, "episodes");
+  if (episodesFile !== undefined)
+    await writeEvalEpisodes(
+      episodesFile,
+      { source: src, checkpoint: r.checkpoint, step: r.step, split, metric: r.metric, episodes: r.episodes },
+      r.perEpisode.map((e) => episodeLine(e.task, e.index, e.metric, e.trajectory as Trajectory)),
+    );
   println(
     io,
     p.values.json

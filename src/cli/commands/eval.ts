@@ -63,6 +63,8 @@ options:
   --split <test|dev>    workflows: which held-out tasks (default: test when the module has them)
   --checkpoint <which>  workflow runs: best (default when present), latest, a step, or init (untrained)
   --config <file>       workflow file: the run config (default: the module's 'config' export)
+  --episodes <file>     workflows: also write every episode (task, metric, trajectory) as JSON
+                        lines, for \`maso compare\` and for reading the outputs themselves
   --precision <p>       auto (default: bf16 where the CPU runs it natively, else fp32), fp32 or
                         bf16 (needs oneDNN) GEMM operands for every model
   --json                print the result as JSON`,
@@ -80,6 +82,7 @@ options:
         split: { type: "string" },
         checkpoint: { type: "string" },
         config: { type: "string" },
+        episodes: { type: "string" },
         precision: { type: "string" },
       },
       1,
@@ -91,7 +94,7 @@ options:
     await refuseSpecialFiles(src, 6, ["trajectories", "rewards", "tensorboard"]);
     const rc = await runConfig(src);
     if (rc && rc.kind !== "pretrain" && rc.models !== undefined && rc.cast !== undefined) return evalWorkflow(src, rc, p, io);
-    for (const f of ["checkpoint", "config"] as const)
+    for (const f of ["checkpoint", "config", "episodes"] as const)
       if (p.values[f] !== undefined) throw usageError(`eval: --${f} is for workflow runs and workflow files`, "eval");
     // an HF model folder also has a config.json; only a pretraining run's is a run config
     const runCfg: PretrainConfig | null = rc?.kind === "pretrain" ? resolvePretrainConfig(rc, join(src, CONFIG_FILE)) : null;
