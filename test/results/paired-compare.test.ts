@@ -14,7 +14,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe("pairedComparison", () => {
   it("a constant difference has that difference as both ends of its intervals", () => {
     const before = [0.1, 0.5, 0.9, 0.3];
-    const c = pairedComparison(before, before.map((x) => x + 0.25));
+    const c = pairedComparison(
+      before,
+      before.map((x) => x + 0.25),
+    );
     expect(c.meanDiff).toBeCloseTo(0.25, 12);
     expect(c.bootstrap95[0]).toBeCloseTo(0.25, 12);
     expect(c.bootstrap95[1]).toBeCloseTo(0.25, 12);
