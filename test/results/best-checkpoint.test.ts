@@ -79,6 +79,26 @@ describe("best-on-dev checkpoint", () => {
     expect((await cli("eval", runDir, "--checkpoint", String(pruned))).err).toContain("CHECKPOINT_MISSING");
   });
 
+  it("maso export takes the best checkpoint by default, like eval; --checkpoint latest or a step the others", async () => {
+    const best = (await readBest(runDir))!;
+    const exported = async (...flags: string[]) => {
+      const out = join(root, `export-${flags.join("-") || "default"}`);
+      // the base stays frozen: the planner's adapter, merged, is what training changed
+      const r = await cli("export", runDir, "--out", out, "--adapter", "planner", ...flags);
+      expect(r.err).toBe("");
+      return { out: r.out, weights: readFileSync(join(out, "model.safetensors")) };
+    };
+    const byDefault = await exported();
+    expect(byDefault.out).toContain(`step ${best.step})`);
+    expect((await exported("--checkpoint", "best")).weights.equals(byDefault.weights)).toBe(true);
+    expect((await exported("--checkpoint", String(best.step))).weights.equals(byDefault.weights)).toBe(true);
+    const latest = await exported("--checkpoint", "latest");
+    expect(latest.out).toContain(`step ${STEPS})`);
+    expect(latest.weights.equals(byDefault.weights), "the best and the last step hold different weights").toBe(false);
+    expect((await cli("export", runDir, "--out", join(root, "x"), "--checkpoint", "newest")).code).toBe(2);
+    expect((await cli("export", runDir, "--out", join(root, "x"), "--checkpoint", "1", "--step", "1")).code).toBe(2);
+  });
+
   it("before RL: a workflow file's untrained cast equals the run's --checkpoint init", async () => {
     const fromFile = await json("eval", DEMO, "--config", configFile, "--split", "dev", "--json");
     expect(fromFile).toMatchObject({ checkpoint: "init", step: 0, episodes: demo.tasks.dev.length });

@@ -4,6 +4,7 @@
 // into a run or checkpoint directory, nor onto the folder it exports from.
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
+import { readBest } from "../../checkpoint/best.js";
 import { CHECKPOINTS_DIR, MANIFEST_FILE, stepOfDirName } from "../../checkpoint/paths.js";
 import { loadHfModel, saveHfModel } from "../../engine/io/hf-model.js";
 import { loadAdapter, saveAdapter } from "../../engine/io/peft.js";
@@ -13,7 +14,7 @@ import { Decoder } from "../../engine/model/decoder.js";
 import { writeTokenizerFiles } from "../../engine/tokenizer/tokenizer-files.js";
 import { MasoError } from "../../errors.js";
 import { ioError, refuseSpecialFiles } from "../../fs/fs-util.js";
-import { num, parseFlags, str } from "../args.js";
+import { num, type Parsed, parseFlags, str } from "../args.js";
 import { usageError } from "../exit-codes.js";
 import { type FoundTokenizer, findModel, findTokenizer } from "../model-source.js";
 import { type Command, println } from "./types.js";
@@ -75,7 +76,8 @@ export const exportCommand: Command = {
   summary: "export a model: HF safetensors, PEFT adapter or GGUF",
   help: `usage: maso export <runDir|checkpointDir|modelDir> --out <dir> [--format hf|peft|gguf] [options]
 
-Exports the newest good checkpoint of a run (or the given checkpoint / model folder).
+Exports a run's best-on-dev checkpoint (checkpoints/best.json), as \`maso eval\` evaluates it,
+else its newest good one; or the given checkpoint / model folder.
 
 options:
   --out <dir>          destination folder (required)
@@ -86,7 +88,8 @@ options:
   --model <name>       which model of a multi-model run
   --adapter <name>     which adapter for --format peft (default: the only one);
                        for --format hf or gguf: merge this adapter into the exported weights
-  --step <n>           a specific checkpoint step of a run
+  --checkpoint <c>     a run's best (default when it has one), latest, or a step
+  --step <n>           a specific checkpoint step of a run (as --checkpoint <n>)
   --tokenizer <dir>    take the tokenizer from this folder (default: the model's own, else the
                        weights the run started from, else the byte tokenizer for a byte vocabulary)
   --base-name <name>   peft: base_model_name_or_path (default: the base weights' folder)`,
@@ -101,6 +104,7 @@ options:
         model: { type: "string" },
         adapter: { type: "string" },
         step: { type: "string" },
+        checkpoint: { type: "string" },
         tokenizer: { type: "string" },
         "base-name": { type: "string" },
       },
@@ -119,7 +123,7 @@ options:
     await refuseSpecialFiles(src, 6, ["trajectories", "rewards", "tensorboard"]);
     const tokenizerDir = str(p, "tokenizer");
     if (tokenizerDir) await refuseSpecialFiles(tokenizerDir, 0);
-    const source = await findModel(src, { part: str(p, "model"), step: num(p, "step", "export", { int: true, min: 0 }) });
+    const source = await findModel(src, { part: str(p, "model"), step: await exportStep(src, p) });
     const { config, params } = await loadHfModel(source.hfDir);
     const dtype = DTYPES[dtypeName];
     if (format === "peft") {
@@ -164,6 +168,29 @@ options:
     return 0;
   },
 };
+
+/**
+ * The checkpoint step to export: --step or --checkpoint <n>; the best-on-dev step for
+ * --checkpoint best or by default when the run has a pointer; undefined for the newest good one.
+ */
+async function exportStep(src: string, p: Parsed): Promise<number | undefined> {
+  const step = num(p, "step", "export", { int: true, min: 0 });
+  const which = str(p, "checkpoint");
+  if (step !== undefined && which !== undefined) throw usageError("export: give --step or --checkpoint, not both", "export");
+  if (step !== undefined || which === "latest") return step;
+  if (which !== undefined && which !== "best") {
+    if (!/^\d+$/.test(which)) throw usageError(`export: --checkpoint must be best, latest or a step, got '${which}'`, "export");
+    return Number(which);
+  }
+  const best = existsSync(join(src, CHECKPOINTS_DIR)) ? await readBest(src) : null;
+  if (which === "best" && !best)
+    throw new MasoError(
+      "CHECKPOINT_BEST",
+      `${src} has no best-on-dev pointer (checkpoints/best.json)`,
+      "train with eval.every > 0 on the dev split and a 'metric' export, or pass --checkpoint latest",
+    );
+  return best?.step;
+}
 
 /** A write's filesystem failure (ENOSPC, EACCES, EISDIR, …) as a named error. */
 const rethrowIo =
