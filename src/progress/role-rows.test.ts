@@ -20,7 +20,13 @@ const trajectories = [
   { episodeId: "e0", records: [rec(0, "writer", 10, 4), rec(1, "judge", 6, 1, false)] },
   { episodeId: "e1", records: [rec(0, "writer", 12, 2), rec(1, "judge", 8, 3)] },
 ] as unknown as Trajectory[];
-const reward = (role: string, recordIndex: number, value: number) => ({ role, recordIndex, value, byKind: { trajectory: value } });
+const reward = (role: string, recordIndex: number, value: number) => ({
+  role,
+  recordIndex,
+  value,
+  byKind: { trajectory: value },
+  bySource: { solved: value, ...(recordIndex === 0 && { tidy: 0.25 }) },
+});
 const assigned = {
   episodes: [
     { episodeId: "e0", rewards: [reward("writer", 0, 1)] },
@@ -59,7 +65,7 @@ describe("per-role metrics and their row view", () => {
     const rows = JSON.parse(JSON.stringify(roleRows(roleMetrics(trajectories, assigned, adv, upd))));
     expect(JSON.stringify(rows.writer)).toBe(
       JSON.stringify({
-        reward: { total: 0.5, trajectory: 0.5 },
+        reward: { total: 0.5, trajectory: 0.5, byName: { solved: 0.5, tidy: 0.25 } },
         samples: 2,
         promptLength: 11,
         outputLength: 3,

@@ -17,7 +17,7 @@ export function roleRow(m: RoleStepMetrics): MetricValues {
   };
   if (m.samples === 0) return { reward: { total: 0 }, samples: 0, ...rollout };
   return {
-    reward: { total: m.reward, ...m.rewardByKind },
+    reward: { total: m.reward, ...m.rewardByKind, byName: { ...m.rewardByName } },
     samples: m.samples,
     ...rollout,
     advantage: { mean: m.advantageMean, std: m.advantageStd },

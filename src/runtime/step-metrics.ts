@@ -16,6 +16,8 @@ export interface RoleStepMetrics {
   reward: number;
   /** Mean reward per record by kind (format, node, turn, trajectory). */
   rewardByKind: Record<string, number>;
+  /** Mean reward per record by reward function name (a record a function left alone counts 0). */
+  rewardByName: Record<string, number>;
   advantageMean: number;
   advantageStd: number;
   entropy: number;
@@ -69,21 +71,22 @@ export function roleMetrics(
   adv: Record<string, AdvantageStats>,
   upd: RoleUpdates,
 ): Record<string, RoleStepMetrics> {
-  const rewards = new Map<string, { n: number; total: number; kinds: Record<string, number> }>();
+  const rewards = new Map<string, { n: number; total: number; kinds: Record<string, number>; names: Record<string, number> }>();
   for (const ep of assigned.episodes)
     for (const r of ep.rewards) {
       const role = r.role ?? "?";
-      const a = rewards.get(role) ?? { n: 0, total: 0, kinds: {} };
+      const a = rewards.get(role) ?? { n: 0, total: 0, kinds: {}, names: {} };
       a.n++;
       a.total += sum(r.value);
       for (const [k, v] of Object.entries(r.byKind)) a.kinds[k] = (a.kinds[k] ?? 0) + (v ?? 0);
+      for (const [k, v] of Object.entries(r.bySource)) a.names[k] = (a.names[k] ?? 0) + v;
       rewards.set(role, a);
     }
   const rollout = rolloutCounts(trajectories);
   const roles = new Set([...rewards.keys(), ...Object.keys(adv), ...Object.keys(upd), ...rollout.keys()]);
   const out: Record<string, RoleStepMetrics> = {};
   for (const role of roles) {
-    const rw = rewards.get(role) ?? { n: 0, total: 0, kinds: {} };
+    const rw = rewards.get(role) ?? { n: 0, total: 0, kinds: {}, names: {} };
     const ro = rollout.get(role) ?? { records: 0, promptTokens: 0, outputTokens: 0, formatFailures: 0 };
     const p = upd[role]?.policy;
     const c = upd[role]?.critic;
@@ -91,6 +94,7 @@ export function roleMetrics(
       samples: rw.n,
       reward: rw.n ? rw.total / rw.n : Number.NaN,
       rewardByKind: Object.fromEntries(Object.entries(rw.kinds).map(([k, v]) => [k, v / Math.max(rw.n, 1)])),
+      rewardByName: Object.fromEntries(Object.entries(rw.names).map(([k, v]) => [k, v / Math.max(rw.n, 1)])),
       advantageMean: adv[role]?.advantageMean ?? Number.NaN,
       advantageStd: adv[role]?.advantageStd ?? Number.NaN,
       entropy: p?.entropy ?? c?.entropy ?? Number.NaN,

@@ -39,6 +39,25 @@ describe("maso train", () => {
       }
     }
 
+    // per reward name and role: the mean over the role's rewarded records of the rewards file's bySource
+    for (const [i, row] of rows.entries()) {
+      const lines = readFileSync(join(runDir, "rewards", `step-00000${i + 1}.jsonl`), "utf8")
+        .trim()
+        .split("\n");
+      const sums: Record<string, { n: number; byName: Record<string, number> }> = {};
+      for (const line of lines)
+        for (const r of (JSON.parse(line) as { rewards?: { role: string; bySource: Record<string, number> }[] }).rewards ?? []) {
+          const s = (sums[r.role] ??= { n: 0, byName: {} });
+          s.n++;
+          for (const [name, v] of Object.entries(r.bySource)) s.byName[name] = (s.byName[name] ?? 0) + v;
+        }
+      for (const [role, s] of Object.entries(sums)) {
+        const logged = (row.roles?.[role].reward as { byName: Record<string, number> }).byName;
+        expect(Object.keys(logged).sort()).toEqual(Object.keys(s.byName).sort());
+        for (const [name, v] of Object.entries(s.byName)) expect(logged[name]).toBeCloseTo(v / s.n, 12);
+      }
+    }
+
     expect(await trajectorySteps(runDir)).toEqual([1, 2, 3]);
     const episodes = await episodeSummaries(runDir, 2);
     expect(episodes).toHaveLength(8);
