@@ -4,8 +4,9 @@
 // several runs share a chart), smooths with a debiased EMA (raw kept faint), shows step and values
 // under the cursor, adds the step-0 eval, and fills the run summary panel.
 export const CHARTS_SCRIPT = String.raw`
-  var KINDS = ["rewards", "policy", "lengths", "timing", "eval", "other"];
-  var ORDER = ["reward.total", "reward", "loss", "entropy", "kl", "approxKl", "clipFrac", "gradNorm", "advantage", "value", "length", "outputLength", "promptLength", "tokens", "timings.stepMs", "timings", "eval.metric", "eval"];
+  // what says whether training helps comes first: the held-out metric, then the rewards
+  var KINDS = ["eval", "rewards", "policy", "lengths", "timing", "other"];
+  var ORDER = ["eval.metric", "eval", "reward.total", "reward", "loss", "entropy", "kl", "approxKl", "clipFrac", "gradNorm", "advantage", "value", "length", "outputLength", "promptLength", "tokens", "timings.stepMs", "timings"];
   var DASHES = [null, [6, 3], [2, 3], [10, 3, 2, 3], [4, 6]];
   var SKIP = { step: 1, time: 1, roles: 1 };
   var PLOT_H = 190;

@@ -96,7 +96,8 @@ describe.skipIf(skipReason !== null)("metrics page layout and reading values", (
     const page = await openPage(browser, server.url, 1400, errors);
     const wide = checkLayout(await geometry(page));
     const kinds = await page.locator(".kind").evaluateAll((els) => els.map((e) => e.getAttribute("data-kind")));
-    expect(kinds).toEqual(["rewards", "policy", "lengths", "eval", "other"].filter((k) => kinds.includes(k)));
+    expect(kinds).toEqual(["eval", "rewards", "policy", "lengths", "other"].filter((k) => kinds.includes(k)));
+    expect(kinds[0], "the held-out metric is the first row").toBe("eval");
     expect(kinds).toEqual(expect.arrayContaining(["rewards", "lengths", "eval"]));
     const headings = await page.locator(".kind > h3").allTextContents();
     expect(headings).toEqual(kinds);
