@@ -6,7 +6,7 @@ import { type KV, KvWatchInclude, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { MasoError } from "../errors.js";
 import { startThread } from "../start-thread.js";
-import type { NatsAuth } from "./connect.js";
+import type { ConnectionWatch, NatsAuth } from "./connect.js";
 import { memberKey, runBucket, type WorkerAddress, workerLabel } from "./subjects.js";
 
 /** What a worker announces about itself. */
@@ -86,9 +86,10 @@ export interface MemberWatch {
 
 /**
  * Watches the membership entries. Only beats written after the watch began count, so an entry a
- * dead worker left behind never passes for a live one.
+ * dead worker left behind never passes for a live one. While `conn` (the watcher's own connection)
+ * is down no beat can arrive, so none is judged: silence then is the server's, not a worker's.
  */
-export async function watchMembers(kv: KV, heartbeatTimeoutMs: number): Promise<MemberWatch> {
+export async function watchMembers(kv: KV, heartbeatTimeoutMs: number, conn?: ConnectionWatch): Promise<MemberWatch> {
   const seen = new Map<string, { entry: MemberEntry; at: number }>();
   const lost = new Set<string>();
   const listeners: ((label: string, why: string) => void)[] = [];
@@ -112,8 +113,13 @@ export async function watchMembers(kv: KV, heartbeatTimeoutMs: number): Promise<
       lost.delete(label);
     }
   })().catch(() => {});
+  // every worker gets a full timeout again from the reconnect
+  conn?.onUp(() => {
+    for (const s of seen.values()) s.at = Date.now();
+  });
   const sweep = setInterval(
     () => {
+      if (conn?.down()) return;
       const now = Date.now();
       for (const [label, s] of seen)
         if (now - s.at > heartbeatTimeoutMs) lose(label, `sent no heartbeat for ${now - s.at} ms (timeout ${heartbeatTimeoutMs} ms)`);
