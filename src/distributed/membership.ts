@@ -40,6 +40,8 @@ export interface Heartbeat {
   update(entry: Partial<MemberEntry>): void;
   /** Stops beating and deletes the entry, so the controller sees a clean exit. */
   stop(): Promise<void>;
+  /** Resolves if the thread's connection closes for good (the server gone past the reconnect window). */
+  readonly closed: Promise<void>;
 }
 
 /** Starts the heartbeat thread of one worker; resolves once the first beat is written. */
@@ -49,6 +51,7 @@ export async function startHeartbeat(o: {
   run: string;
   entry: MemberEntry;
   intervalMs: number;
+  reconnectSeconds: number;
 }): Promise<Heartbeat> {
   const t = startThread(import.meta.url, "./heartbeat-thread", {
     url: o.url,
@@ -56,8 +59,10 @@ export async function startHeartbeat(o: {
     bucket: runBucket(o.run),
     key: memberKey(o.entry),
     intervalMs: o.intervalMs,
+    reconnectSeconds: o.reconnectSeconds,
     entry: o.entry,
   });
+  const closed = new Promise<void>((resolve) => t.on("message", (m: { closed?: boolean }) => m.closed && resolve()));
   t.unref();
   await new Promise<void>((resolve, reject) => {
     t.once("message", () => resolve());
@@ -66,6 +71,7 @@ export async function startHeartbeat(o: {
     );
   });
   return {
+    closed,
     update: (entry) => t.postMessage({ entry }),
     async stop() {
       const done = new Promise<void>((resolve) => t.once("message", () => resolve()));
