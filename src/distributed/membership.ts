@@ -85,6 +85,8 @@ export async function startHeartbeat(o: {
 export interface MemberWatch {
   /** Resolves once every address has beaten for `session` since the watch began; the error names the missing ones. */
   waitFor(addresses: readonly WorkerAddress[], session: string, timeoutMs: number, abort?: () => Error | null): Promise<void>;
+  /** The addresses that have not beaten for `session` (or were lost since). */
+  missing(addresses: readonly WorkerAddress[], session: string): WorkerAddress[];
   /** Called once per worker that goes stale or leaves, with its label and why. */
   onLost(cb: (label: string, why: string) => void): void;
   stop(): void;
@@ -133,11 +135,14 @@ export async function watchMembers(kv: KV, heartbeatTimeoutMs: number, conn?: Co
     Math.max(50, Math.min(500, heartbeatTimeoutMs / 4)),
   );
   sweep.unref();
+  const missingOf = (addresses: readonly WorkerAddress[], session: string) =>
+    addresses.filter((a) => seen.get(workerLabel(a))?.entry.session !== session || lost.has(workerLabel(a)));
   return {
+    missing: missingOf,
     async waitFor(addresses, session, timeoutMs, abort) {
       const t0 = Date.now();
       for (;;) {
-        const missing = addresses.map(workerLabel).filter((l) => seen.get(l)?.entry.session !== session || lost.has(l));
+        const missing = missingOf(addresses, session).map(workerLabel);
         if (missing.length === 0) return;
         const stop = abort?.();
         if (stop) throw stop;

@@ -15,6 +15,7 @@ import { openRunBucket, watchMembers } from "./membership.js";
 import { type NatsServer, startNatsServer } from "./nats-server.js";
 import { natsTransport } from "./nats-transport.js";
 import { logTail, type SpawnedWorker, spawnWorkers } from "./spawn-workers.js";
+import { strayWorkers } from "./wrong-run.js";
 import { CONFIG_KEY, checkToken, type WorkerAddress, workerLabel } from "./subjects.js";
 
 /** `runtime.nats` of the run config. */
@@ -140,7 +141,18 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
         died ??= new MasoError("WORKER_EXITED", `worker ${workerLabel(w.address)} ${how}: ${await logTail(w)}`, `see ${w.log}`);
       });
     const c = conn;
-    await watch.waitFor(addresses, session, s.startupTimeoutMs, () => died ?? (c.down() ? c.error("waiting for the workers") : null));
+    // a worker started with another run id waits in its own run's bucket: look there too
+    const strays = strayWorkers({ nc, run, missing: () => watch.missing(addresses, session), log });
+    try {
+      await watch.waitFor(addresses, session, s.startupTimeoutMs, () => died ?? (c.down() ? c.error("waiting for the workers") : null));
+    } catch (e) {
+      const found = strays.found();
+      if (e instanceof MasoError && e.code === "WORKER_MISSING" && found.length)
+        throw new MasoError(e.code, `${e.what}; ${found.join(", ")} waits on this server instead`, `restart it with --run ${run}`);
+      throw e;
+    } finally {
+      strays.stop();
+    }
     const transport = natsTransport({
       nc,
       url,

@@ -10,6 +10,7 @@ import { openRunBucket } from "./membership.js";
 import type { PublishedConfig } from "./nats-runtime.js";
 import { CONFIG_KEY, checkToken, type WorkerAddress, workerLabel } from "./subjects.js";
 import { serveWorkerGroup, type WorkerHost } from "./worker-host.js";
+import { whileWaiting } from "./wrong-run.js";
 
 export interface WorkerProcessOptions {
   url: string;
@@ -91,7 +92,10 @@ export async function runWorkerProcess(o: WorkerProcessOptions): Promise<void> {
     let session: string | null = null;
     for (;;) {
       o.log(`worker ${label}: waiting for the run config of ${o.run}`);
-      const published: PublishedConfig | null = await Promise.race([nextConfig(kv, session, over), lost.fired]);
+      const waiting = whileWaiting({ nc, kv, run: o.run, address: o.address, log: o.log });
+      const published: PublishedConfig | null = await Promise.race([nextConfig(kv, session, over), lost.fired]).finally(() =>
+        waiting.stop(),
+      );
       if (!published) break;
       session = published.session;
       const { wg, train } = await o.build(published.config);
