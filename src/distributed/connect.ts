@@ -50,3 +50,52 @@ export async function connectNats(url: string, auth: NatsAuth, name: string, rec
     throw new MasoError("NATS_CONNECT", `cannot reach the NATS server at ${url}: ${msg}`, "start nats-server, or check the URL");
   }
 }
+
+/** Whether a connection is up, and the error a call gets while it is not. */
+export interface ConnectionWatch {
+  /** True from a disconnect until the reconnect, and for good once the connection closed. */
+  down(): boolean;
+  /** NATS_DISCONNECTED for `label` (e.g. "coder/0 update"), naming the server and the resume. */
+  error(label: string): MasoError;
+  /** Called at every disconnect (and at a close that had none before it). */
+  onDown(cb: () => void): void;
+  /** Called at every reconnect. */
+  onUp(cb: () => void): void;
+}
+
+/**
+ * Follows `nc`'s status. While the server is away the client buffers or drops what is published,
+ * so a call made then could only wait for its timeout: callers ask down() first and fail at once.
+ * @example const conn = watchConnection(nc, url); if (conn.down()) throw conn.error("coder/0 update");
+ */
+export function watchConnection(nc: NatsConnection, url: string): ConnectionWatch {
+  let lost = nc.isClosed();
+  const downs: (() => void)[] = [];
+  const ups: (() => void)[] = [];
+  const goDown = () => {
+    if (lost) return;
+    lost = true;
+    for (const cb of downs) cb();
+  };
+  void (async () => {
+    for await (const st of nc.status()) {
+      if (st.type === "disconnect") goDown();
+      else if (st.type === "reconnect" && !nc.isClosed()) {
+        lost = false;
+        for (const cb of ups) cb();
+      }
+    }
+  })().catch(() => {});
+  void nc.closed().then(goDown);
+  return {
+    down: () => lost || nc.isClosed(),
+    error: (label) =>
+      new MasoError(
+        "NATS_DISCONNECTED",
+        `${label}: the connection to the NATS server at ${url} was lost`,
+        "check the server; once it is back, continue with maso train --resume <run dir> (docs/distributed.md#faults-and-resume)",
+      ),
+    onDown: (cb) => void downs.push(cb),
+    onUp: (cb) => void ups.push(cb),
+  };
+}

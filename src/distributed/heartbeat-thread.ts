@@ -11,11 +11,18 @@ interface HeartbeatData {
   bucket: string;
   key: string;
   intervalMs: number;
+  reconnectSeconds: number;
   entry: Record<string, unknown>;
 }
 
 const d = workerData as HeartbeatData;
-const nc = await connectNats(d.url, d.auth, `maso-heartbeat ${d.key}`);
+const nc = await connectNats(d.url, d.auth, `maso-heartbeat ${d.key}`, d.reconnectSeconds);
+let stopping = false;
+// closed without stop: the reconnect attempts ran out. Beats would fail quietly from now on, and the
+// controller would blame the worker: tell the worker's main thread, which exits.
+void nc.closed().then(() => {
+  if (!stopping) parentPort?.postMessage({ closed: true });
+});
 const kv = await new Kvm(nc).open(d.bucket);
 let entry = d.entry;
 let beats = 0;
@@ -25,6 +32,7 @@ const timer = setInterval(beat, d.intervalMs);
 parentPort?.on("message", async (m: { entry?: Record<string, unknown>; stop?: boolean }) => {
   if (m.entry) entry = { ...entry, ...m.entry };
   if (m.stop) {
+    stopping = true;
     clearInterval(timer);
     await kv.delete(d.key).catch(() => {});
     await nc.close();

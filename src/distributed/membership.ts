@@ -6,7 +6,7 @@ import { type KV, KvWatchInclude, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { MasoError } from "../errors.js";
 import { startThread } from "../start-thread.js";
-import type { NatsAuth } from "./connect.js";
+import type { ConnectionWatch, NatsAuth } from "./connect.js";
 import { memberKey, runBucket, type WorkerAddress, workerLabel } from "./subjects.js";
 
 /** What a worker announces about itself. */
@@ -40,6 +40,8 @@ export interface Heartbeat {
   update(entry: Partial<MemberEntry>): void;
   /** Stops beating and deletes the entry, so the controller sees a clean exit. */
   stop(): Promise<void>;
+  /** Resolves if the thread's connection closes for good (the server gone past the reconnect window). */
+  readonly closed: Promise<void>;
 }
 
 /** Starts the heartbeat thread of one worker; resolves once the first beat is written. */
@@ -49,6 +51,7 @@ export async function startHeartbeat(o: {
   run: string;
   entry: MemberEntry;
   intervalMs: number;
+  reconnectSeconds: number;
 }): Promise<Heartbeat> {
   const t = startThread(import.meta.url, "./heartbeat-thread", {
     url: o.url,
@@ -56,8 +59,10 @@ export async function startHeartbeat(o: {
     bucket: runBucket(o.run),
     key: memberKey(o.entry),
     intervalMs: o.intervalMs,
+    reconnectSeconds: o.reconnectSeconds,
     entry: o.entry,
   });
+  const closed = new Promise<void>((resolve) => t.on("message", (m: { closed?: boolean }) => m.closed && resolve()));
   t.unref();
   await new Promise<void>((resolve, reject) => {
     t.once("message", () => resolve());
@@ -66,6 +71,7 @@ export async function startHeartbeat(o: {
     );
   });
   return {
+    closed,
     update: (entry) => t.postMessage({ entry }),
     async stop() {
       const done = new Promise<void>((resolve) => t.once("message", () => resolve()));
@@ -79,6 +85,8 @@ export async function startHeartbeat(o: {
 export interface MemberWatch {
   /** Resolves once every address has beaten for `session` since the watch began; the error names the missing ones. */
   waitFor(addresses: readonly WorkerAddress[], session: string, timeoutMs: number, abort?: () => Error | null): Promise<void>;
+  /** The addresses that have not beaten for `session` (or were lost since). */
+  missing(addresses: readonly WorkerAddress[], session: string): WorkerAddress[];
   /** Called once per worker that goes stale or leaves, with its label and why. */
   onLost(cb: (label: string, why: string) => void): void;
   stop(): void;
@@ -86,9 +94,10 @@ export interface MemberWatch {
 
 /**
  * Watches the membership entries. Only beats written after the watch began count, so an entry a
- * dead worker left behind never passes for a live one.
+ * dead worker left behind never passes for a live one. While `conn` (the watcher's own connection)
+ * is down no beat can arrive, so none is judged: silence then is the server's, not a worker's.
  */
-export async function watchMembers(kv: KV, heartbeatTimeoutMs: number): Promise<MemberWatch> {
+export async function watchMembers(kv: KV, heartbeatTimeoutMs: number, conn?: ConnectionWatch): Promise<MemberWatch> {
   const seen = new Map<string, { entry: MemberEntry; at: number }>();
   const lost = new Set<string>();
   const listeners: ((label: string, why: string) => void)[] = [];
@@ -112,8 +121,13 @@ export async function watchMembers(kv: KV, heartbeatTimeoutMs: number): Promise<
       lost.delete(label);
     }
   })().catch(() => {});
+  // every worker gets a full timeout again from the reconnect
+  conn?.onUp(() => {
+    for (const s of seen.values()) s.at = Date.now();
+  });
   const sweep = setInterval(
     () => {
+      if (conn?.down()) return;
       const now = Date.now();
       for (const [label, s] of seen)
         if (now - s.at > heartbeatTimeoutMs) lose(label, `sent no heartbeat for ${now - s.at} ms (timeout ${heartbeatTimeoutMs} ms)`);
@@ -121,11 +135,14 @@ export async function watchMembers(kv: KV, heartbeatTimeoutMs: number): Promise<
     Math.max(50, Math.min(500, heartbeatTimeoutMs / 4)),
   );
   sweep.unref();
+  const missingOf = (addresses: readonly WorkerAddress[], session: string) =>
+    addresses.filter((a) => seen.get(workerLabel(a))?.entry.session !== session || lost.has(workerLabel(a)));
   return {
+    missing: missingOf,
     async waitFor(addresses, session, timeoutMs, abort) {
       const t0 = Date.now();
       for (;;) {
-        const missing = addresses.map(workerLabel).filter((l) => seen.get(l)?.entry.session !== session || lost.has(l));
+        const missing = missingOf(addresses, session).map(workerLabel);
         if (missing.length === 0) return;
         const stop = abort?.();
         if (stop) throw stop;

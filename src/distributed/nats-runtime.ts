@@ -10,11 +10,12 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { MasoError } from "../errors.js";
 import { createController } from "../runtime/controller.js";
 import { planGroups, type Runtime, type RuntimeOptions } from "../runtime/runtime.js";
-import { connectNats, type NatsAuth, natsAuthFromEnv } from "./connect.js";
+import { type ConnectionWatch, connectNats, type NatsAuth, natsAuthFromEnv, watchConnection } from "./connect.js";
 import { openRunBucket, watchMembers } from "./membership.js";
 import { type NatsServer, startNatsServer } from "./nats-server.js";
 import { natsTransport } from "./nats-transport.js";
 import { logTail, type SpawnedWorker, spawnWorkers } from "./spawn-workers.js";
+import { strayWorkers } from "./wrong-run.js";
 import { CONFIG_KEY, checkToken, type WorkerAddress, workerLabel } from "./subjects.js";
 
 /** `runtime.nats` of the run config. */
@@ -99,11 +100,14 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
   let server: NatsServer | null = null;
   let nc: NatsConnection | null = null;
   let kv: KV | null = null;
+  let conn: ConnectionWatch | null = null;
   let spawned: SpawnedWorker[] = [];
   const cleanup = async () => {
-    await kv?.delete(CONFIG_KEY).catch(() => {});
-    await stopAll(spawned, 5000);
-    await nc?.drain().catch(() => {});
+    // with the server away nothing below could be delivered: end at once instead of waiting on it
+    const down = conn?.down() ?? true;
+    if (!down) await kv?.delete(CONFIG_KEY).catch(() => {});
+    await stopAll(spawned, down ? 0 : 5000);
+    await (down ? nc?.close() : nc?.drain())?.catch(() => {});
     await server?.stop();
   };
   try {
@@ -111,6 +115,7 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
     const url = server?.url ?? s.url;
     const auth = server ? { token: server.token } : (o.auth ?? natsAuthFromEnv());
     nc = await connectNats(url, auth, `maso-controller ${run}`);
+    conn = watchConnection(nc, url);
     kv = await openRunBucket(nc, run);
     const session = randomBytes(8).toString("hex");
     const published: PublishedConfig = {
@@ -120,7 +125,7 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
       settings: { heartbeatMs: s.heartbeatMs, callTimeoutMs: s.callTimeoutMs },
     };
     await kv.put(CONFIG_KEY, JSON.stringify(published));
-    const watch = await watchMembers(kv, s.heartbeatTimeoutMs);
+    const watch = await watchMembers(kv, s.heartbeatTimeoutMs, conn);
     if (s.workers === "spawn") {
       const threads = s.threads ?? Math.max(1, Math.floor(availableParallelism() / addresses.length));
       spawned = await spawnWorkers({ url, auth, run, runDir: o.runDir, addresses, threads });
@@ -135,9 +140,22 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
       void ended(w).then(async (how) => {
         died ??= new MasoError("WORKER_EXITED", `worker ${workerLabel(w.address)} ${how}: ${await logTail(w)}`, `see ${w.log}`);
       });
-    await watch.waitFor(addresses, session, s.startupTimeoutMs, () => died);
+    const c = conn;
+    // a worker started with another run id waits in its own run's bucket: look there too
+    const strays = strayWorkers({ nc, run, missing: () => watch.missing(addresses, session), log });
+    try {
+      await watch.waitFor(addresses, session, s.startupTimeoutMs, () => died ?? (c.down() ? c.error("waiting for the workers") : null));
+    } catch (e) {
+      const found = strays.found();
+      if (e instanceof MasoError && e.code === "WORKER_MISSING" && found.length)
+        throw new MasoError(e.code, `${e.what}; ${found.join(", ")} waits on this server instead`, `restart it with --run ${run}`);
+      throw e;
+    } finally {
+      strays.stop();
+    }
     const transport = natsTransport({
       nc,
+      url,
       run,
       replicas: Object.fromEntries(models.map((m) => [m, s.replicas[m] ?? 1])),
       callTimeoutMs: s.callTimeoutMs,

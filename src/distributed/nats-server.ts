@@ -1,6 +1,8 @@
 // `--nats embedded`: a nats-server (Debian's `nats-server` package) for one run, bound to
 // 127.0.0.1 on a free port, with JetStream for the membership bucket and a random token, so no open
 // listener and no unauthenticated client ever exists. Tests start their servers the same way.
+// The server never outlives the process that started it (WRAPPER below), and its config file, which
+// holds the token, is removed as soon as the server has read it.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -18,6 +20,26 @@ export interface NatsServer {
   /** Stops the server process; `keepStore` leaves the JetStream directory for a restart. */
   stop(o?: { keepStore?: boolean }): Promise<void>;
 }
+
+/**
+ * Runs nats-server ($1, config $2) so that it dies with this process, however this process dies.
+ * Node has no prctl(PR_SET_PDEATHSIG), and a SIGKILLed parent runs no cleanup, so a small sh holds
+ * the read end of a pipe (our stdin to it, kept as fd 3) whose only write end is ours: the kernel
+ * closes it when we die, `read` returns, and the watcher stops the server (TERM, KILL after 5 s).
+ * The watcher runs in the background, so sh still notices a server that exits on its own and exits
+ * with its status. After the server ends, sh removes the config file (if a start failed before we
+ * did) and, when we are dead and $3 is "own", the whole temporary directory (the JetStream store).
+ * This needs no polling of our pid and cannot hit a reused one: $s is sh's own unreaped child.
+ */
+const WRAPPER = `exec 3<&0 </dev/null
+"$1" -c "$2" & s=$!
+{ read _ <&3; kill -TERM "$s"; i=0; while kill -0 "$s" && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; kill -KILL "$s"; } 2>/dev/null &
+w=$!
+wait "$s"; st=$?
+kill "$w" 2>/dev/null
+rm -f "$2"
+if [ "$3" = own ] && ! kill -0 "$PPID" 2>/dev/null; then rm -rf "$(dirname "$2")"; fi
+exit $st`;
 
 /** A TCP port nothing listens on right now. */
 export async function freePort(): Promise<number> {
@@ -51,6 +73,7 @@ const accepts = (port: number) =>
 export async function startNatsServer(o: { port?: number; token?: string; storeDir?: string; binary?: string } = {}): Promise<NatsServer> {
   const port = o.port ?? (await freePort());
   const token = o.token ?? randomBytes(24).toString("hex");
+  const own = !o.storeDir;
   const storeDir = o.storeDir ?? (await mkdtemp(join(tmpdir(), "maso-nats-")));
   const bin = o.binary ?? process.env.MASO_NATS_SERVER ?? "nats-server";
   // the token goes in a private config file, not argv, where any local user could read it
@@ -63,16 +86,17 @@ export async function startNatsServer(o: { port?: number; token?: string; storeD
       mode: 0o600,
     },
   );
-  const args = ["-c", conf];
   let child: ChildProcess;
   let stderr = "";
   const exited = new Promise<string>((resolve) => {
-    child = spawn(bin, args, { stdio: ["ignore", "ignore", "pipe"] });
+    child = spawn("/bin/sh", ["-c", WRAPPER, "maso-nats", bin, conf, own ? "own" : "given"], { stdio: ["pipe", "ignore", "pipe"] });
+    child.stdin?.on("error", () => {}); // EPIPE once the wrapper has exited
     child.stderr?.on("data", (d: Buffer) => {
       stderr = (stderr + d.toString()).slice(-4000);
     });
     child.once("error", (e: NodeJS.ErrnoException) => resolve(e.code === "ENOENT" ? "ENOENT" : e.message));
-    child.once("exit", (code, signal) => resolve(`exited with ${signal ?? code}`));
+    // 127: sh found no such command
+    child.once("exit", (code, signal) => resolve(code === 127 ? "ENOENT" : `exited with ${signal ?? code}`));
   });
   let early: string | null = null;
   void exited.then((why) => {
@@ -88,23 +112,22 @@ export async function startNatsServer(o: { port?: number; token?: string; storeD
       );
     if (early) throw new MasoError("NATS_SERVER", `nats-server ${early}: ${stderr.trim().split("\n").at(-1) ?? ""}`, "see its log above");
     if (Date.now() - t0 > 15_000) {
-      child!.kill("SIGKILL");
+      child!.stdin?.end();
       throw new MasoError("NATS_SERVER", "nats-server did not start listening within 15 s", stderr.trim().split("\n").at(-1) ?? "");
     }
     await new Promise((r) => setTimeout(r, 50));
   }
+  // read at start and never again (nothing reloads it): the token need not stay on disk
+  await rm(conf, { force: true });
   return {
     url: `nats://127.0.0.1:${port}`,
     token,
     port,
     storeDir,
     async stop({ keepStore = false } = {}) {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill("SIGTERM");
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-        if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-        await exited;
-      }
+      // closing the pipe is what stops the server (the wrapper's watcher kills it, KILL after 5 s)
+      child.stdin?.end();
+      await exited;
       if (!keepStore) await rm(storeDir, { recursive: true, force: true });
     },
   };

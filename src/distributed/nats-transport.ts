@@ -15,6 +15,8 @@ import { opSubject, type WorkerAddress, workerLabel } from "./subjects.js";
 
 export interface NatsTransportOptions {
   nc: NatsConnection;
+  /** The server's URL, named by NATS_DISCONNECTED. */
+  url: string;
   run: string;
   /** Replicas per model (1: one worker process). */
   replicas: Readonly<Record<string, number>>;
@@ -60,10 +62,10 @@ function mergeStates(states: WorkerState[]): WorkerState {
 /**
  * A Transport to worker processes on NATS; `groups()` are the models of `replicas`.
  * @example
- * const transport = natsTransport({ nc, run: "r1", replicas: { coder: 1, reviewer: 1 }, callTimeoutMs: 600_000, watch });
+ * const transport = natsTransport({ nc, url, run: "r1", replicas: { coder: 1, reviewer: 1 }, callTimeoutMs: 600_000, watch });
  */
 export function natsTransport(o: NatsTransportOptions): NatsTransport {
-  const rpc = rpcClient(o.nc, o.run);
+  const rpc = rpcClient(o.nc, o.run, o.url);
   const lost = new Map<string, string>();
   /** Workers that answered a call: a later "no responders" from one of them means it is gone. */
   const served = new Set<string>();
@@ -71,11 +73,19 @@ export function natsTransport(o: NatsTransportOptions): NatsTransport {
   const lostError = (label: string, why: string, when: string) =>
     new MasoError("WORKER_LOST", `worker ${label} ${why}, ${when}`, "restart the worker and continue with maso train --resume");
   const lose = (label: string, why: string) => {
-    if (lost.has(label)) return;
+    // a worker that vanished while the server was away is the server's outage, failed as such
+    if (lost.has(label) || rpc.connection.down()) return;
     lost.set(label, why);
     rpc.failPending(label, (what) => lostError(label, why, `during ${what}`));
   };
   o.watch.onLost(lose);
+  // the first outage ends the run's calls for good, even once the server is back: a reply or a
+  // sample may have been lost with it, and a step that went on without it would not be the step an
+  // uninterrupted run takes. --resume continues exactly from the last checkpoint instead.
+  let outage = false;
+  rpc.connection.onDown(() => {
+    outage = true;
+  });
   const ranks = (model: string): WorkerAddress[] => {
     const n = o.replicas[model];
     if (!n)
@@ -84,6 +94,8 @@ export function natsTransport(o: NatsTransportOptions): NatsTransport {
   };
   const send = async (w: WorkerAddress, op: string, payload: Uint8Array): Promise<Uint8Array> => {
     const label = workerLabel(w);
+    // shutdown is the exception: after an outage the workers still end with the run
+    if (rpc.connection.down() || (outage && op !== "shutdown")) throw rpc.connection.error(`${label} ${op}`);
     const why = lost.get(label);
     if (why) throw lostError(label, why, `before ${op}`);
     try {
@@ -100,6 +112,7 @@ export function natsTransport(o: NatsTransportOptions): NatsTransport {
       if (!(e instanceof MasoError && e.code === "WORKER_UNREACHABLE" && served.has(label))) throw e;
       await new Promise((r) => setTimeout(r, EXIT_GRACE_MS)); // a spawned worker's exit reason says more
       lose(label, "stopped listening on its subjects");
+      if (rpc.connection.down() || outage) throw rpc.connection.error(`${label} ${op}`);
       throw lostError(label, lost.get(label)!, `during ${op}`);
     }
   };

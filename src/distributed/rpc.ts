@@ -5,6 +5,7 @@
 // would in-process.
 import { headers, type Msg, type MsgHdrs, type NatsConnection, nuid } from "@nats-io/transport-node";
 import { MasoError } from "../errors.js";
+import { type ConnectionWatch, watchConnection } from "./connect.js";
 import { RUN_HEADER } from "./subjects.js";
 
 const CHUNK = "Maso-Chunk";
@@ -84,16 +85,20 @@ export interface RpcClient {
   request(subject: string, payload: Uint8Array, o: RequestOptions): Promise<Uint8Array>;
   /** Fails every pending request to `worker` with `err(label)` (a worker lost, the server gone). */
   failPending(worker: string | null, err: (label: string) => Error): void;
+  /** The connection's state: while it is down every request fails at once. */
+  readonly connection: ConnectionWatch;
   close(): void;
 }
 
 /**
- * Starts a client on one connection; `run` goes into every request's Maso-Run header.
+ * Starts a client on one connection; `run` goes into every request's Maso-Run header, `url` (the
+ * server) into its NATS_DISCONNECTED errors.
  * @example
  * const rpc = rpcClient(nc, "r1");
  * const bytes = await rpc.request(opSubject("r1", { model: "coder", rank: 0 }, "state"), encodeJson({}), { timeoutMs: 5000, label: "coder/0 state", worker: "coder/0" });
  */
-export function rpcClient(nc: NatsConnection, run: string): RpcClient {
+export function rpcClient(nc: NatsConnection, run: string, url = `nats://${nc.getServer()}`): RpcClient {
+  const connection = watchConnection(nc, url);
   const prefix = `_INBOX.${nuid.next()}`;
   const pending = new Map<
     string,
@@ -139,6 +144,8 @@ export function rpcClient(nc: NatsConnection, run: string): RpcClient {
     request(subject, payload, o) {
       const id = nuid.next();
       return new Promise<Uint8Array>((resolve, reject) => {
+        // published now, it would sit in the client's buffer (or be dropped) until the timeout
+        if (connection.down()) return reject(connection.error(o.label));
         const timer = setTimeout(() => {
           settle(id);
           reject(
@@ -165,25 +172,14 @@ export function rpcClient(nc: NatsConnection, run: string): RpcClient {
         p.reject(err(p.o.label));
       }
     },
+    connection,
     close() {
       if (!nc.isClosed()) sub.unsubscribe();
       client.failPending(null, (label) => new MasoError("NATS_CLOSED", `${label}: the connection closed`, ""));
     },
   };
   // replies in flight when the server goes away are lost with it: fail those calls now, not at their timeout
-  void (async () => {
-    for await (const st of nc.status())
-      if (st.type === "disconnect")
-        client.failPending(
-          null,
-          (label) =>
-            new MasoError(
-              "NATS_DISCONNECTED",
-              `${label}: the connection to the NATS server was lost`,
-              "check the server; resume the run once it is back",
-            ),
-        );
-  })().catch(() => {});
+  connection.onDown(() => client.failPending(null, (label) => connection.error(label)));
   return client;
 }
 

@@ -36,11 +36,15 @@ export interface WorkerHostOptions {
   callTimeoutMs: number;
   /** The controller start this worker was built for (from the published config). */
   session: string;
+  /** How long the heartbeat thread's connection tries to reconnect, as the worker's own. */
+  reconnectSeconds: number;
 }
 
 export interface WorkerHost {
   /** Resolves when the host stops (a shutdown op or stop()); the connection stays open. */
   readonly stopped: Promise<void>;
+  /** Resolves if the heartbeat's connection closes for good (the server gone). */
+  readonly heartbeatClosed: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -207,6 +211,7 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
     auth: o.auth,
     run,
     intervalMs: o.heartbeatMs,
+    reconnectSeconds: o.reconnectSeconds,
     entry: {
       model: address.model,
       rank: address.rank,
@@ -217,5 +222,5 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
       session: o.session,
     },
   });
-  return { stopped, stop };
+  return { stopped, stop, heartbeatClosed: heartbeat.closed };
 }

@@ -2,13 +2,15 @@
 // build this model's worker group from it (the caller knows how: the CLI maps a config onto
 // models), serve it until the controller shuts it down, then exit cleanly.
 import type { KV } from "@nats-io/kv";
+import { MasoError } from "../errors.js";
 import type { TrainMode } from "../runtime/models.js";
 import type { WorkerGroup } from "../runtime/worker-group.js";
 import { connectNats, type NatsAuth } from "./connect.js";
 import { openRunBucket } from "./membership.js";
 import type { PublishedConfig } from "./nats-runtime.js";
 import { CONFIG_KEY, checkToken, type WorkerAddress, workerLabel } from "./subjects.js";
-import { serveWorkerGroup } from "./worker-host.js";
+import { serveWorkerGroup, type WorkerHost } from "./worker-host.js";
+import { whileWaiting } from "./wrong-run.js";
 
 export interface WorkerProcessOptions {
   url: string;
@@ -21,6 +23,8 @@ export interface WorkerProcessOptions {
   /** Builds this model's worker group from the published run config. */
   build: (config: unknown) => Promise<{ wg: WorkerGroup; train: TrainMode }>;
   log: (line: string) => void;
+  /** How long to keep reconnecting to a server that went away before exiting (default 30). */
+  reconnectSeconds?: number;
 }
 
 /**
@@ -43,9 +47,21 @@ async function nextConfig(kv: KV, after: string | null, until?: Promise<void>): 
   return null;
 }
 
+/** A promise that rejects with `err` once `fire` is called; never rejects unhandled. */
+function tripwire(): { fired: Promise<never>; fire: (e: Error) => void } {
+  let fire!: (e: Error) => void;
+  const fired = new Promise<never>((_, reject) => {
+    fire = reject;
+  });
+  fired.catch(() => {});
+  return { fired, fire };
+}
+
 /**
  * Runs one worker until the controller sends shutdown; a controller that starts again for the same
- * run (after a crash, for a resume) gets a freshly built worker group.
+ * run (after a crash, for a resume) gets a freshly built worker group. Throws NATS_DISCONNECTED
+ * when the connection (its own or its heartbeat's) closes for good: a worker that no server can
+ * reach serves nobody, and one left running would read as a lost worker, not a lost server.
  * @example
  * await runWorkerProcess({ url, auth, run: "r1", address: { model: "coder", rank: 0 }, threads: 1, build, log: console.log });
  */
@@ -53,16 +69,37 @@ export async function runWorkerProcess(o: WorkerProcessOptions): Promise<void> {
   checkToken("run id", o.run);
   checkToken("model name", o.address.model);
   const label = workerLabel(o.address);
-  const nc = await connectNats(o.url, o.auth, `maso-worker ${o.run} ${label}`);
+  const reconnectSeconds = o.reconnectSeconds ?? 30;
+  const nc = await connectNats(o.url, o.auth, `maso-worker ${o.run} ${label}`, reconnectSeconds);
+  let closing = false;
+  const lost = tripwire();
+  const serverLost = () =>
+    lost.fire(
+      new MasoError(
+        "NATS_DISCONNECTED",
+        `worker ${label}: the connection to the NATS server at ${o.url} was lost and did not come back within ${reconnectSeconds} s; exiting`,
+        "start the server again, then this worker; its controller stops with NATS_DISCONNECTED and continues with maso train --resume",
+      ),
+    );
+  void nc.closed().then(() => {
+    if (!closing) serverLost();
+  });
+  /** Resolves when the loops below must end (the server lost): polling stops with it. */
+  const over = lost.fired.catch(() => {});
+  let host: WorkerHost | null = null;
   try {
-    const kv = await openRunBucket(nc, o.run);
+    const kv = await Promise.race([openRunBucket(nc, o.run), lost.fired]);
     let session: string | null = null;
     for (;;) {
       o.log(`worker ${label}: waiting for the run config of ${o.run}`);
-      const published: PublishedConfig = (await nextConfig(kv, session))!; // without `until` it only returns a config
+      const waiting = whileWaiting({ nc, kv, run: o.run, address: o.address, log: o.log });
+      const published: PublishedConfig | null = await Promise.race([nextConfig(kv, session, over), lost.fired]).finally(() =>
+        waiting.stop(),
+      );
+      if (!published) break;
       session = published.session;
       const { wg, train } = await o.build(published.config);
-      const host = await serveWorkerGroup({
+      host = await serveWorkerGroup({
         nc,
         url: o.url,
         auth: o.auth,
@@ -75,16 +112,21 @@ export async function runWorkerProcess(o: WorkerProcessOptions): Promise<void> {
         heartbeatMs: published.settings.heartbeatMs,
         callTimeoutMs: published.settings.callTimeoutMs,
         session: published.session,
+        reconnectSeconds,
       });
+      void host.heartbeatClosed.then(serverLost);
       o.log(`worker ${label}: serving ${wg.name} (${o.threads} thread${o.threads > 1 ? "s" : ""})`);
       // a controller that starts again (a resume) publishes a new session: rebuild from its config
-      const restarted = nextConfig(kv, published.session, host.stopped).then((p) => p !== null);
-      if (!(await Promise.race([restarted, host.stopped.then(() => false)]))) break;
+      const until = Promise.race([host.stopped, over]);
+      const restarted = nextConfig(kv, published.session, until).then((p) => p !== null);
+      if (!(await Promise.race([restarted, host.stopped.then(() => false), lost.fired]))) break;
       await host.stop();
       o.log(`worker ${label}: the controller of ${o.run} started again; building a fresh worker group`);
     }
   } finally {
-    // an open connection would keep a failed worker alive, and the controller waiting on it
+    closing = true;
+    // the heartbeat thread and the poll loop would keep a failed worker alive, and the controller waiting on it
+    await host?.stop();
     if (!nc.isClosed()) await nc.close();
   }
   o.log(`worker ${label}: stopped`);

@@ -1,6 +1,7 @@
 // The NATS wire against a real nats-server: payloads above max_payload both ways, timeouts, errors
 // that arrive as the same MasoError, credentials refused, a message for another run refused, and a
-// server restart: pending calls fail at once, later calls work after the reconnect.
+// server restart: pending calls and calls made while it is away fail at once, later calls work
+// after the reconnect.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { connectNats } from "../../src/distributed/connect.js";
@@ -108,8 +109,18 @@ describe("rpc over nats-server", () => {
     const t0 = Date.now();
     const failed = pending.catch((e: unknown) => e);
     await own.stop({ keepStore: true });
-    expect(await failed).toMatchObject({ code: "NATS_DISCONNECTED", message: expect.stringContaining("x/0 update") });
+    expect(await failed).toMatchObject({
+      code: "NATS_DISCONNECTED",
+      message: expect.stringContaining(`x/0 update: the connection to the NATS server at nats://127.0.0.1:${own.port} was lost`),
+    });
     expect(Date.now() - t0).toBeLessThan(10_000);
+    // a call made while the server is away fails at once, not at its timeout
+    const t1 = Date.now();
+    await expect(rpc.request("maso.r1.x.0.state", encodeJson({}), { ...opts(60_000), label: "x/0 state" })).rejects.toMatchObject({
+      code: "NATS_DISCONNECTED",
+      message: expect.stringContaining("x/0 state"),
+    });
+    expect(Date.now() - t1).toBeLessThan(100);
     hold = false;
     const again = await startNatsServer({ port: own.port, token: own.token, storeDir: own.storeDir });
     let reply: unknown = null;
@@ -117,7 +128,7 @@ describe("rpc over nats-server", () => {
       reply = await rpc
         .request("maso.r1.x.0.state", encodeJson({ n: 2 }), opts(1000))
         .then(decodeJson)
-        .catch(() => null);
+        .catch(() => new Promise((r) => setTimeout(() => r(null), 100)));
     expect(reply).toEqual({ n: 2 });
     rpc.close();
     await a.close();

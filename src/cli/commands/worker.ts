@@ -26,6 +26,7 @@ const FLAGS = {
   rank: { type: "string" },
   threads: { type: "string" },
   "run-dir": { type: "string" },
+  "reconnect-window": { type: "string" },
 } as const;
 
 /**
@@ -62,26 +63,33 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const threads = num(p, "threads", "worker", { int: true, min: 1, max: 1024 });
   // the kernels read MASO_THREADS when they first load, which is after this point
   if (threads !== undefined) process.env.MASO_THREADS = String(threads);
-  if (io.env[PARENT_PIPE_ENV] === "1")
-    // a spawned worker must not outlive its controller (killed, crashed): its stdin pipe closes then
-    process.stdin.on("close", () => process.exit(1)).resume();
-  await runWorkerProcess({
-    url,
-    auth: natsAuthFromEnv(io.env),
-    run: runId,
-    address: { model, rank: num(p, "rank", "worker", { int: true, min: 0, max: 255 }) ?? 0 },
-    threads: threads ?? envCount("MASO_THREADS", io.env) ?? availableParallelism(),
-    runDir: str(p, "run-dir"),
-    build: (config) => buildGroup(config, model),
-    log: (line) => println(io, line),
-  });
+  const spawned = io.env[PARENT_PIPE_ENV] === "1";
+  const orphaned = () => process.exit(1);
+  // a spawned worker must not outlive its controller (killed, crashed): its stdin pipe closes then
+  if (spawned) process.stdin.on("close", orphaned).resume();
+  try {
+    await runWorkerProcess({
+      url,
+      auth: natsAuthFromEnv(io.env),
+      run: runId,
+      address: { model, rank: num(p, "rank", "worker", { int: true, min: 0, max: 255 }) ?? 0 },
+      threads: threads ?? envCount("MASO_THREADS", io.env) ?? availableParallelism(),
+      runDir: str(p, "run-dir"),
+      build: (config) => buildGroup(config, model),
+      log: (line) => println(io, line),
+      reconnectSeconds: num(p, "reconnect-window", "worker", { min: 0.5, max: 86_400 }),
+    });
+  } finally {
+    // the open pipe would keep a worker that ended (or failed) alive
+    if (spawned) process.stdin.off("close", orphaned).destroy();
+  }
   return 0;
 }
 
 export const workerCommand: Command = {
   name: "worker",
   summary: "serve one model's worker group to a training run over NATS",
-  help: `usage: maso worker --nats <url> --run <id> --model <name> [--rank <r>] [--threads <n>] [--run-dir <dir>]
+  help: `usage: maso worker --nats <url> --run <id> --model <name> [--rank <r>] [--threads <n>] [--run-dir <dir>] [--reconnect-window <s>]
 
 Connects to the NATS server, waits for the controller of run <id> ('maso train' with
 runtime.transport "nats") to publish its config, builds model <name> from it exactly as an
@@ -98,6 +106,8 @@ options:
   --rank <r>          0 (default) trains; 1, 2, … are generation replicas
   --threads <n>       kernel and BLAS threads (default: MASO_THREADS, else every core)
   --run-dir <dir>     where this machine sees the run directory (default: the controller's path);
-                      checkpoint parts are written and read there`,
+                      checkpoint parts are written and read there
+  --reconnect-window <s>  how long to keep reconnecting to a NATS server that went away
+                      (default 30); then the worker exits with NATS_DISCONNECTED`,
   run,
 };
