@@ -35,6 +35,7 @@ static thread_local bool t_invariant_rows = false;
 void set_precision(int p) { t_precision = p; }
 int get_precision() { return t_precision; }
 void set_invariant_rows(bool on) { t_invariant_rows = on; }
+bool invariant_rows() { return t_invariant_rows; }
 
 // Round-to-nearest-even; NaN stays a (quiet) NaN. Denormal inputs become signed zero, as the
 // AVX512-BF16 instruction does, so the scalar and vector paths give the same bits.

@@ -32,8 +32,8 @@ void gemm_serial(bool transA, bool transB, int M, int N, int K, float alpha, con
                  const float* B, int ldb, float beta, float* C, int ldc);
 const char* gemm_name();
 // C = alpha A B^T + beta C on the calling thread without packing B, for few rows of A (decode
-// steps); every element summed in an order fixed by K. False (C untouched) in builds without
-// AVX2/AVX-512, where gemm() keeps the BLAS.
+// steps); every element summed in an order fixed by K. AVX-512, AVX2 or (the x86-64 baseline) SSE;
+// false (C untouched) off x86, where gemm() keeps the BLAS.
 bool gemm_nt_rows(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
                   float beta, float* C, int ldc);
 
@@ -41,10 +41,12 @@ bool gemm_nt_rows(int M, int N, int K, float alpha, const float* A, int lda, con
 // Process-wide precision of gemm(): 0 fp32, 1 bf16 operands with fp32 accumulation and output.
 void set_precision(int p);
 int get_precision();
-// Whether bf16 products against a weight must be row-invariant (gemm_nt_bf16): on for the
-// sampler, whose batches mix sequences as they arrive; off for training, whose batches are fixed
-// and whose large products run faster through oneDNN. Per calling thread, like the precision.
+// Whether products against a weight must be row-invariant (bf16: gemm_nt_bf16, fp32:
+// gemm_nt_rows at every M): on for the sampler, whose batches mix sequences as they arrive; off for
+// training, whose batches are fixed and whose large products run faster through oneDNN or the
+// BLAS. Per calling thread, like the precision.
 void set_invariant_rows(bool on);
+bool invariant_rows();
 // gemm() with operands rounded to bf16: through oneDNN, or emulated (rounded operands, fp32 GEMM)
 // where oneDNN has no bf16 matmul for this CPU; false (C untouched) when oneDNN is not linked or
 // scratch cannot be had, and the caller computes in fp32.

@@ -6,7 +6,7 @@
 
 #include "kernels.h"
 #include "vec.h"
-#if defined(__AVX512F__) || defined(__AVX2__)
+#if defined(__AVX512F__) || defined(__AVX2__) || defined(__SSE2__)
 #include <immintrin.h>
 #endif
 #ifdef _OPENMP
@@ -130,9 +130,41 @@ static inline __m128 nt_sum4(__m256 a0, __m256 a1, __m256 a2, __m256 a3) {
   const __m256 g = _mm256_hadd_ps(h, h);      // [a0, a2, a0, a2 | a1, a3, a1, a3]
   return _mm_unpacklo_ps(_mm256_castps256_ps128(g), _mm256_extractf128_ps(g, 1));
 }
+#elif defined(__SSE2__)
+// The x86-64 baseline: four SSE lanes, multiply then add (no FMA). Only the sampler's row-invariant
+// products take this path (kNtFast): for training the BLAS is faster at this level.
+#define MASO_GEMM_NT_ROWS 1
+#define MASO_GEMM_NT_SSE 1
+using VecNt = __m128;
+using MaskNt = int;  // the lane count
+static const int kNtLanes = 4, kNtRows = 3;  // 12 accumulators + 4 B of 16 registers
+
+static inline MaskNt nt_mask(int n) { return n; }
+static inline __m128 nt_load(const float* p) { return _mm_loadu_ps(p); }
+static inline __m128 nt_load_tail(const float* p, MaskNt n) {
+  alignas(16) float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  for (int i = 0; i < n; i++) t[i] = p[i];
+  return _mm_load_ps(t);
+}
+static inline __m128 nt_fma(__m128 a, __m128 b, __m128 c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
+static inline __m128 nt_zero() { return _mm_setzero_ps(); }
+
+static inline __m128 nt_sum4(__m128 a0, __m128 a1, __m128 a2, __m128 a3) {
+  _MM_TRANSPOSE4_PS(a0, a1, a2, a3);  // lane c of a<i> = lane i of the old a<c>
+  return _mm_add_ps(_mm_add_ps(a0, a1), _mm_add_ps(a2, a3));
+}
 #endif
 
 #ifdef MASO_GEMM_NT_ROWS
+// beta C + r on four lanes (fused where the level has FMA)
+static inline __m128 nt_axpy(__m128 b, __m128 c, __m128 r) {
+#ifdef MASO_GEMM_NT_SSE
+  return _mm_add_ps(_mm_mul_ps(b, c), r);
+#else
+  return _mm_fmadd_ps(b, c, r);
+#endif
+}
+
 struct NtShape {
   int K, lda, ldb, ldc;
   float alpha, beta;
@@ -193,18 +225,63 @@ static void nt_tile(const NtShape& s, const float* A, const float* B, const floa
     __m128 r = _mm_mul_ps(va, nt_sum4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]));
     float* c = C + (size_t)i * s.ldc;
     if (NB == kNtCols) {
-      if (s.beta != 0.0f) r = _mm_fmadd_ps(vb, _mm_loadu_ps(c), r);  // beta 0 never reads C
+      if (s.beta != 0.0f) r = nt_axpy(vb, _mm_loadu_ps(c), r);  // beta 0 never reads C
       _mm_storeu_ps(c, r);
     } else {  // the last columns: the same arithmetic through a scratch row
       alignas(16) float t[kNtCols] = {0.0f, 0.0f, 0.0f, 0.0f};
       if (s.beta != 0.0f) {
         for (int j = 0; j < NB; j++) t[j] = c[j];
-        r = _mm_fmadd_ps(vb, _mm_load_ps(t), r);
+        r = nt_axpy(vb, _mm_load_ps(t), r);
       }
       _mm_store_ps(t, r);
       for (int j = 0; j < NB; j++) c[j] = t[j];
     }
   }
+}
+
+// One row of A times 8 weight rows (two tiles' columns), for a product of one row (a decode step at
+// batch 1): nt_tile<1, 4> has only four accumulator chains, too few to cover the FMA latency. Each
+// element goes through nt_tile's arithmetic (the same FMA chain over K, the same nt_sum4 tree and
+// output), so its bits are those of any tile. No prefetch: measured slower (its loads compete with
+// the eight streams' own).
+static void nt_row8(const NtShape& s, const float* A, const float* B, float* C) {
+  VecNt c0 = nt_zero(), c1 = nt_zero(), c2 = nt_zero(), c3 = nt_zero();
+  VecNt c4 = nt_zero(), c5 = nt_zero(), c6 = nt_zero(), c7 = nt_zero();
+  const int K = s.K, K0 = K - K % kNtLanes;
+  const size_t ldb = s.ldb;
+#define NT_ROW8(LOAD)                           \
+  {                                             \
+    const VecNt a = LOAD(A + k);                \
+    c0 = nt_fma(a, LOAD(B + k), c0);            \
+    c1 = nt_fma(a, LOAD(B + ldb + k), c1);      \
+    c2 = nt_fma(a, LOAD(B + 2 * ldb + k), c2);  \
+    c3 = nt_fma(a, LOAD(B + 3 * ldb + k), c3);  \
+    c4 = nt_fma(a, LOAD(B + 4 * ldb + k), c4);  \
+    c5 = nt_fma(a, LOAD(B + 5 * ldb + k), c5);  \
+    c6 = nt_fma(a, LOAD(B + 6 * ldb + k), c6);  \
+    c7 = nt_fma(a, LOAD(B + 7 * ldb + k), c7);  \
+  }
+  int k = 0;
+  for (; k < K0; k += kNtLanes) {
+#define NT_LOAD(p) nt_load(p)
+    NT_ROW8(NT_LOAD)
+#undef NT_LOAD
+  }
+  if (k < K) {
+    const MaskNt m = nt_mask(K - k);
+#define NT_LOAD(p) nt_load_tail(p, m)
+    NT_ROW8(NT_LOAD)
+#undef NT_LOAD
+  }
+#undef NT_ROW8
+  const __m128 va = _mm_set1_ps(s.alpha), vb = _mm_set1_ps(s.beta);
+  __m128 r0 = _mm_mul_ps(va, nt_sum4(c0, c1, c2, c3)), r1 = _mm_mul_ps(va, nt_sum4(c4, c5, c6, c7));
+  if (s.beta != 0.0f) {
+    r0 = nt_axpy(vb, _mm_loadu_ps(C), r0);
+    r1 = nt_axpy(vb, _mm_loadu_ps(C + 4), r1);
+  }
+  _mm_storeu_ps(C, r0);
+  _mm_storeu_ps(C + 4, r1);
 }
 
 using NtTile = void (*)(const NtShape&, const float*, const float*, const float*, float*);
@@ -226,8 +303,12 @@ static NtTile nt_tile_for(int mb, int nb) {
 bool gemm_nt_rows(int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
                   float beta, float* C, int ldc) {
   const NtShape s{K, lda, ldb, ldc, alpha, beta};
+  int j0 = 0;
+  if (M == 1)
+    for (const int w = 2 * kNtCols; j0 + w <= N; j0 += w)
+      nt_row8(s, A, B + (size_t)j0 * ldb, C + j0);
   // weight tile outer: its rows stay in L1 while every row of A passes over them
-  for (int j0 = 0; j0 < N; j0 += kNtCols) {
+  for (; j0 < N; j0 += kNtCols) {
     const int nb = std::min(kNtCols, N - j0);
     const float* b = B + (size_t)j0 * ldb;
     // rows past the end prefetch the last tile again (harmless, and no address outside B)
@@ -281,12 +362,23 @@ static const int NT_ROWS_MAX = 64;
 static const int NT_K_MIN = 48;
 
 #ifdef MASO_GEMM_NT_ROWS
+#ifdef MASO_GEMM_NT_SSE
+static const bool kNtFast = false;
+#else
+static const bool kNtFast = true;  // faster than the BLAS at few rows
+#endif
 // From GEMM_SPLIT_MIN multiply-adds the threads take equal runs of whole column tiles. The sums
 // depend on K only, so any cut, and so any thread count, gives the same bits.
 static void gemm_nt_split(int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                           int ldb, float beta, float* C, int ldc) {
   const int tiles = (N + kNtCols - 1) / kNtCols;
-#pragma omp parallel if ((int64_t)M * N * K >= GEMM_SPLIT_MIN && tiles > 1)
+  // a small product on the calling thread, outside any parallel region (entering one costs a
+  // decode step's small products more than their arithmetic)
+  if ((int64_t)M * N * K < GEMM_SPLIT_MIN || tiles == 1) {
+    gemm_nt_rows(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    return;
+  }
+#pragma omp parallel
   {
     int t = 0, T = 1;
 #ifdef _OPENMP
@@ -314,7 +406,18 @@ void gemm_fp32(bool transA, bool transB, int M, int N, int K, float alpha, const
     return;
   }
 #ifdef MASO_GEMM_NT_ROWS
-  if (!transA && transB && M >= 2 && M <= NT_ROWS_MAX && K >= NT_K_MIN)
+  // The sampler's products against weights (invariant_rows): every M and K here, so a row's bits
+  // depend on K only, never on how many rows share its batch or prefill. Elsewhere the BLAS (sgemv
+  // at one row, sgemm blocked by M) sums a row in an order that changes with M.
+  // A long prefill goes NT_ROWS_MAX rows at a time, whose A stays in cache while the weight
+  // streams past (all rows at once re-read A from memory for every weight tile: 1.3x the BLAS time
+  // at 512 rows; in chunks about the BLAS time).
+  if (!transA && transB && invariant_rows()) {
+    for (int i0 = 0; i0 < M; i0 += NT_ROWS_MAX)
+      gemm_nt_split(std::min(NT_ROWS_MAX, M - i0), N, K, alpha, A + (size_t)i0 * lda, lda, B, ldb, beta, C + (size_t)i0 * ldc, ldc);
+    return;
+  }
+  if (kNtFast && !transA && transB && M >= 2 && M <= NT_ROWS_MAX && K >= NT_K_MIN)
     return gemm_nt_split(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 #endif
   const bool split = (int64_t)M * N * K >= GEMM_SPLIT_MIN && (M > GEMM_BLOCK || N > GEMM_BLOCK);

@@ -4,7 +4,8 @@
 // no oneDNN) that loads wherever those libraries are missing, and maso_cpu.node, the CPU probe
 // that chooses among them. Each build runs in a scratch copy,
 // so the clone's own build/ is left alone. `npm pack` runs this (prepack) and `clean` (postpack);
-// `portable <file>` builds only the portable addon, to <file> (scripts/check-portable-build.sh).
+// `portable <file>` builds only the portable addon, to <file> (scripts/check-portable-build.sh), and
+// `<level> <file>` only that level's (scripts/check-levels.sh).
 const { spawnSync } = require("node:child_process");
 const { copyFileSync, cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } = require("node:fs");
 const { tmpdir } = require("node:os");
@@ -58,6 +59,7 @@ const portable = (dest) => build(levels().at(-1), dest, { MASO_BLAS: "none", MAS
 const [step = "build", arg] = process.argv.slice(2);
 try {
   if (step === "portable" && arg) portable(arg);
+  else if (levels().includes(step) && arg) build(step, arg, {});
   else if (step === "build" || step === "clean") {
     rmSync(join(root, "prebuilds"), { recursive: true, force: true });
     if (step === "build") {
@@ -66,7 +68,7 @@ try {
       portable(join(out, "maso.portable.node"));
     }
   } else {
-    console.error("usage: node scripts/prebuild.cjs [build | clean | portable <file>]");
+    console.error(`usage: node scripts/prebuild.cjs [build | clean | portable <file> | <${levels().join(" | ")}> <file>]`);
     process.exit(2);
   }
 } catch (err) {

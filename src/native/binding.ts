@@ -158,8 +158,8 @@ export interface NativeKernels {
   weightsChanged(): void;
   /**
    * GEMM precision of the calling thread; "bf16" throws when the addon was built without oneDNN.
-   * invariantRows: bf16 products against weights give each row the same bits whatever else is in
-   * the call (the sampler's steps; slower than oneDNN at training sizes).
+   * invariantRows: products against weights (bf16 and fp32) give each row the same bits whatever
+   * else is in the call (the sampler's steps; slower than oneDNN at training sizes).
    */
   setPrecision(p: Precision, invariantRows: boolean): void;
   precision(): Precision;

@@ -1,5 +1,5 @@
-// Runs bf16 A W^T products over row subsets and thread counts and reports every row whose bits
-// differ from the same row computed within all rows at once. Imported by the test, and run as a
+// Runs the sampler's A W^T products (bf16, or fp32 with invariant rows) over row subsets and thread
+// counts and reports every row whose bits differ from the same row computed within all rows at once. Imported by the test, and run as a
 // script (`node --import tsx row-invariance.ts`) to check another kernel in a child process.
 import { fillNormal } from "../../src/engine/model/init.js";
 import { native } from "../../src/native/binding.js";
@@ -29,7 +29,7 @@ export interface Report {
   products: number;
 }
 
-export function rowInvariance(): Report {
+export function rowInvariance(precision: "bf16" | "fp32" = "bf16"): Report {
   const k = native();
   const rng = createRng(11);
   const mismatches: string[] = [];
@@ -43,7 +43,7 @@ export function rowInvariance(): Report {
     fillNormal(W, rng, 0.05);
     const product = (r0: number, M: number): Float32Array => {
       const C = new Float32Array(M * N);
-      k.setPrecision("bf16", true);
+      k.setPrecision(precision, true);
       try {
         k.gemm(false, true, M, N, K, 1, A.subarray(r0 * lda), lda, W, K, 0, C, N);
       } finally {
@@ -65,7 +65,7 @@ export function rowInvariance(): Report {
       }
     }
   }
-  products += partsAgree(mismatches, rng);
+  products += partsAgree(mismatches, rng, precision);
   k.setThreads(threads);
   return { kernel: k.bf16().rowKernel, mismatches, products };
 }
@@ -78,7 +78,7 @@ export const PART_GROUPS: { K: number; Ns: number[] }[] = [
 ];
 
 /** matmulForwardParts must give each part the bits of its own product, at any M and thread count. */
-function partsAgree(mismatches: string[], rng: ReturnType<typeof createRng>): number {
+function partsAgree(mismatches: string[], rng: ReturnType<typeof createRng>, precision: "bf16" | "fp32"): number {
   const k = native();
   let products = 0;
   for (const { K, Ns } of PART_GROUPS) {
@@ -89,7 +89,7 @@ function partsAgree(mismatches: string[], rng: ReturnType<typeof createRng>): nu
       fillNormal(A, rng, 1);
       for (const T of [1, 2]) {
         k.setThreads(T);
-        k.setPrecision("bf16", true);
+        k.setPrecision(precision, true);
         try {
           const outs = Ns.map((N) => new Float32Array(M * N));
           k.matmulForwardParts(
