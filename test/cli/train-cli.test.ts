@@ -52,7 +52,7 @@ describe("maso train", () => {
           for (const [name, v] of Object.entries(r.bySource)) s.byName[name] = (s.byName[name] ?? 0) + v;
         }
       for (const [role, s] of Object.entries(sums)) {
-        const logged = (row.roles?.[role].reward as { byName: Record<string, number> }).byName;
+        const logged = (row.roles![role].reward as { byName: Record<string, number> }).byName;
         expect(Object.keys(logged).sort()).toEqual(Object.keys(s.byName).sort());
         for (const [name, v] of Object.entries(s.byName)) expect(logged[name]).toBeCloseTo(v / s.n, 12);
       }
