@@ -56,16 +56,17 @@ describe("two trainers on one run directory", () => {
     expect(readdirSync(join(run, "checkpoints")).filter((n) => n.startsWith("."))).toEqual([]);
   };
 
-  it("started 300 ms apart: the second is refused, the first is unharmed", async () => {
+  it("started 300 ms apart: one takes the directory, the other is refused naming it, the run is unharmed", async () => {
     const run = join(root, "race");
     const first = startCli(fresh(run));
     await new Promise((r) => setTimeout(r, 300));
     const second = startCli(fresh(run));
     const [a, b] = await Promise.all([first.done, second.done]);
-    expect(a.code, first.stderr()).toBe(0);
-    expect(b.code, second.stderr()).toBe(1);
-    expect(second.stderr()).toMatch(refusedBy(first.child.pid));
-    expect(second.stdout()).not.toContain("effective config");
+    // on a loaded machine the later process may reach the lock first: which one wins is timing, that one wins is not
+    const [winner, loser] = a.code === 0 ? [first, second] : [second, first];
+    expect([a.code, b.code].sort(), `${first.stderr()}\n${second.stderr()}`).toEqual([0, 1]);
+    expect(loser.stderr()).toMatch(refusedBy(winner.child.pid));
+    expect(loser.stdout()).not.toContain("effective config");
     await expectLikeRef(run);
   });
 
