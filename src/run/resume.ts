@@ -88,6 +88,27 @@ async function dropStepFilesAfter(runDir: string, step: number): Promise<void> {
 export type CheckpointChoice = "best" | "latest" | "init" | number;
 
 /**
+ * The step `checkpoint` names in `runDir`: the best pointer's ("best", and by default when the run
+ * has one), the given step, or undefined for the newest good one ("latest", or by default without
+ * a pointer). `best`: whether the pointer chose it. Throws CHECKPOINT_BEST when "best" is asked of
+ * a run without a pointer.
+ * @example const { step } = await checkpointStep("runs/a", undefined);
+ */
+export async function checkpointStep(
+  runDir: string,
+  checkpoint: Exclude<CheckpointChoice, "init"> | undefined,
+): Promise<{ step: number | undefined; best: boolean }> {
+  const best = checkpoint === undefined || checkpoint === "best" ? await readBest(runDir) : null;
+  if (checkpoint === "best" && !best)
+    throw new MasoError(
+      "CHECKPOINT_BEST",
+      `${runDir} has no best-on-dev pointer (checkpoints/best.json)`,
+      "train with eval.every > 0 on the dev split and a 'metric' export, or pass --checkpoint latest",
+    );
+  return { step: best ? best.step : typeof checkpoint === "number" ? checkpoint : undefined, best: best !== null };
+}
+
+/**
  * The runtime of a run at one checkpoint, for anything that uses trained weights without training
  * further (`maso eval`, `maso serve`). `checkpoint`: "best" (the step checkpoints/best.json names),
  * "latest" (newest good one), a step, or "init" (the untrained weights of step 0, built exactly as a
@@ -103,14 +124,7 @@ export async function restoreRun<S extends object, T>(o: {
 }): Promise<{ rt: Runtime<S, T>; step: number; checkpoint: "best" | "latest" | "init" | "step" }> {
   if (o.checkpoint === "init") return { rt: await o.build(0), step: 0, checkpoint: "init" };
   if (o.runDir === undefined) throw new MasoError("RUN_NOT_FOUND", "evaluating a checkpoint needs the run directory");
-  const best = o.checkpoint === undefined || o.checkpoint === "best" ? await readBest(o.runDir) : null;
-  if (o.checkpoint === "best" && !best)
-    throw new MasoError(
-      "CHECKPOINT_BEST",
-      `${o.runDir} has no best-on-dev pointer (checkpoints/best.json)`,
-      "train with eval.every > 0 on the dev split and a 'metric' export, or pass --checkpoint latest",
-    );
-  const step = best ? best.step : typeof o.checkpoint === "number" ? o.checkpoint : undefined;
+  const { step, best } = await checkpointStep(o.runDir, o.checkpoint);
   const ckpt = await findCheckpoint(o.runDir, step === undefined ? { fallback: true } : { step });
   const state: RunState = { step: 0, cursor: { epoch: 0, index: 0 }, seed: 0 };
   const rt = await o.build(checkRunState(await ckpt.part("run").json("state.json")).step);

@@ -8,11 +8,11 @@ import { createProgress } from "../../progress/progress-display.js";
 import { createRuntime } from "../../runtime/runtime.js";
 import { episodeLine, writeEvalEpisodes } from "../../run/eval-episodes.js";
 import { evaluateRun } from "../../run/evaluate.js";
-import type { CheckpointChoice } from "../../run/resume.js";
 import type { Workflow } from "../../workflow/graph-types.js";
 import type { Trajectory } from "../../workflow/trajectory.js";
 import { type Parsed, str } from "../args.js";
 import { usageError } from "../exit-codes.js";
+import { checkpointFlag } from "../checkpoint-flag.js";
 import { precisionFlag, withPrecision } from "../precision-flag.js";
 import { runtimeOptions } from "../train/runtime-options.js";
 import { scoredSplit, trainingModule, type WorkflowModule } from "../train/workflow-module.js";
@@ -23,14 +23,6 @@ const MODULE_EXTS = [".ts", ".mts", ".js", ".mjs"];
 
 /** True when `path` names a workflow module rather than a run directory. */
 export const isWorkflowFile = (path: string): boolean => MODULE_EXTS.includes(extname(path).toLowerCase());
-
-/** --checkpoint best|latest|init|<step> (undefined: best when the run has one, else latest). */
-function checkpointFlag(p: Parsed): CheckpointChoice | undefined {
-  const v = str(p, "checkpoint");
-  if (v === undefined || v === "best" || v === "latest" || v === "init") return v;
-  if (/^\d+$/.test(v)) return Number(v);
-  throw usageError(`eval: --checkpoint must be best, latest, init or a step, got '${v}'`, "eval");
-}
 
 /** The held-out tasks of `split` (default test when the module has them, else dev). */
 function heldOut(mod: WorkflowModule<object, unknown>, file: string, p: Parsed) {
@@ -59,7 +51,7 @@ export async function workflowRun(src: string, rc: Record<string, unknown> | nul
       throw new MasoError("CONFIG_MISSING", `${file} exports no 'config' and no --config was given`, "pass --config <file>");
   } else if (str(p, "config") !== undefined)
     throw usageError(`${command}: --config is for a workflow file; a run uses its config.json`, command);
-  const choice = fromFile ? "init" : checkpointFlag(p);
+  const choice = fromFile ? "init" : checkpointFlag(p, "eval");
   if (fromFile && str(p, "checkpoint") !== undefined && choice !== "init")
     throw usageError(`${command}: a workflow file has no checkpoints; pass a run directory instead`, command);
   const roles = workflowRoles(mod.workflow as Workflow<object, string>);

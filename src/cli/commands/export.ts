@@ -4,7 +4,6 @@
 // into a run or checkpoint directory, nor onto the folder it exports from.
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { readBest } from "../../checkpoint/best.js";
 import { CHECKPOINTS_DIR, MANIFEST_FILE, stepOfDirName } from "../../checkpoint/paths.js";
 import { loadHfModel, saveHfModel } from "../../engine/io/hf-model.js";
 import { loadAdapter, saveAdapter } from "../../engine/io/peft.js";
@@ -14,7 +13,9 @@ import { Decoder } from "../../engine/model/decoder.js";
 import { writeTokenizerFiles } from "../../engine/tokenizer/tokenizer-files.js";
 import { MasoError } from "../../errors.js";
 import { ioError, refuseSpecialFiles } from "../../fs/fs-util.js";
+import { checkpointStep } from "../../run/resume.js";
 import { num, type Parsed, parseFlags, str } from "../args.js";
+import { checkpointFlag } from "../checkpoint-flag.js";
 import { usageError } from "../exit-codes.js";
 import { type FoundTokenizer, findModel, findTokenizer } from "../model-source.js";
 import { type Command, println } from "./types.js";
@@ -175,21 +176,12 @@ options:
  */
 async function exportStep(src: string, p: Parsed): Promise<number | undefined> {
   const step = num(p, "step", "export", { int: true, min: 0 });
-  const which = str(p, "checkpoint");
-  if (step !== undefined && which !== undefined) throw usageError("export: give --step or --checkpoint, not both", "export");
-  if (step !== undefined || which === "latest") return step;
-  if (which !== undefined && which !== "best") {
-    if (!/^\d+$/.test(which)) throw usageError(`export: --checkpoint must be best, latest or a step, got '${which}'`, "export");
-    return Number(which);
-  }
-  const best = existsSync(join(src, CHECKPOINTS_DIR)) ? await readBest(src) : null;
-  if (which === "best" && !best)
-    throw new MasoError(
-      "CHECKPOINT_BEST",
-      `${src} has no best-on-dev pointer (checkpoints/best.json)`,
-      "train with eval.every > 0 on the dev split and a 'metric' export, or pass --checkpoint latest",
-    );
-  return best?.step;
+  const choice = checkpointFlag(p, "export", false);
+  if (step !== undefined && choice !== undefined) throw usageError("export: give --step or --checkpoint, not both", "export");
+  if (step !== undefined) return step;
+  // a checkpoint or model folder has no pointer to look for
+  if (choice === undefined && !existsSync(join(src, CHECKPOINTS_DIR))) return undefined;
+  return (await checkpointStep(src, choice)).step;
 }
 
 /** A write's filesystem failure (ENOSPC, EACCES, EISDIR, …) as a named error. */
