@@ -1,20 +1,4 @@
-// The dashboard against hostile requests and run directories: a foreign Host header (DNS rebinding)
-// gets 403; metrics.jsonl is followed incrementally (a poll reads only appended bytes, yet a file
-// cut short, rewritten or replaced is read again from the start); a FIFO in the run directory is a
-// named error within a second, and `maso dashboard` on one still stops on SIGTERM.
-import { execFileSync } from "node:child_process";
-import {
-  appendFileSync,
-  closeSync,
-  constants,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
+import { appendFileSync, closeSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,14 +7,12 @@ import { createDashboardApp } from "../../src/dashboard/app.js";
 import { metricsTail } from "../../src/dashboard/metrics-tail.js";
 import { serveDashboard } from "../../src/dashboard/serve.js";
 import { startCli } from "../cli/cli-harness.js";
+import { fifoMaker } from "../faults/fs-faults.js";
 
 const root = mkdtempSync(join(tmpdir(), "maso-dash-hostile-"));
-const fifos: string[] = [];
+const fifos = fifoMaker();
 afterAll(() => {
-  for (const f of fifos)
-    try {
-      closeSync(openSync(f, constants.O_WRONLY | constants.O_NONBLOCK));
-    } catch {}
+  fifos.release();
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -43,12 +25,7 @@ function runDir(name: string, steps = 0): string {
   return dir;
 }
 
-function fifo(path: string): string {
-  rmSync(path, { force: true });
-  execFileSync("mkfifo", [path]);
-  fifos.push(path);
-  return path;
-}
+const fifo = fifos.make;
 
 /** GET `path` from a served dashboard with a chosen Host header (fetch cannot set one). */
 function getWithHost(url: string, path: string, host: string): Promise<{ status: number; body: string }> {

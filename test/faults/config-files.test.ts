@@ -3,25 +3,16 @@
 // alias bomb, 100k-deep JSON and YAML, a FIFO given as --config; and a full disk while writing the
 // run's config.json (DISK_FULL, not ENOSPC's stack trace).
 import { execFileSync } from "node:child_process";
-import { closeSync, constants, existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { readConfigFile, writeEffectiveConfig } from "../../src/config/load-config.js";
 import { cliInProcess as cli } from "../cli/cli-harness.js";
+import { fullDisk, releaseFifo } from "./fs-faults.js";
 
-/** Paths whose open fails with ENOSPC (a full disk), decided per test. */
-const inject = vi.hoisted(() => ({ fails: null as null | ((path: string) => boolean) }));
-vi.mock("node:fs/promises", async (original) => {
-  const fsp = await original<typeof import("node:fs/promises")>();
-  const enospc = (path: string) =>
-    Object.assign(new Error(`ENOSPC: no space left on device, open '${path}'`), { code: "ENOSPC", errno: -28, syscall: "open", path });
-  return {
-    ...fsp,
-    open: (path: Parameters<typeof fsp.open>[0], ...rest: [string]) =>
-      inject.fails?.(String(path)) ? Promise.reject(enospc(String(path))) : fsp.open(path, ...rest),
-  };
-});
+// opens fail with ENOSPC (a full disk) where a test sets fullDisk.fails
+vi.mock("node:fs/promises", async (original) => (await import("./fs-faults.js")).withFullDisk(await original()));
 
 const DEMO = join(import.meta.dirname, "..", "..", "examples", "two-role-demo", "workflow.ts");
 const root = mkdtempSync(join(tmpdir(), "maso-config-files-"));
@@ -105,10 +96,7 @@ describe("config files that are not configs", () => {
       expect(r.err).toContain(`${fifo} is a FIFO (named pipe), not a regular file`);
       expect(r.ms).toBeLessThan(1000);
     } finally {
-      // were a reader stuck on it, opening the write end would release it
-      try {
-        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
-      } catch {}
+      releaseFifo(fifo);
     }
   });
 
@@ -120,14 +108,14 @@ describe("config files that are not configs", () => {
 describe("writing the run's config.json", () => {
   it("on a full disk: DISK_FULL naming the file, not ENOSPC's stack trace", async () => {
     const runDir = join(root, "full-disk-run");
-    inject.fails = (p) => p.startsWith(runDir);
+    fullDisk.fails = (p) => p.startsWith(runDir);
     try {
       const err = await writeEffectiveConfig(runDir, { name: "x" }).catch((e) => e);
       expect(err.code).toBe("DISK_FULL");
       expect(err.message).toContain("no space left on the device");
       expect(err.message).toContain(join(runDir, "config.json"));
     } finally {
-      inject.fails = null;
+      fullDisk.fails = null;
     }
   });
 

@@ -7,19 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { cliInProcess as cli } from "../cli/cli-harness.js";
+import { fullDisk } from "./fs-faults.js";
 
-/** Paths whose open fails with ENOSPC (a full disk), decided per test. */
-const inject = vi.hoisted(() => ({ fails: null as null | ((path: string) => boolean) }));
-vi.mock("node:fs/promises", async (original) => {
-  const fsp = await original<typeof import("node:fs/promises")>();
-  const enospc = (path: string) =>
-    Object.assign(new Error(`ENOSPC: no space left on device, open '${path}'`), { code: "ENOSPC", errno: -28, syscall: "open", path });
-  return {
-    ...fsp,
-    open: (path: Parameters<typeof fsp.open>[0], ...rest: [string]) =>
-      inject.fails?.(String(path)) ? Promise.reject(enospc(String(path))) : fsp.open(path, ...rest),
-  };
-});
+// opens fail with ENOSPC (a full disk) where a test sets fullDisk.fails
+vi.mock("node:fs/promises", async (original) => (await import("./fs-faults.js")).withFullDisk(await original()));
 
 const BASE = join(import.meta.dirname, "..", "..", "models", "base");
 const root = mkdtempSync(join(tmpdir(), "maso-export-out-"));
@@ -73,14 +64,14 @@ describe("maso export --out", () => {
     expect(ok.err).toBe("");
     expect(ok.code).toBe(0);
     const full = join(root, "full");
-    inject.fails = (p) => p.startsWith(full);
+    fullDisk.fails = (p) => p.startsWith(full);
     try {
       const r = await cli("export", BASE, "--out", full);
       expect(r.code).toBe(1);
       expect(r.err).toContain("error DISK_FULL");
       expect(r.err).not.toMatch(/ENOSPC: no space left on device, open|\n {4}at /);
     } finally {
-      inject.fails = null;
+      fullDisk.fails = null;
     }
   });
 });

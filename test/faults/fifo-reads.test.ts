@@ -1,35 +1,19 @@
-// FIFOs (and devices) where a run or model directory has files: every read path answers with a named
-// error within a second instead of blocking forever on open() — `maso eval` and `maso export` on a
-// FIFO config.json / manifest.json, --data and --tokenizer pointing at one, the tokenizer loader,
-// and checkpoint hashing. Linux/macOS only (mkfifo).
-import { execFileSync } from "node:child_process";
-import { closeSync, constants, cpSync, mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadTokenizer } from "../../src/engine/tokenizer/load-tokenizer.js";
 import { hashFile, readRegularFile } from "../../src/fs/fs-util.js";
 import { cliInProcess as cli } from "../cli/cli-harness.js";
+import { fifoMaker } from "./fs-faults.js";
 
 const BASE = join(import.meta.dirname, "..", "..", "models", "base");
 const root = mkdtempSync(join(tmpdir(), "maso-fifo-"));
-const fifos: string[] = [];
-
-/** Makes `path` a FIFO (its folder created). */
-function fifo(path: string): string {
-  mkdirSync(join(path, ".."), { recursive: true });
-  rmSync(path, { force: true });
-  execFileSync("mkfifo", [path]);
-  fifos.push(path);
-  return path;
-}
+const fifos = fifoMaker();
+const fifo = fifos.make;
 
 afterAll(() => {
-  // were a reader stuck on one, opening the write end releases it
-  for (const f of fifos)
-    try {
-      closeSync(openSync(f, constants.O_WRONLY | constants.O_NONBLOCK));
-    } catch {}
+  fifos.release();
   rmSync(root, { recursive: true, force: true });
 });
 
