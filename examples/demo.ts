@@ -5,9 +5,10 @@
 // curves are. Another workflow, or another precision than the config's (auto):
 //   MASO_DEMO_WORKFLOW=examples/workflows/qd-retrieve-answer/workflow.ts MASO_DEMO_STEPS=30 npm run demo
 //   MASO_DEMO_PRECISION=fp32 npm run demo
+//   MASO_DEMO_SEED=1 npm run demo
 import { readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { runResults } from "../scripts/results.js";
+import { pairedLine, runResults } from "../scripts/results.js";
 import type { ResultsSummary } from "../scripts/lib/results-summary.js";
 import { describeNative } from "maso";
 
@@ -16,25 +17,31 @@ const file = process.env.MASO_DEMO_WORKFLOW ?? "examples/workflows/iterative-cod
 const steps = Number(process.env.MASO_DEMO_STEPS ?? 30);
 // checked with the run config: anything but auto, fp32 or bf16 is a config error naming the field
 const precision = process.env.MASO_DEMO_PRECISION as Parameters<typeof runResults>[0]["precision"];
+const seed = Number(process.env.MASO_DEMO_SEED ?? 0);
+if (!Number.isSafeInteger(seed) || seed < 0)
+  throw new Error(`MASO_DEMO_SEED must be a non-negative integer, got '${process.env.MASO_DEMO_SEED}'`);
 const out = resolve("runs/demo");
 
 console.log(describeNative());
-console.log(`demo: ${file}, ${steps} RL steps, greedy test evaluation before and after\n`);
+console.log(`demo: ${file}, seed ${seed}, ${steps} RL steps, greedy test evaluation before and after\n`);
 rmSync(out, { recursive: true, force: true });
 const t0 = performance.now();
 // one dev evaluation, at the end: earlier ones cost time inside the 10-minute budget
-const summaryPath = await runResults({ file, seeds: [0], steps, evalEvery: steps, precision, out, log: (s) => process.stdout.write(s) });
+const summaryPath = await runResults({ file, seeds: [seed], steps, evalEvery: steps, precision, out, log: (s) => process.stdout.write(s) });
 const summary = JSON.parse(readFileSync(summaryPath, "utf8")) as ResultsSummary;
-const seed = summary.perSeed[0];
+const result = summary.perSeed[0];
 const fmt = (x: number | undefined) => (x === undefined ? "n/a" : x.toFixed(3));
-const m = seed.episodeMetrics;
+const m = result.episodeMetrics;
 
 console.log(`\n== ${summary.workflow}: ${summary.steps} RL steps in ${((performance.now() - t0) / 1000).toFixed(0)} s ==`);
 console.log(
-  `test metric (${seed.testEpisodes} greedy episodes): ${fmt(seed.before)} before -> ${fmt(seed.after)} after (${seed.selection} checkpoint, step ${seed.step})`,
+  `test metric (${result.testEpisodes} greedy episodes): ${fmt(result.before)} before -> ${fmt(result.after)} after (${result.selection} checkpoint, step ${result.step})`,
 );
+if (result.comparison) console.log(`task by task: ${pairedLine(result.comparison)}`);
 console.log(`format failures per test episode: ${fmt(m.testBefore.formatFailures)} before -> ${fmt(m.testAfter.formatFailures)} after`);
 const dir = dirname(summaryPath);
 console.log(`summary: ${summaryPath}`);
 for (const p of summary.plots) console.log(`curves:  ${join(dir, p)}`);
-console.log(`run:     ${join(dir, "seed-0", "run")} (metrics.jsonl, trajectories; npx maso dashboard ${join(dir, "seed-0", "run")})`);
+console.log(
+  `run:     ${join(dir, `seed-${seed}`, "run")} (metrics.jsonl, trajectories; npx maso dashboard ${join(dir, `seed-${seed}`, "run")})`,
+);

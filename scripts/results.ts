@@ -21,7 +21,7 @@ import { isPrecisionSetting, type PrecisionSetting } from "../src/engine/precisi
 import { writeFileAtomic } from "../src/fs/atomic-file.js";
 import { MasoError } from "../src/errors.js";
 import { plotFigures } from "./lib/plots.js";
-import { meanRecords, type SeedResult, summarize } from "./lib/results-summary.js";
+import { meanRecords, type PairedTest, type SeedResult, summarize } from "./lib/results-summary.js";
 import { readRunRows } from "./lib/run-series.js";
 import { parseScriptArgs, runIfMain, usage } from "./lib/script-main.js";
 
@@ -75,16 +75,35 @@ interface EvalJson {
   metric: number;
   episodeMetrics: Record<string, number>;
 }
+/** The after-RL test episodes of a seed, in its directory (the before ones are in the cache). */
+const AFTER_EPISODES = "test-after.episodes.jsonl";
 const lastJson = (out: string): EvalJson => JSON.parse(out.trim().split("\n").at(-1) ?? "") as EvalJson;
 
-/** `maso eval <target…> --split test --json`: a module with --config (untrained cast) or a run dir (its selected checkpoint). */
-const testEval = async (target: string[], log: (s: string) => void): Promise<EvalJson> =>
-  lastJson(await cli(["eval", ...target, "--split", "test", "--json"], log));
+/**
+ * `maso eval <target…> --split test --json --episodes <file>`: a module with --config (untrained
+ * cast) or a run dir (its selected checkpoint); every episode is written to `episodes` for the paired comparison.
+ */
+const testEval = async (target: string[], episodes: string, log: (s: string) => void): Promise<EvalJson> =>
+  lastJson(await cli(["eval", ...target, "--split", "test", "--json", "--episodes", episodes], log));
+
+/** `maso compare <before> <after> --json`: the paired comparison of two test evaluations on the same tasks. */
+const compareEvals = async (before: string, after: string, log: (s: string) => void): Promise<PairedTest> => {
+  const c = lastJson(await cli(["compare", before, after, "--json"], log)) as unknown as PairedTest & Record<string, unknown>;
+  return { n: c.n, meanDiff: c.meanDiff, bootstrap95: c.bootstrap95, wins: c.wins, losses: c.losses, ties: c.ties };
+};
+
+const signed = (x: number) => (x >= 0 ? "+" : "") + x.toFixed(3);
+
+/** One line of a paired comparison: difference, its 95 % interval, wins/losses/ties. */
+export const pairedLine = (c: PairedTest): string =>
+  `paired difference ${signed(c.meanDiff)} (95% interval ${signed(c.bootstrap95[0])} .. ${signed(c.bootstrap95[1])}), ` +
+  `${c.wins} tasks better, ${c.losses} worse, ${c.ties} the same`;
 
 /** Writes a seed's result.json and logs its before → after. */
 function saveResult(done: string, result: SeedResult, log: (s: string) => void): SeedResult {
   writeFileSync(done, `${JSON.stringify(result, null, 2)}\n`);
   log(`seed ${result.seed}: test ${result.before.toFixed(4)} -> ${result.after.toFixed(4)} (${result.selection} step ${result.step})\n`);
+  if (result.comparison) log(`seed ${result.seed}: ${pairedLine(result.comparison)}\n`);
   return result;
 }
 
@@ -120,22 +139,28 @@ export function weightsDigest(models: unknown): string {
  * test tasks' ids. Role code (prompts, token budgets) is not in the key: delete the cache after
  * changing it.
  */
-async function beforeEval(o: ResultsOptions, cfgFile: string, testIds: string, log: (s: string) => void): Promise<EvalJson> {
+async function beforeEval(
+  o: ResultsOptions,
+  cfgFile: string,
+  testIds: string,
+  log: (s: string) => void,
+): Promise<EvalJson & { episodesFile: string }> {
   const { seed, name, schedule, eval: _e, checkpoint, ...shaping } = JSON.parse(readFileSync(cfgFile, "utf8")) as Record<string, unknown>;
   const key = createHash("sha256")
     .update(JSON.stringify({ file: o.file, shaping, testIds, weights: weightsDigest(shaping.models) }))
     .digest("hex")
     .slice(0, 16);
   const cached = join(o.out, "before-cache", `${key}.json`);
-  if (existsSync(cached)) {
+  const episodes = join(o.out, "before-cache", `${key}.episodes.jsonl`);
+  if (existsSync(cached) && existsSync(episodes)) {
     log(`before RL: reusing ${cached}\n`);
-    return JSON.parse(readFileSync(cached, "utf8")) as EvalJson;
+    return { ...(JSON.parse(readFileSync(cached, "utf8")) as EvalJson), episodesFile: episodes };
   }
-  const result = await testEval([o.file, "--config", cfgFile], log);
   mkdirSync(join(o.out, "before-cache"), { recursive: true });
-  // parallel invocations sharing --out never see half a file
+  // `maso eval` writes the episodes file atomically, and the result after it: a reader never sees half a pair
+  const result = await testEval([o.file, "--config", cfgFile], episodes, log);
   await writeFileAtomic(cached, `${JSON.stringify(result, null, 2)}\n`);
-  return result;
+  return { ...result, episodesFile: episodes };
 }
 
 /** A finished seed evaluated again on the current test split; its training figures stay. */
@@ -144,7 +169,8 @@ async function reevaluateSeed(o: ResultsOptions, dir: string, testIds: string, l
   const old = JSON.parse(readFileSync(done, "utf8")) as SeedResult;
   log(`seed ${old.seed}: re-evaluating on the current test split\n`);
   const before = await beforeEval(o, join(dir, "config.json"), testIds, log);
-  const after = await testEval([join(dir, "run")], log);
+  const after = await testEval([join(dir, "run")], join(dir, AFTER_EPISODES), log);
+  const comparison = await compareEvals(before.episodesFile, join(dir, AFTER_EPISODES), log);
   if (after.step !== old.step) log(`warning: seed ${old.seed}: the selected checkpoint is now step ${after.step} (was ${old.step})\n`);
   const episodeMetrics = { ...old.episodeMetrics, testBefore: before.episodeMetrics, testAfter: after.episodeMetrics };
   return saveResult(
@@ -156,6 +182,7 @@ async function reevaluateSeed(o: ResultsOptions, dir: string, testIds: string, l
       step: after.step,
       testEpisodes: after.episodes,
       reevaluated: true,
+      comparison,
       episodeMetrics,
     },
     log,
@@ -192,7 +219,8 @@ async function runSeed(
   await cli(resume ? ["train", "--resume", runDir, o.file] : ["train", o.file, "--config", cfgFile, "--run-dir", runDir], log, true);
   const trainSeconds = (performance.now() - t0) / 1000;
   log(`seed ${seed}: after RL (selected checkpoint, test split)\n`);
-  const after = await testEval([runDir], log);
+  const after = await testEval([runDir], join(dir, AFTER_EPISODES), log);
+  const comparison = await compareEvals(before.episodesFile, join(dir, AFTER_EPISODES), log);
   const rows = readRunRows(runDir);
   return saveResult(
     done,
@@ -205,6 +233,7 @@ async function runSeed(
       testEpisodes: after.episodes,
       trainSeconds,
       resumed: resume,
+      comparison,
       episodeMetrics: {
         train: meanRecords(rows.map((r) => (r.episodes as { metrics?: Record<string, number> } | undefined)?.metrics ?? {})),
         testBefore: before.episodeMetrics,

@@ -3,6 +3,16 @@
 // seeds and writes summary.json, results-table.ts renders it.
 
 /** A seed's outcome. */
+/** What a seed's paired before/after comparison says: mean difference, 95 % bootstrap interval, wins/losses/ties. */
+export interface PairedTest {
+  n: number;
+  meanDiff: number;
+  bootstrap95: [number, number];
+  wins: number;
+  losses: number;
+  ties: number;
+}
+
 export interface SeedResult {
   seed: number;
   /** test metric of the untrained cast (step 0, greedy) */
@@ -18,6 +28,8 @@ export interface SeedResult {
   trainSeconds: number;
   /** the run was resumed from an earlier attempt, so trainSeconds covers only the rest of it */
   resumed: boolean;
+  /** the paired comparison of the before and after test evaluations, task by task (`maso compare`; absent in results written before it was recorded) */
+  comparison?: PairedTest;
   /** the test evaluations were redone after training (results.ts --reevaluate: the test split changed) */
   reevaluated?: boolean;
   episodeMetrics: {

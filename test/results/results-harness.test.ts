@@ -44,6 +44,14 @@ describe("scripts/results.ts", () => {
       expect(p.trainSeconds).toBeGreaterThan(0);
       expect(p.episodeMetrics.train.roleCalls).toBe(2);
       expect(p.episodeMetrics.testAfter.roleCalls).toBe(2);
+      // the paired comparison is over the same 12 test tasks, and its mean difference is after − before
+      const c = p.comparison!;
+      expect(c.n).toBe(12);
+      expect(c.wins + c.losses + c.ties).toBe(12);
+      expect(c.meanDiff).toBeCloseTo(p.after - p.before, 12);
+      expect(c.bootstrap95[0]).toBeLessThanOrEqual(c.meanDiff);
+      expect(c.bootstrap95[1]).toBeGreaterThanOrEqual(c.meanDiff);
+      expect(existsSync(join(seedDir, "test-after.episodes.jsonl"))).toBe(true);
     }
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     expect(s.before.mean).toBeCloseTo(mean(s.perSeed.map((p) => p.before)), 12);
