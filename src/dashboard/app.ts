@@ -1,15 +1,16 @@
 // The dashboard's HTTP routes (hono): the page, uPlot's files from node_modules, and a JSON API
-// over one or more run directories (`?run=<index>`, default 0), behind a Host check (host-check.ts).
-// Read-only: no route writes to a run directory or runs anything.
+// over one or more run directories (`?run=<index>`, default 0; /api/config-diff compares them all),
+// behind a Host check (host-check.ts). Read-only: no route writes to a run directory or runs anything.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { type Context, Hono } from "hono";
 import { MasoError } from "../errors.js";
+import { configDifferences } from "./config-diff.js";
 import { allowedHostNames, dashboardHostAllowed } from "./host-check.js";
 import { type MetricsTail, metricsTail } from "./metrics-tail.js";
 import { pageHtml } from "./page.js";
 import { runLabels } from "./run-labels.js";
-import { episodeSummaries, readEpisode, readRunInfo, trajectorySteps } from "./run-reader.js";
+import { episodeSummaries, readConfig, readEpisode, readRunInfo, trajectorySteps } from "./run-reader.js";
 
 const require = createRequire(import.meta.url);
 const asset = (path: string) => readFileSync(require.resolve(path), "utf8");
@@ -70,6 +71,7 @@ export function createDashboardApp(runDirs: string | readonly string[], opts: Da
     const dir = dirOf(c);
     return c.json(await readRunInfo(dir, await tailOf(dir).read()));
   });
+  app.get("/api/config-diff", async (c) => c.json(configDifferences(await Promise.all(dirs.map(readConfig)))));
   app.get("/api/metrics", async (c) => {
     const after = Number(c.req.query("after") ?? 0);
     const rows = await tailOf(dirOf(c)).read();

@@ -1,21 +1,28 @@
 // Browser script (a string, see page-script.ts): the metrics section. Polls each run's new metric
-// lines, groups metrics by kind into sections of a responsive chart grid, collapses metrics flat
-// over the whole run into a "constant" list, overlays runs (a colour per run, a dash per role when
-// several runs share a chart), smooths with a debiased EMA (raw kept faint), shows step and values
-// under the cursor, adds the step-0 eval, and fills the run summary panel.
+// lines, groups metrics by kind into sections of a responsive chart grid (eval first, timings last),
+// collapses metrics flat over the whole run into a "constant" list and a chart whose series repeat
+// another's into a note on that one, fixes the y axis of bounded metrics at [0, 1], overlays runs (a
+// colour per run, a dash per role when several runs share a chart), smooths with a debiased EMA (raw
+// kept faint), shows step and values under the cursor, adds the step-0 eval, and fills the run summary
+// panel, the config differences of overlaid runs and the list of the runs' warnings.
 export const CHARTS_SCRIPT = String.raw`
-  // what says whether training helps comes first: the held-out metric, then the rewards
-  var KINDS = ["eval", "rewards", "policy", "lengths", "timing", "other"];
-  var ORDER = ["eval.metric", "eval", "reward.total", "reward", "loss", "entropy", "kl", "approxKl", "clipFrac", "gradNorm", "advantage", "value", "length", "outputLength", "promptLength", "tokens", "timings.stepMs", "timings"];
+  // what says whether training helps comes first: the held-out metric, then the rewards (total, by
+  // reward name, by kind); wall-clock figures last
+  var KINDS = ["eval", "rewards", "policy", "lengths", "other", "timing"];
+  var ORDER = ["eval.metric", "eval", "reward.total", "reward.byName", "reward", "formatFailureRate", "loss", "entropy", "kl", "approxKl", "clipFrac", "gradNorm", "advantage", "value", "length", "outputLength", "promptLength", "tokens", "timings.stepMs", "timings"];
+  // metrics that repeat another of the same row: dropped where the other is present (older runs wrote both)
+  var ALIASES = { "length.prompt": "promptLength" };
   var DASHES = [null, [6, 3], [2, 3], [10, 3, 2, 3], [4, 6]];
-  var SKIP = { step: 1, time: 1, roles: 1 };
+  var SKIP = { step: 1, time: 1, roles: 1, warnings: 1 };
   var PLOT_H = 190;
+  // a value equal to the first to this relative precision counts as the same (whitened advantage.std is 1 to float precision)
+  var SAME = 1e-6;
   // steps are whole numbers: no ticks between them
   var STEP_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10000, 20000, 50000, 100000];
   var C = { charts: {}, sections: {}, roles: [], smooth: 0, hover: null };
 
   function kindOf(key) {
-    if (/^reward/.test(key)) return "rewards";
+    if (/^(reward|formatFailure)/.test(key)) return "rewards";
     if (/^eval/.test(key)) return "eval";
     if (/^timings\.|Ms$|PerSecond$/.test(key)) return "timing";
     if (/[lL]ength|[tT]okens/.test(key)) return "lengths";
@@ -34,6 +41,21 @@ export const CHARTS_SCRIPT = String.raw`
       else if (v && typeof v === "object" && !Array.isArray(v)) flatten(v, prefix + k + ".", out);
     }
     return out;
+  }
+  function dropAliases(f) { for (var a in ALIASES) if (a in f && ALIASES[a] in f) delete f[a]; return f; }
+  // [0, 1] by definition, read from the name: shares and rates (the last part ends in Rate, Frac,
+  // Fraction or Share: formatFailureRate, clipFrac, passRate) and 0/1 flags; per-second and learning rates are not
+  var FLAGS = { updated: 1 };
+  function boundedByName(key) {
+    var last = key.slice(key.lastIndexOf(".") + 1);
+    if (FLAGS[last]) return true;
+    return /(rate|frac|fraction|share)$/i.test(last) && !/^(lr|learningrate)$/i.test(last);
+  }
+  // eval.metric is whatever the eval's metric returns (any finite number): [0, 1] while every value lies there
+  function bounded(key, m) {
+    if (key !== "eval.metric") return boundedByName(key);
+    for (var id in m.series) for (var s in m.series[id].values) { var v = m.series[id].values[s]; if (v < 0 || v > 1) return false; }
+    return true;
   }
   function roleIndex(role) { var i = C.roles.indexOf(role); if (i < 0) { C.roles.push(role); i = C.roles.length - 1; } return i; }
   function styleOf(run, role) {
@@ -56,10 +78,11 @@ export const CHARTS_SCRIPT = String.raw`
     }
     S.runs.forEach(function (run) {
       run.rows.forEach(function (row) {
-        var glob = flatten(row, "", {});
+        if (typeof row.step !== "number" || !isFinite(row.step)) return;
+        var glob = dropAliases(flatten(row, "", {}));
         for (var k in glob) series(k, run.index, "").values[row.step] = glob[k];
         var roles = row.roles || {};
-        for (var role in roles) { var f = flatten(roles[role], "", {}); for (var k2 in f) series(k2, run.index, role).values[row.step] = f[k2]; }
+        for (var role in roles) { var f = dropAliases(flatten(roles[role], "", {})); for (var k2 in f) series(k2, run.index, role).values[row.step] = f[k2]; }
       });
     });
     // the eval before training: a step-0 row, else summary.json's before, else a note saying so
@@ -73,17 +96,24 @@ export const CHARTS_SCRIPT = String.raw`
     });
     return t;
   }
-  // a metric is constant when every series holds one value over at least two steps (the eval metric always charts)
+  // a metric is constant when every series holds one value (to SAME) over at least two steps (the eval metric always charts)
   function constantOf(key, m) {
     if (key === "eval.metric") return null;
     var ids = Object.keys(m.series), points = 0, vals = [];
     for (var i = 0; i < ids.length; i++) {
       var v = m.series[ids[i]].values, first = null, n = 0;
-      for (var s in v) { if (first === null) first = v[s]; else if (Math.abs(v[s] - first) > 1e-12 * Math.max(1, Math.abs(first))) return null; n++; }
+      for (var s in v) { if (first === null) first = v[s]; else if (Math.abs(v[s] - first) > SAME * Math.max(1, Math.abs(first))) return null; n++; }
       points = Math.max(points, n);
       vals.push({ id: ids[i], v: first });
     }
     return points >= 2 ? vals : null;
+  }
+  // the series ids and every value, to tell a chart that repeats another
+  function valuesSig(m) {
+    return Object.keys(m.series).sort().map(function (id) {
+      var v = m.series[id].values;
+      return id + ":" + Object.keys(v).sort(function (a, b) { return a - b; }).map(function (s) { return s + "=" + v[s].toPrecision(12); }).join(";");
+    }).join("/");
   }
   function ema(arr, w) {
     if (!w) return arr.slice();
@@ -111,20 +141,31 @@ export const CHARTS_SCRIPT = String.raw`
     return data;
   }
   function sparse(u, si) { var d = u.data[si], n = 0; for (var i = 0; i < d.length; i++) if (d[i] !== null) n++; return n <= 40; }
-  function makeChart(key, m, ids) {
-    var div = el("div", { cls: "chart", "data-metric": key }, [el("h4", { text: key })]);
+  function makeChart(key, m, ids, fixed) {
+    var div = el("div", { cls: "chart", "data-metric": key }, [el("h4", { text: key, title: key })]);
     var plotDiv = el("div", { cls: "plot" });
     var legend = el("div", { cls: "legend", "data-testid": "chart-legend" });
     var note = el("div", { cls: "note", "data-testid": "chart-note" });
     var tip = el("div", { cls: "tip", "data-testid": "tooltip" });
     tip.hidden = true;
     div.appendChild(plotDiv); div.appendChild(legend); div.appendChild(note); div.appendChild(tip);
-    var c = { key: key, div: div, plotDiv: plotDiv, legend: legend, note: note, tip: tip, ids: ids, sig: ids.join(","), plot: null, w: 0 };
+    var c = { key: key, div: div, plotDiv: plotDiv, legend: legend, note: note, tip: tip, ids: ids, fixed: fixed, sig: chartSig(ids, fixed), plot: null, w: 0 };
     c.styles = ids.map(function (id) { var s = m.series[id]; return styleOf(s.run, s.role); });
     c.labels = ids.map(function (id) { var s = m.series[id]; return seriesLabel(s.run, s.role); });
     ids.forEach(function (id, k) { legend.appendChild(el("span", { cls: "item", "data-series": c.labels[k] }, [swatch(c.styles[k]), c.labels[k]])); });
     return c;
   }
+  function chartSig(ids, fixed) { return ids.join(",") + (fixed ? "|0-1" : ""); }
+  // the y axis as wide as its longest tick label, so no label is cut off (uPlot's axis autosize recipe)
+  function yAxisSize(u, values, ai, cycle) {
+    var axis = u.axes[ai];
+    if (cycle > 1) return axis._size;
+    var w = 0;
+    if (values) { u.ctx.font = axis.font[0]; values.forEach(function (v) { w = Math.max(w, u.ctx.measureText(v).width); }); }
+    return Math.max(40, Math.ceil(axis.ticks.size + axis.gap + w / devicePixelRatio + 6));
+  }
+  // bounded metrics keep [0, 1] so a small change stays small; a value outside widens it rather than being cut off
+  function unitRange(u, lo, hi) { return [Math.min(0, lo === null ? 0 : lo), Math.max(1, hi === null ? 1 : hi)]; }
   function mountPlot(c, data) {
     var series = [{ label: "step" }];
     c.ids.forEach(function (id, k) {
@@ -136,12 +177,19 @@ export const CHARTS_SCRIPT = String.raw`
     c.plot = new uPlot({
       width: c.w, height: PLOT_H,
       // every chart spans the same steps, so a sparse eval sits where it happened
-      scales: { x: { time: false, range: function (u, lo, hi) { var r = C.xRange || [lo, hi]; return r[0] === r[1] ? [r[0] - 1, r[1] + 1] : r; } } },
+      scales: {
+        x: { time: false, range: function (u, lo, hi) { var r = C.xRange || [lo, hi]; return r[0] === r[1] ? [r[0] - 1, r[1] + 1] : r; } },
+        y: c.fixed ? { range: unitRange } : { auto: true },
+      },
       legend: { show: false },
       cursor: { sync: { key: "maso-steps" }, drag: { x: false, y: false } },
-      axes: [{ incrs: STEP_INCRS }, { size: 54, values: function (u, vals) { return vals.map(fmtNum); } }],
+      axes: [{ incrs: STEP_INCRS }, { size: yAxisSize, values: function (u, vals) { return vals.map(fmtNum); } }],
       series: series,
-      hooks: { setCursor: [function (u) { showTip(c, u); }] },
+      hooks: {
+        setCursor: [function (u) { showTip(c, u); }],
+        // the y range drawn, for readers and tests
+        draw: [function (u) { c.div.setAttribute("data-y-range", u.scales.y.min + "," + u.scales.y.max); }],
+      },
     }, data, c.plotDiv);
     c.plot.over.addEventListener("mouseenter", function () { C.hover = c; });
     c.plot.over.addEventListener("mouseleave", function () { if (C.hover === c) C.hover = null; c.tip.hidden = true; });
@@ -187,9 +235,15 @@ export const CHARTS_SCRIPT = String.raw`
     for (var tk in t) for (var id in t[tk].series) for (var st in t[tk].series[id].values) { lo = Math.min(lo, Number(st)); hi = Math.max(hi, Number(st)); }
     C.xRange = [lo, hi];
     KINDS.forEach(function (k) { plan[k] = { charts: [], constants: [] }; });
+    var drawn = {};
     Object.keys(t).sort(function (a, b) { return rank(a) - rank(b) || (a < b ? -1 : 1); }).forEach(function (key) {
       var cst = constantOf(key, t[key]);
-      plan[kindOf(key)][cst ? "constants" : "charts"].push(cst ? { key: key, vals: cst } : key);
+      if (cst) { plan[kindOf(key)].constants.push({ key: key, vals: cst }); return; }
+      // a chart whose every series repeats an earlier one's (reward.<kind> with one reward of that kind) is a note on that one
+      var sig = valuesSig(t[key]);
+      if (drawn[sig]) { t[drawn[sig]].notes.push("same values: " + key); return; }
+      drawn[sig] = key;
+      plan[kindOf(key)].charts.push(key);
     });
     var keep = {};
     KINDS.forEach(function (kind) {
@@ -199,9 +253,9 @@ export const CHARTS_SCRIPT = String.raw`
       s.grid.hidden = !p.charts.length;
       p.charts.forEach(function (key) {
         var m = t[key], ids = Object.keys(m.series).sort(function (a, b) { var x = m.series[a], y = m.series[b]; return x.run - y.run || (x.role < y.role ? -1 : x.role > y.role ? 1 : 0); });
-        var c = C.charts[key], data = chartData(m, ids);
-        if (c && c.sig !== ids.join(",")) { c.plot.destroy(); c.div.remove(); c = null; }
-        if (!c) { c = C.charts[key] = makeChart(key, m, ids); s.grid.appendChild(c.div); mountPlot(c, data); }
+        var c = C.charts[key], data = chartData(m, ids), fixed = bounded(key, m);
+        if (c && c.sig !== chartSig(ids, fixed)) { c.plot.destroy(); c.div.remove(); c = null; }
+        if (!c) { c = C.charts[key] = makeChart(key, m, ids, fixed); s.grid.appendChild(c.div); mountPlot(c, data); }
         else { s.grid.appendChild(c.div); c.plot.setData(data); }
         c.note.textContent = m.notes.join(" · ");
         c.note.hidden = !m.notes.length;
@@ -218,6 +272,7 @@ export const CHARTS_SCRIPT = String.raw`
     for (var key in C.charts) if (!keep[key]) { C.charts[key].plot.destroy(); C.charts[key].div.remove(); delete C.charts[key]; }
     var last = Math.max.apply(null, S.runs.map(function (r) { return r.rows.length ? r.rows[r.rows.length - 1].step : -Infinity; }));
     $("last-step").textContent = "step " + last;
+    renderWarnings();
   }
   function resmooth() {
     var t = metricTable();
@@ -255,6 +310,73 @@ export const CHARTS_SCRIPT = String.raw`
       table.appendChild(el("tr", { "data-row": row[0] }, [el("th", { text: row[0] })].concat(runs.map(function (r) { var td = el("td", { text: row[1](r) }); td.style.whiteSpace = "pre-line"; return td; }))));
     });
     box.appendChild(table);
+  }
+
+  // config fields that differ between overlaid runs (from /api/config-diff): path, then a value per run
+  function renderConfigDiff(b) {
+    var box = $("config-diff");
+    box.textContent = "";
+    box.hidden = S.runs.length < 2;
+    if (box.hidden) return;
+    box.appendChild(el("h3", { text: "config differences" }));
+    var none = b.missing.map(function (i) { return S.runs[i].label; });
+    if (none.length) box.appendChild(el("div", { cls: "note", text: "no config.json: " + none.join(", ") }));
+    if (!b.differences.length) { box.appendChild(el("div", { cls: "empty", text: "none: every config.json holds the same fields and values" })); return; }
+    var table = el("table", { cls: "summary" }, [el("tr", {}, [el("th", { text: "field" })].concat(S.runs.map(function (r) { return el("th", { title: r.runDir, text: r.label }); })))]);
+    b.differences.forEach(function (d) {
+      table.appendChild(el("tr", { "data-path": d.path }, [el("th", { text: d.path })].concat(d.values.map(function (v) { return el("td", { text: v === null ? "–" : v }); }))));
+    });
+    box.appendChild(table);
+    if (b.more) box.appendChild(el("div", { cls: "note", text: "… " + b.more + " more" }));
+  }
+
+  // the runs' warnings (a row's warnings: { code, role?, message, hint }), one line per run, code and role,
+  // with the steps it came up at and its latest message; whatever the code, so new kinds show as they come
+  var MAX_WARNINGS = 30;
+  function warningGroups() {
+    var groups = [], byKey = {};
+    S.runs.forEach(function (run) {
+      run.rows.forEach(function (row) {
+        if (!Array.isArray(row.warnings)) return;
+        row.warnings.forEach(function (w) {
+          if (!w || typeof w !== "object") return;
+          var code = typeof w.code === "string" ? w.code : "WARNING", role = typeof w.role === "string" ? w.role : "";
+          var k = run.index + "|" + code + "|" + role, g = byKey[k];
+          if (!g) groups.push(g = byKey[k] = { run: run, code: code, role: role, steps: [] });
+          if (g.steps[g.steps.length - 1] !== row.step) g.steps.push(row.step);
+          // the steps are listed once: a message's own "step N: " would repeat them
+          g.message = typeof w.message === "string" ? w.message.replace(/^step \d+: /, "") : "";
+          g.hint = typeof w.hint === "string" ? w.hint : "";
+        });
+      });
+    });
+    return groups;
+  }
+  // [1, 2, 3, 5] -> "1–3, 5"; a long list keeps its first and last ranges
+  function stepRanges(steps) {
+    var out = [], i = 0;
+    while (i < steps.length) {
+      var j = i;
+      while (j + 1 < steps.length && steps[j + 1] === steps[j] + 1) j++;
+      out.push(j > i ? steps[i] + "–" + steps[j] : String(steps[i]));
+      i = j + 1;
+    }
+    return out.length > 10 ? out.slice(0, 5).join(", ") + ", …, " + out.slice(-3).join(", ") : out.join(", ");
+  }
+  function renderWarnings() {
+    var box = $("warnings"), groups = warningGroups();
+    box.textContent = "";
+    box.hidden = !groups.length;
+    if (!groups.length) return;
+    box.appendChild(el("h3", { text: "warnings" }));
+    var list = el("ul", {});
+    groups.slice(0, MAX_WARNINGS).forEach(function (g) {
+      var who = (S.runs.length > 1 ? g.run.label + " · " : "") + g.code + (g.role ? " · " + g.role : "");
+      var when = (g.steps.length > 1 ? "steps " : "step ") + stepRanges(g.steps) + (g.steps.length > 1 ? " (" + g.steps.length + "×)" : "");
+      list.appendChild(el("li", { "data-code": g.code }, [el("b", { text: who }), " " + when + ": " + g.message, g.hint ? el("div", { cls: "hint", text: g.hint }) : null]));
+    });
+    if (groups.length > MAX_WARNINGS) list.appendChild(el("li", { text: "… " + (groups.length - MAX_WARNINGS) + " more" }));
+    box.appendChild(list);
   }
 
   function pollRun(run) {

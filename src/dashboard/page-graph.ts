@@ -36,6 +36,12 @@ export const GRAPH_SCRIPT = String.raw`
     return edges;
   }
 
+  // record visits are 0-based; people count from 1 ("visit 1" is the first)
+  function visitsText(visits) {
+    var n = visits.map(function (v) { return v + 1; });
+    return (n.length > 1 ? "visits " : "visit ") + (n.length <= 4 ? n.join(",") : n.slice(0, 3).join(",") + ",… (" + n.length + "×)");
+  }
+
   function renderGraph() {
     var recs = S.view.traj.records, order = [], info = {}, W = G.W, H = G.H, GAP = G.GAP;
     recs.forEach(function (r) {
@@ -59,7 +65,7 @@ export const GRAPH_SCRIPT = String.raw`
       g.addEventListener("click", function () { for (var j = 0; j < recs.length; j++) if (recs[j].node === n) return selectRecord(j); });
       g.appendChild(svg("rect", { x: pos[n], y: 0, width: W, height: H, rx: 6 }));
       g.appendChild(svg("text", { x: pos[n] + W / 2, y: 19 }, n));
-      g.appendChild(svg("text", { x: pos[n] + W / 2, y: 36, class: "small" }, (info[n].role ? "role " + info[n].role : info[n].kind) + " · visits " + info[n].visits.join(",")));
+      g.appendChild(svg("text", { x: pos[n] + W / 2, y: 36, class: "small" }, (info[n].role ? "role " + info[n].role : info[n].kind) + " · " + visitsText(info[n].visits)));
       g0.appendChild(g);
     });
     // labels last: drawn over the arcs

@@ -68,6 +68,7 @@ const BOOT = `
       }
       renderSummary();
       renderCharts();
+      if (S.runs.length > 1) return getJson("/api/config-diff").then(renderConfigDiff);
     }).catch(function (e) { $("status").textContent = "run: " + e.message; });
   }
 

@@ -13,7 +13,7 @@ h2{font-size:15px;margin:0 0 8px}
 .section-head h2{margin:0}
 .smooth{margin-left:auto;font-size:13px;display:flex;align-items:center;gap:6px}
 .legend{display:flex;flex-wrap:wrap;gap:4px 12px;font-size:12px}
-.legend .item{display:inline-flex;align-items:center;gap:4px;white-space:nowrap}
+.legend .item{display:inline-flex;align-items:center;gap:4px;max-width:100%;overflow-wrap:anywhere}
 .swatch{display:inline-block;width:18px;height:0;border-top:3px solid}
 .swatch.dash{border-top-style:dashed}
 .kind{margin-top:12px}
@@ -21,7 +21,7 @@ h2{font-size:15px;margin:0 0 8px}
 .chart-grid[hidden]{display:none}
 .chart-grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(360px,1fr));gap:12px}
 .chart{border:1px solid #eef0f3;border-radius:4px;padding:4px;min-width:0;position:relative}
-.chart h4{font-size:13px;margin:2px 6px;font-weight:600}
+.chart h4{font-size:13px;margin:2px 6px;font-weight:600;overflow-wrap:anywhere}
 .chart .plot{width:100%;min-width:0;overflow:hidden}
 .chart .legend{margin:2px 6px}
 .chart .note{font-size:12px;color:#8a5a00;margin:0 6px}
@@ -36,6 +36,13 @@ h2{font-size:15px;margin:0 0 8px}
 .summary th{background:#f6f8fa;font-weight:600}
 .summary td,.summary th{border:1px solid #e5e7eb;padding:3px 8px;vertical-align:top}
 .empty{color:#6b7480;font-style:italic}
+.sub{margin-top:10px}
+.sub h3{font-size:13px;margin:0 0 4px;color:#374151}
+.sub .note{font-size:12px;color:#8a5a00;margin:2px 0}
+.warnings ul{margin:0;padding-left:18px;font-size:13px}
+.warnings li{margin:2px 0;color:#8a5a00}
+.warnings li b{color:#b45309}
+.warnings .hint{color:#4b5563;font-size:12px}
 .controls{display:flex;gap:10px;align-items:center;flex-wrap:wrap;margin-bottom:8px}
 select,button,input{font:inherit;padding:3px 6px}
 input.num{width:6em}

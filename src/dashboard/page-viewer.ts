@@ -99,7 +99,7 @@ export const VIEWER_SCRIPT = String.raw`
     ol.textContent = "";
     S.view.traj.records.forEach(function (r, i) {
       ol.appendChild(el("li", { cls: i === S.view.rec ? "active" : "", "data-testid": "record-item", onclick: function () { selectRecord(i); } },
-        [(i + 1) + ". " + r.node + " (visit " + r.visit + (r.turn ? ", turn " + r.turn : "") + ")"]));
+        [(i + 1) + ". " + r.node + " (visit " + (r.visit + 1) + (r.turn ? ", turn " + r.turn : "") + ")"]));
     });
   }
   function part(title, node) { return [el("h4", { text: title }), node]; }
@@ -130,7 +130,7 @@ export const VIEWER_SCRIPT = String.raw`
     var v = S.view, r = v.traj.records[v.rec], box = $("record");
     box.textContent = "";
     box.appendChild(el("h3", { "data-testid": "record-title", text: (v.rec + 1) + " / " + v.traj.records.length + ": " + r.node + " (" + r.kind + ")" }));
-    box.appendChild(el("div", { cls: "meta", text: "role " + (r.role || "-") + " · model " + (r.model || "-") + " · turn " + r.turn + " · visit " + r.visit + (r.branch !== null ? " · branch " + r.branch : "") + " · " + (Math.round(r.ms * 10) / 10) + " ms" + (r.promptTokens !== null ? " · " + r.promptTokens + " prompt / " + r.outputTokens + " output tokens" : "") }));
+    box.appendChild(el("div", { cls: "meta", text: "role " + (r.role || "-") + " · model " + (r.model || "-") + " · turn " + r.turn + " · visit " + (r.visit + 1) + (r.branch !== null ? " · branch " + r.branch : "") + " · " + (Math.round(r.ms * 10) / 10) + " ms" + (r.promptTokens !== null ? " · " + r.promptTokens + " prompt / " + r.outputTokens + " output tokens" : "") }));
     if (v.traj.error && v.rec === v.traj.records.length - 1) box.appendChild(el("div", { cls: "bad", text: "episode failed: " + v.traj.error.code + ": " + v.traj.error.message }));
     var parts = [];
     if (r.prompt !== null) {

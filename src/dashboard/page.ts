@@ -21,7 +21,9 @@ export function pageHtml(runDirs: string | readonly string[]): string {
 <body>
 <header><h1>maso dashboard</h1><span class="meta" id="run-meta">${escapeHtml(dirs.join(", "))}</span><span class="meta" id="last-step"></span><span class="meta" id="status"></span></header>
 <main>
-<section><h2>Run summary</h2><div id="summary" data-testid="summary" class="empty">loading…</div></section>
+<section><h2>Run summary</h2><div id="summary" data-testid="summary" class="empty">loading…</div>
+<div id="config-diff" class="sub" data-testid="config-diff" hidden></div>
+<div id="warnings" class="sub warnings" data-testid="warnings" hidden></div></section>
 <section>
 <div class="section-head"><h2>Metrics</h2>
 <div id="run-legend" class="legend" data-testid="run-legend"></div>

@@ -23,6 +23,9 @@ async function readJson(path: string): Promise<unknown> {
   }
 }
 
+/** The run's config.json, or null when it is absent or unreadable. */
+export const readConfig = (runDir: string): Promise<unknown> => readJson(join(runDir, "config.json"));
+
 /**
  * Run-level facts for the page header and the run summary panel; `rows` are the run's metric
  * rows when the caller already has them (the app follows metrics.jsonl), else they are read.
@@ -31,7 +34,7 @@ export async function readRunInfo(
   runDir: string,
   rows?: readonly MetricsRow[],
 ): Promise<{ runDir: string; config: unknown; summary: unknown; checkpoints: number[]; overview: RunOverview }> {
-  const config = await readJson(join(runDir, "config.json"));
+  const config = await readConfig(runDir);
   const summary = await readJson(join(runDir, "summary.json"));
   return {
     runDir,

@@ -75,7 +75,7 @@ describe("per-role metrics and their row view", () => {
         kl: { ref: null, approx: 0.01 },
         clipFrac: 0.1,
         gradNorm: 0.3,
-        length: { response: 3, prompt: 11 },
+        length: { response: 3 },
         value: { loss: null, explainedVariance: null },
         updated: 1,
         skippedMinibatches: 0,

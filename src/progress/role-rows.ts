@@ -1,5 +1,5 @@
 // The metrics.jsonl view of a step's per-role metrics (src/runtime/step-metrics.ts builds them):
-// nested names (reward.total, kl.ref, length.prompt, …) and 0/1 for flags. A role with no rewarded
+// nested names (reward.total, kl.ref, length.response, …) and 0/1 for flags. A role with no rewarded
 // record this step logs only its rollout figures. Pure; the key order is the file's.
 import type { RoleStepMetrics } from "../runtime/step-metrics.js";
 import type { MetricValues } from "./metrics-writer.js";
@@ -25,7 +25,8 @@ export function roleRow(m: RoleStepMetrics): MetricValues {
     kl: { ref: m.klRef, approx: m.approxKl },
     clipFrac: m.clipFrac,
     gradNorm: m.gradNorm,
-    length: { response: m.responseLength, ...(m.records > 0 && { prompt: m.promptLength }) },
+    // the rollout's prompt length is promptLength above: no second copy under length
+    length: { response: m.responseLength },
     value: { loss: m.valueLoss, explainedVariance: m.explainedVariance },
     updated: m.updated ? 1 : 0,
     skippedMinibatches: m.skippedMinibatches,

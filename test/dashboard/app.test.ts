@@ -1,5 +1,5 @@
 // The dashboard's JSON API over a real run directory (no browser): metrics polling, steps,
-// episode summaries and one episode with its per-record rewards.
+// episode summaries, one episode with its per-record rewards, and the config differences of runs.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -53,6 +53,17 @@ describe("dashboard API", () => {
     expect((await two.request("/api/metrics?run=2")).status).toBe(404);
     const info = (await get("/api/run")).body as { overview: { lastStep: number; steps: number; cast: Record<string, string> } };
     expect(info.overview).toMatchObject({ lastStep: 3, steps: 3, cast: { decompose: "shared", answer: "shared" } });
+  });
+
+  it("compares the runs' config.json files: a run without one reads as all fields absent", async () => {
+    const two = createDashboardApp([runDir, join(runDir, "no-such-run")]);
+    const diff = (await (await two.request("/api/config-diff")).json()) as {
+      differences: { path: string; values: unknown[] }[];
+      missing: number[];
+    };
+    expect(diff.missing).toEqual([1]);
+    expect(diff.differences.find((d) => d.path === "name")?.values).toEqual(['"dashboard-fixture"', null]);
+    expect((await (await app().request("/api/config-diff")).json()) as unknown).toEqual({ differences: [], more: 0, missing: [] });
   });
 
   it("serves the page and uPlot from node_modules", async () => {

@@ -38,7 +38,14 @@ describe.skipIf(skipReason !== null)("dashboard in headless chromium", () => {
     const legend = await chart.locator('[data-testid="chart-legend"] .item').allTextContents();
     expect(legend).toEqual(["answer", "decompose"]);
     const charted = await page.locator(".chart").evaluateAll((els) => els.map((e) => e.getAttribute("data-metric")));
-    expect(charted).toEqual(expect.arrayContaining(["reward.total", "reward.format", "reward.trajectory", "outputLength"]));
+    expect(charted).toEqual(
+      expect.arrayContaining(["reward.total", "reward.byName.format", "reward.byName.shared-outcome", "outputLength"]),
+    );
+    // a reward kind with one reward function repeats that function's series: a note, not a second chart
+    expect(charted).not.toContain("reward.trajectory");
+    await expect
+      .poll(() => page.locator('.chart[data-metric="reward.byName.shared-outcome"] [data-testid="chart-note"]').textContent())
+      .toBe("same values: reward.trajectory");
     const constants = await page
       .locator('[data-testid="constants"] [data-metric]')
       .evaluateAll((els) => els.map((e) => e.getAttribute("data-metric")));
@@ -79,7 +86,7 @@ describe.skipIf(skipReason !== null)("dashboard in headless chromium", () => {
     await expect.poll(graphNodes).toEqual(["decompose", "retrieve", "join", "answer"]);
     await expect.poll(() => page.locator('[data-testid="record-item"]').count()).toBe(5);
     const graphText = await page.locator('[data-testid="graph-node"][data-node="retrieve"]').textContent();
-    expect(graphText).toContain("visits 0,1");
+    expect(graphText).toContain("visits 1,2");
     await page.click("#next");
     await expect.poll(() => page.locator('[data-testid="record-title"]').textContent()).toBe("2 / 5: retrieve (tool)");
     // a plain string input reads as itself, not as a quoted JSON string

@@ -1,7 +1,8 @@
 // Several runs overlaid in headless Chromium: `maso dashboard runs/x/seed-0 runs/x/seed-1` draws each
 // run as its own coloured series on every chart with a legend, shows both runs' values under the
-// cursor, notes which run has a step-0 eval (from summary.json) and which has none, and puts the
-// runs side by side in the summary panel. A screenshot goes to $TMPDIR/maso-dashboard-shots/.
+// cursor, notes which run has a step-0 eval (from summary.json) and which has none, puts the runs
+// side by side in the summary panel and lists the config fields that differ between them. A
+// screenshot goes to $TMPDIR/maso-dashboard-shots/.
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,8 +21,8 @@ describe.skipIf(skipReason !== null)("several runs on one dashboard", () => {
 
   beforeAll(async () => {
     for (const r of runs) mkdirSync(r, { recursive: true });
-    await buildRunDir(runs[0], 3, { eval: "summary-before" });
-    await buildRunDir(runs[1], 3, { lag: 1, eval: "no-before" });
+    await buildRunDir(runs[0], 3, { eval: "summary-before", config: { seed: 1, algorithm: { lr: 1e-5, groupSize: 4 } } });
+    await buildRunDir(runs[1], 3, { lag: 1, eval: "no-before", config: { seed: 2, algorithm: { lr: 3e-5, groupSize: 4 }, note: "x" } });
     server = await serveDashboard({ runDirs: runs, port: 0 });
     browser = await launch();
   });
@@ -95,6 +96,16 @@ describe.skipIf(skipReason !== null)("several runs on one dashboard", () => {
     expect(await row("steps")).toEqual(["3 / 3", "3 / 3"]);
     expect(await row("wall time")).toEqual(["1 min 16 s", "1 min 16 s"]);
     expect((await row("cast"))[0]).toBe("decompose → shared\nanswer → shared");
+
+    // the config fields that differ, a value per run ("–" where a run has no such field); equal ones left out
+    const diff = page.locator('[data-testid="config-diff"]');
+    await expect
+      .poll(() => diff.locator("tr[data-path]").evaluateAll((els) => els.map((e) => e.getAttribute("data-path"))))
+      .toEqual(["seed", "algorithm.lr", "note"]);
+    const cells = (path: string) => diff.locator(`tr[data-path="${path}"] td`).allTextContents();
+    expect(await cells("seed")).toEqual(["1", "2"]);
+    expect(await cells("algorithm.lr")).toEqual(["0.00001", "0.00003"]);
+    expect(await cells("note")).toEqual(["–", '"x"']);
 
     // the viewer reads the run picked
     await page.selectOption('[data-testid="run-select"]', "1");

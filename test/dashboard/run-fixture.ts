@@ -1,7 +1,8 @@
 // Test helper: builds a real run directory the way a training run writes it: a tiny
 // decompose -> parallel retrieve -> answer workflow walked by the real runner (roles answered by
 // the scripted test double), rewards from src/rewards, trajectories and rewards through the real
-// writers, and per-role metrics.jsonl lines. Test code only.
+// writers, and per-role metrics.jsonl lines (optionally with the update figures, timings and
+// warnings a trainer's row carries). Test code only.
 import { writeEffectiveConfig } from "../../src/config/load-config.js";
 import { f1Score } from "../../src/envs/index.js";
 import { openMetricsWriter } from "../../src/progress/metrics-writer.js";
@@ -10,7 +11,9 @@ import { roleRows } from "../../src/progress/role-rows.js";
 import { assignRewards } from "../../src/rewards/combine.js";
 import { formatReward } from "../../src/rewards/format.js";
 import { sharedOutcome } from "../../src/rewards/outcome.js";
-import { roleMetrics } from "../../src/runtime/step-metrics.js";
+import type { AdvantageStats } from "../../src/runtime/messages.js";
+import { meanMetrics, roleMetrics } from "../../src/runtime/step-metrics.js";
+import type { RoleUpdates } from "../../src/runtime/update-phase.js";
 import {
   END,
   START,
@@ -75,6 +78,51 @@ export interface FixtureOptions {
   lag?: number;
   /** dev eval: after the last step, plus the eval before training as a step-0 row or as summary.json `before` */
   eval?: "step-0-row" | "summary-before" | "no-before";
+  /** eval metric at every step from 0 (index = step; a step-0 row with no roles), instead of `eval` */
+  evals?: readonly number[];
+  /** rows shaped like a trainer's: advantage and update figures, episode counts, tokens, timings, a warning */
+  training?: boolean;
+  /** config fields besides name, models and cast */
+  config?: Record<string, unknown>;
+}
+
+/** Advantage and update figures of `role` at `step`: whitened advantages (std 1 to float precision), slowly falling entropy. */
+function trainingFigures(roles: readonly string[], step: number): { adv: Record<string, AdvantageStats>; upd: RoleUpdates } {
+  const adv: Record<string, AdvantageStats> = {};
+  const upd: RoleUpdates = {};
+  roles.forEach((role, r) => {
+    adv[role] = { samples: 4, advantageMean: 1e-9 * ((step % 3) - 1), advantageStd: 1 - 3e-8 * (step % 2), returnMean: 0.1 * step };
+    const policy = {
+      samples: 4,
+      responseLength: 9 + 0.3 * step + r,
+      entropy: 1.9 - 0.08 * step - 0.1 * r,
+      klRef: 0.0012 * step,
+      pgLoss: -0.01 * step,
+      clipFrac: 0.02 + 0.01 * ((step + r) % 3),
+      approxKl: 0.0004 * step + 0.0001 * r,
+      gradNorm: 0.8 + 0.15 * ((step + r) % 4),
+      valueLoss: Number.NaN,
+      explainedVariance: Number.NaN,
+      minibatches: 2,
+      skippedMinibatches: 0,
+    };
+    upd[role] = { policy };
+  });
+  return { adv, upd };
+}
+
+/** The wall-clock part of a trainer's row (src/run/step-row.ts), made up but in its shape. */
+function timings(step: number, tokens: number) {
+  const stepMs = 4000 + 350 * (step % 3);
+  return {
+    stepMs,
+    generationMs: 2900 + 300 * (step % 3),
+    controllerMs: 120 + 10 * (step % 2),
+    episodesPerSecond: 4 / (stepMs / 1000),
+    tokensPerSecond: tokens / (stepMs / 1000),
+    phases: { rollout: 3100 + 300 * (step % 3), rewards: 12, score: 240, advantages: 6, update: 640 + 40 * (step % 2) },
+    episodes: { durationMs: 760 + 20 * step },
+  };
 }
 
 /** Writes `steps` training steps of 4 episodes each (episodes ep-0..ep-3, one more correct each step) into runDir. */
@@ -84,9 +132,12 @@ export async function buildRunDir(runDir: string, steps = 3, opts: FixtureOption
     name: "dashboard-fixture",
     models: { shared: { preset: "tiny" } },
     cast: { decompose: "shared", answer: "shared" },
+    ...opts.config,
   });
   const metrics = openMetricsWriter(runDir);
-  if (opts.eval === "step-0-row") metrics.write({ step: 0, eval: { metric: 0.05, episodes: 2 } });
+  // a step-0 row holds the eval before training and nothing else (no roles, no timings)
+  if (opts.evals) metrics.write({ step: 0, eval: { metric: opts.evals[0], episodes: 32 } });
+  else if (opts.eval === "step-0-row") metrics.write({ step: 0, eval: { metric: 0.05, episodes: 2 } });
   const rewardFns = [formatReward({ weight: 1 }), sharedOutcome<Task, State>((t, task) => f1Score(t.finalState.answer, [task.gold]))];
   for (let step = 1; step <= steps; step++) {
     // later steps answer better: the curves go up
@@ -111,8 +162,42 @@ export async function buildRunDir(runDir: string, steps = 3, opts: FixtureOption
     );
     await appendTrajectories(runDir, step, trajectories);
     await appendRewards(runDir, step, assigned.episodes);
-    const evalRow = opts.eval && step === steps ? { eval: { metric: evalMetric(step, lag), episodes: 2 } } : {};
-    metrics.write({ step, episodes: trajectories.length, roles: roleRows(roleMetrics(trajectories, assigned, {}, {})), ...evalRow });
+    const evalRow = opts.evals
+      ? { eval: { metric: opts.evals[step], episodes: 32 } }
+      : opts.eval && step === steps
+        ? { eval: { metric: evalMetric(step, lag), episodes: 2 } }
+        : {};
+    if (!opts.training) {
+      metrics.write({ step, episodes: trajectories.length, roles: roleRows(roleMetrics(trajectories, assigned, {}, {})), ...evalRow });
+      continue;
+    }
+    const { adv, upd } = trainingFigures(["decompose", "answer"], step);
+    let tokens = 0;
+    for (const t of trajectories) for (const r of t.records) tokens += (r.promptTokens ?? 0) + (r.outputTokens ?? 0);
+    const episodeMetrics = Object.fromEntries(
+      Object.entries(meanMetrics(trajectories.map((t) => t.metrics))).filter(([k]) => !k.endsWith("Ms")),
+    );
+    // from step 5 on every episode answers right: no group's rewards differ, as the trainer warns
+    const warnings =
+      step > 4 + lag
+        ? [
+            {
+              code: "NO_SIGNAL",
+              message: `step ${step}: no group's rewards differ`,
+              hint: "raise sampling.temperature or algorithm.groupSize",
+            },
+          ]
+        : [];
+    metrics.write({
+      step,
+      epoch: 0,
+      episodes: { count: 4, rewarded: 4, failed: 0, metrics: episodeMetrics },
+      tokens,
+      roles: roleRows(roleMetrics(trajectories, assigned, adv, upd)),
+      ...(warnings.length > 0 && { warnings }),
+      timings: timings(step, tokens),
+      ...evalRow,
+    });
   }
   const evalSummary = opts.eval
     ? {
