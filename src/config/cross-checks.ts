@@ -1,8 +1,8 @@
 // Checks across fields that no single field's schema can see: the cast against the workflow's
 // roles and the models, duplicate adapter and model names, per-role sampling of unknown roles,
-// value heads for critic estimators, episodes per step, and reward weights naming no reward
-// function. Runs on whatever sections of the input parse on their own, so a config with schema
-// errors still gets every other problem reported at once. Returns issues; never throws.
+// value heads for critic estimators, episodes per step, reward weights naming no reward function,
+// and a collapse rollback over NATS. Runs on whatever sections of the input parse on their own, so a
+// config with schema errors still gets every other problem reported at once. Returns issues; never throws.
 import { type CastEntry, castIssues } from "./cast.js";
 import type { ConfigIssue } from "./issues.js";
 import { CRITIC_ESTIMATORS, MAX_EPISODES_PER_STEP, modelSchema, runConfigSchema } from "./run-config.js";
@@ -66,7 +66,7 @@ function modelIssues(models: Record<string, Model | null>): ConfigIssue[] {
 /**
  * Every cross-field problem of `input` (a raw, possibly invalid config) and the cast entries that
  * resolved. Issue codes: CONFIG_CAST_* (see cast.ts), CONFIG_DUPLICATE_MODEL,
- * CONFIG_DUPLICATE_ADAPTER, CONFIG_REWARD_WEIGHT; plain CONFIG_INVALID issues carry no code.
+ * CONFIG_DUPLICATE_ADAPTER, CONFIG_REWARD_WEIGHT, CONFIG_ROLLBACK_NATS; plain CONFIG_INVALID issues carry no code.
  * @example
  * const { issues } = crossCheck(raw, { roles: ["planner", "answer"], rewards: ["format", "outcome"] });
  */
@@ -116,6 +116,17 @@ export function crossCheck(input: unknown, opts: CrossCheckOptions = {}): { issu
       path: "schedule.tasksPerStep",
       value: schedule.tasksPerStep,
       expected: `at most ${MAX_EPISODES_PER_STEP} episodes per step: tasksPerStep × algorithm.groupSize (${algorithm.groupSize}) is ${schedule.tasksPerStep * algorithm.groupSize}`,
+    });
+
+  const failures = parsed(shape.failures.safeParse(input.failures));
+  const runtime = parsed(shape.runtime.safeParse(input.runtime));
+  if (failures?.onCollapse === "rollback" && runtime?.transport === "nats")
+    issues.push({
+      code: "CONFIG_ROLLBACK_NATS",
+      path: "failures.onCollapse",
+      value: "rollback",
+      expected:
+        '"warn" or "stop" with runtime.transport "nats": a rollback restores a role\'s weights inside its worker group, which only the in-process transport offers',
     });
 
   const rewards = opts.rewards;

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { LORA_TARGETS } from "../engine/config.js";
 import { estimators } from "../rl/advantages/registry.js";
+import { COLLAPSE_DEFAULTS as C } from "../run/collapse-detect.js";
 import { PRESET_NAMES } from "./model-presets.js";
 
 // Every number has an upper bound too: a typo such as groupSize 1e12 or lr 1e300 must fail here,
@@ -158,10 +159,35 @@ const scheduleSchema = z
   })
   .strict();
 
+/** Early warnings of a collapsing role (src/run/collapse-detect.ts; docs/training.md). */
+const collapseSchema = z
+  .object({
+    /** steps averaged for the format baseline, KL and clip fraction */
+    window: posInt(1000).default(C.window),
+    /** warn when a role's entropy falls below this fraction of its first logged entropy */
+    entropyFraction: nonNeg(1).default(C.entropyFraction),
+    /** warn when a role's entropy falls below this many nats per token (0: off) */
+    entropyMin: nonNeg(100).default(C.entropyMin),
+    /** warn when a step's format-failure rate is this far above the role's best `window`-step mean */
+    formatRise: z.number().gt(0).max(1).default(C.formatRise),
+    /** warn when every advantage of a role was 0 this many steps in a row while another role learned */
+    noSignalSteps: posInt(MAX_STEPS).default(C.noSignalSteps),
+    /** warn when a role's mean KL to the reference over `window` steps exceeds this */
+    klMax: z.number().gt(0).max(1_000_000).default(C.klMax),
+    /** warn when a role's mean clip fraction over `window` steps exceeds this */
+    clipFracMax: z.number().gt(0).max(1).default(C.clipFracMax),
+    /** rollbacks of one role before onCollapse "rollback" stops the run instead */
+    maxRollbacks: posInt(1000).default(C.maxRollbacks),
+  })
+  .strict();
+
 const failuresSchema = z
   .object({
     /** stop the run after a step where more than this fraction of episodes failed (all failed: always stops) */
     maxFailedFraction: z.number().min(0).max(1).default(1),
+    /** on a collapse warning: only warn, stop the run (ROLE_COLLAPSED), or roll the role back to the best checkpoint */
+    onCollapse: z.enum(["warn", "stop", "rollback"]).default("warn"),
+    collapse: collapseSchema.default(() => collapseSchema.parse({})),
   })
   .strict();
 

@@ -43,6 +43,12 @@ function remoteGroupPart(name: string, model: string, remote: RemoteParts, runDi
   };
 }
 
+/** The checkpoint part name of in-process worker group `model` (as {@link runtimeParts} names it), or null. */
+export function groupPartName(rt: Pick<Runtime<object, unknown>, "workers">, model: string): string | null {
+  const i = Object.values(rt.workers).findIndex((wg) => wg.name === model);
+  return i < 0 ? null : workerPartName(model, i);
+}
+
 /** Every part of a runtime checkpoint: one per worker group (in cast model order) and the run state. */
 export function runtimeParts(
   rt: Pick<Runtime<object, unknown>, "workers" | "remote" | "cast">,

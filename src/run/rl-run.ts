@@ -19,6 +19,7 @@ import { stepFailure } from "../runtime/step-failures.js";
 import { appendTrajectories } from "../workflow/trajectory-writer.js";
 import type { Trajectory } from "../workflow/trajectory.js";
 import { betterThan, promoteBest, recoverBest } from "./best-checkpoint.js";
+import { type CollapseOptions, openCollapseWatch } from "./collapse-watch.js";
 import { evaluate, type TrainRunEval } from "./evaluate.js";
 import { type OpenedRun, openRun } from "./resume.js";
 import { asRunWriter } from "./run-dir.js";
@@ -49,6 +50,8 @@ export interface TrainRunOptions<S extends object, T> {
    * episodes failed; a step where every episode failed always stops. Default 1: only that.
    */
   maxFailedFraction?: number;
+  /** Early warnings of a collapsing role and what to do on one (default: warn only); see collapse-watch.ts. */
+  collapse?: CollapseOptions;
   onStep?: (row: TrainRow, report: StepReport<S>) => void;
   /** A step's rollout: `done` of its `total` episodes have finished. */
   onRollout?: (step: number, done: number, total: number) => void;
@@ -96,6 +99,7 @@ async function trainSteps<S extends object, T>(
   const { runDir } = o;
   // the kept rows are the history the checkpoint continues: the best pointer is rebuilt from them
   const metrics = openMetricsWriter(runDir, { keepUpToStep: state.step, complete: true });
+  const watch = openCollapseWatch(rt as Runtime<object, unknown>, runDir, readMetrics(runDir), o.collapse);
   const selectBest = o.eval?.selectBest === true;
   let best = selectBest ? await recoverBest(runDir) : null;
   const taskId = o.taskId ?? ((_: T, i: number) => `task-${i}`);
@@ -126,7 +130,9 @@ async function trainSteps<S extends object, T>(
     await appendTrajectories(runDir, stepNo, report.trajectories as Trajectory[]);
     await appendRewards(runDir, stepNo, rewards.episodes, rewards.failures);
     const row = stepRow(stepNo, state.cursor.epoch, report);
-    const stop = stepFailure(stepNo, rewards, o.maxFailedFraction ?? 1);
+    // collapse warnings into the row, then a rollback or a ROLE_COLLAPSED stop as failures.onCollapse says
+    const collapsed = await watch.afterStep(row);
+    const stop = stepFailure(stepNo, rewards, o.maxFailedFraction ?? 1) ?? collapsed;
     if (stop) {
       metrics.write(row);
       rows.push(row);

@@ -5,6 +5,8 @@ import type { MetricValues, MetricsRow } from "../progress/metrics-writer.js";
 import { roleRows } from "../progress/role-rows.js";
 import type { StepReport } from "../runtime/controller.js";
 import { failureCounts } from "../runtime/step-failures.js";
+import type { CollapseWarning } from "./collapse-detect.js";
+import type { RollbackEntry } from "./role-rollback.js";
 import { type SignalWarning, signalWarnings } from "./signal-warnings.js";
 
 /** One line of metrics.jsonl. Everything outside `timings` and `time` is deterministic for a seed. */
@@ -16,8 +18,13 @@ export interface TrainRow extends MetricsRow {
   tokens: number;
   roles: Record<string, MetricValues>;
   eval?: { metric: number; episodes: number };
-  /** Why the step could not teach anything, with what to do; present only when there is something to say. */
-  warnings?: SignalWarning[];
+  /**
+   * Why the step could not teach anything, or which role is collapsing (collapse-detect.ts), with
+   * what to do; present only when there is something to say.
+   */
+  warnings?: (SignalWarning | CollapseWarning)[];
+  /** Roles rolled back to a checkpoint after this step (`failures.onCollapse: "rollback"`). */
+  rollback?: RollbackEntry[];
   timings: MetricValues;
 }
 

@@ -252,6 +252,7 @@ async function train(argv: readonly string[], io: CliIo, locks: RunLock[]): Prom
     onRollout: (step, done, total) => progress.phase(`step ${step} rollout`, done, total),
     resume: resumeDir !== undefined,
     maxFailedFraction: config.failures.maxFailedFraction,
+    collapse: { settings: config.failures.collapse, onCollapse: config.failures.onCollapse },
     onResume: (step, skipped) => {
       progress = createProgress(io.out, { total: schedule.steps, startStep: step });
       for (const s of skipped) progress.log(`skipped corrupt checkpoint ${s}`);
@@ -278,6 +279,10 @@ async function train(argv: readonly string[], io: CliIo, locks: RunLock[]): Prom
       }
       warned.clear();
       for (const k of now) warned.add(k);
+      for (const b of row.rollback ?? [])
+        progress.log(
+          `step ${row.step}: rolled ${b.roles.map((r) => `"${r}"`).join(", ")} (${b.model} ${b.unit}) back to checkpoint step ${b.step}${b.checkpoint === "best" ? " (best on dev)" : ""}`,
+        );
       const first = report.rewards.failures[0];
       if (first)
         progress.log(
