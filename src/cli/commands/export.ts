@@ -53,7 +53,8 @@ options:
   --format <f>         hf (default): config.json + model.safetensors + the tokenizer files
                        peft: one LoRA adapter (adapter_config.json + adapter_model.safetensors)
                        gguf: one .gguf file (--out is the file) with the tokenizer, for llama.cpp /
-                       Ollama; a whole cast as one .gguf per model (with adapters: needs --merge)
+                       Ollama; a whole cast: <model>.gguf, with --merge (needed with
+                       adapters) also <model>--<adapter>.gguf
   --dtype <d>          f32 (default), f16 or bf16
   --model <name>       which model of a multi-model run (its name in the run config)
   --adapter <name>     which adapter for --format peft (default: the only one);
