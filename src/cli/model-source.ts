@@ -1,7 +1,7 @@
 // Finds model weights for `eval`, `export` and `sft`: a run directory (newest good checkpoint), one
 // checkpoint directory, or a plain HF model directory, and the tokenizer stored with them (or with
 // the weights a `maso train` run started from). Reads and verifies; never writes.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { MANIFEST_FILE } from "../checkpoint/paths.js";
 import { type VerifiedCheckpoint, findCheckpoint, verifyCheckpoint } from "../checkpoint/read-checkpoint.js";
@@ -9,6 +9,7 @@ import { createByteTokenizer } from "../engine/tokenizer/byte-tokenizer.js";
 import { loadTokenizer, type SavableTokenizer } from "../engine/tokenizer/load-tokenizer.js";
 import { checkTokenizerFits } from "../engine/tokenizer/tokenizer-fit.js";
 import { MasoError } from "../errors.js";
+import { readRegularFileSync } from "../fs/fs-util.js";
 
 export interface ModelSource {
   /** HF model directory (config.json + safetensors) */
@@ -125,12 +126,17 @@ export function runOfCheckpoint(ckDir: string): string | undefined {
   return basename(checkpoints) === "checkpoints" ? dirname(checkpoints) : undefined;
 }
 
-/** A JSON object file's contents; undefined when it is missing, unreadable or not an object. */
+/**
+ * A JSON object file's contents; undefined when it is missing, unreadable or not an object. A FIFO,
+ * device or oversized file in its place is a named error (FS_NOT_REGULAR_FILE, FS_FILE_TOO_LARGE),
+ * never a read that blocks.
+ */
 export function readJson(path: string): Record<string, unknown> | undefined {
   try {
-    const v = JSON.parse(readFileSync(path, "utf8")) as unknown;
+    const v = JSON.parse(readRegularFileSync(path, "utf8", { maxBytes: 16 * 1024 * 1024 })) as unknown;
     return v !== null && typeof v === "object" ? (v as Record<string, unknown>) : undefined;
-  } catch {
+  } catch (e) {
+    if (e instanceof MasoError) throw e;
     return undefined;
   }
 }

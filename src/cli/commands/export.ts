@@ -84,6 +84,9 @@ options:
       1,
     );
     const a = exportArgs(p);
+    // a FIFO or device among the files read below would block the read forever
+    await refuseSpecialFiles(a.src, 6, ["trajectories", "rewards", "tensorboard"]);
+    if (a.tokenizerDir) await refuseSpecialFiles(a.tokenizerDir, 0);
     // a whole cast unless one model or adapter is picked; read from the run's config.json alone
     const picked = str(p, "model") !== undefined || str(p, "adapter") !== undefined || a.format === "peft";
     const cast = picked ? undefined : runCast(a.src);
@@ -92,9 +95,6 @@ options:
     if (cast && str(p, "base-name") !== undefined)
       throw usageError("export: --base-name names one adapter's base; a whole cast names each exported base folder", "export");
     checkExportOut(a.out, a.src, a.format === "gguf" && !cast ? "file" : "folder");
-    // a FIFO or device among the files read below would block the read forever
-    await refuseSpecialFiles(a.src, 6, ["trajectories", "rewards", "tensorboard"]);
-    if (a.tokenizerDir) await refuseSpecialFiles(a.tokenizerDir, 0);
     const step = await exportStep(a.src, p);
     if (cast) return exportWholeCast(a, cast, step, p.values.merge === true, io);
     const source = await findModel(a.src, { part: str(p, "model"), step });
