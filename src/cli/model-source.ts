@@ -1,7 +1,7 @@
 // Finds model weights for `eval`, `export` and `sft`: a run directory (newest good checkpoint), one
 // checkpoint directory, or a plain HF model directory, and the tokenizer stored with them (or with
 // the weights a `maso train` run started from). Reads and verifies; never writes.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { MANIFEST_FILE } from "../checkpoint/paths.js";
 import { type VerifiedCheckpoint, findCheckpoint, verifyCheckpoint } from "../checkpoint/read-checkpoint.js";
@@ -9,6 +9,7 @@ import { createByteTokenizer } from "../engine/tokenizer/byte-tokenizer.js";
 import { loadTokenizer, type SavableTokenizer } from "../engine/tokenizer/load-tokenizer.js";
 import { checkTokenizerFits } from "../engine/tokenizer/tokenizer-fit.js";
 import { MasoError } from "../errors.js";
+import { readRegularFileSync } from "../fs/fs-util.js";
 
 export interface ModelSource {
   /** HF model directory (config.json + safetensors) */
@@ -24,22 +25,60 @@ export interface ModelSource {
   baseDir?: string;
   /** The run trained the base weights too, so the checkpoint's `hf/` no longer equals {@link baseDir}. */
   baseTrained?: boolean;
+  /** The model's name in the run config (a checkpoint part without one: the part's name); undefined for an HF folder. */
+  model?: string;
   describe: string;
 }
 
-/** Decoder parts of a checkpoint: the parts with an hf/config.json. */
-function decoderParts(ck: VerifiedCheckpoint): string[] {
-  return ck.manifest.parts.filter((p) => `${p}/hf/config.json` in ck.manifest.files);
+/** A model stored in a checkpoint: its part directory and the name the run config gives it. */
+export interface CheckpointModel {
+  part: string;
+  name: string;
+}
+
+/**
+ * The models of a checkpoint (its parts with an hf/config.json), each named as the run config names
+ * it: worker.json's `model`, else the part's own name. Part names (`wg0-base`) stay on disk.
+ * @example const names = checkpointModels(ck).map((m) => m.name); // ["base"]
+ */
+export function checkpointModels(ck: VerifiedCheckpoint): CheckpointModel[] {
+  return ck.manifest.parts
+    .filter((p) => `${p}/hf/config.json` in ck.manifest.files)
+    .map((part) => {
+      const name = readJson(join(ck.dir, part, "worker.json"))?.model;
+      return { part, name: typeof name === "string" ? name : part };
+    });
+}
+
+/** The adapter directories of model part `part` in a checkpoint, by adapter name. */
+export function checkpointAdapters(ck: VerifiedCheckpoint, part: string): Record<string, string> {
+  const adapters: Record<string, string> = {};
+  const prefix = `${part}/adapters/`;
+  for (const f of Object.keys(ck.manifest.files)) {
+    if (!f.startsWith(prefix)) continue;
+    const m = /^([^/]+)\/adapter_config\.json$/.exec(f.slice(prefix.length));
+    if (m) adapters[m[1]] = join(ck.dir, part, "adapters", m[1]);
+  }
+  return adapters;
+}
+
+/**
+ * Loads the checkpoint a run or checkpoint directory names (`step`: that one, else the newest good
+ * one); null for a folder that is neither.
+ */
+export async function sourceCheckpoint(path: string, step?: number): Promise<VerifiedCheckpoint | null> {
+  if (existsSync(join(path, MANIFEST_FILE))) return verifyCheckpoint(path);
+  if (existsSync(join(path, "checkpoints"))) return findCheckpoint(path, { step, fallback: step === undefined });
+  return null;
 }
 
 /**
  * Resolves `path` (run dir, checkpoint dir or HF dir) to model files; `part` picks the model in a
- * multi-model checkpoint, `step` a specific checkpoint of a run.
+ * multi-model checkpoint by its config name (or its part directory's name), `step` a specific
+ * checkpoint of a run.
  */
 export async function findModel(path: string, opts: { part?: string; step?: number } = {}): Promise<ModelSource> {
-  let ck: VerifiedCheckpoint | null = null;
-  if (existsSync(join(path, MANIFEST_FILE))) ck = await verifyCheckpoint(path);
-  else if (existsSync(join(path, "checkpoints"))) ck = await findCheckpoint(path, { step: opts.step, fallback: opts.step === undefined });
+  const ck = await sourceCheckpoint(path, opts.step);
   if (!ck) {
     if (
       existsSync(join(path, "config.json")) &&
@@ -52,33 +91,52 @@ export async function findModel(path: string, opts: { part?: string; step?: numb
       "pass a run directory with checkpoints/, a checkpoints/step-NNNNNN directory, or an HF model folder",
     );
   }
-  const parts = decoderParts(ck);
-  const part = opts.part ?? (parts.length === 1 ? parts[0] : undefined);
-  if (!part || !parts.includes(part))
+  const models = checkpointModels(ck);
+  const want = opts.part;
+  const found =
+    want === undefined
+      ? models.length === 1
+        ? models[0]
+        : undefined
+      : (models.find((m) => m.name === want) ?? models.find((m) => m.part === want));
+  if (!found)
     throw new MasoError(
       "MODEL_NOT_FOUND",
-      `${ck.dir}: ${part ? `no model part '${part}'` : "several models"}; models: ${parts.join(", ") || "none"}`,
+      `${ck.dir}: ${want ? `no model '${want}'` : "several models"}; models: ${models.map((m) => m.name).join(", ") || "none"}`,
       "choose one with --model <name>",
     );
-  const adapters: Record<string, string> = {};
-  for (const f of Object.keys(ck.manifest.files)) {
-    const m = new RegExp(`^${part}/adapters/([^/]+)/adapter_config\\.json$`).exec(f);
-    if (m) adapters[m[1]] = join(ck.dir, part, "adapters", m[1]);
-  }
+  return modelSource(ck, found);
+}
+
+/** The {@link ModelSource} of one model of a verified checkpoint. */
+export function modelSource(ck: VerifiedCheckpoint, m: CheckpointModel): ModelSource {
   return {
-    hfDir: join(ck.dir, part, "hf"),
-    adapters,
+    hfDir: join(ck.dir, m.part, "hf"),
+    adapters: checkpointAdapters(ck, m.part),
     checkpoint: ck,
-    ...runWeights(ck.dir, part),
-    describe: `${ck.dir} (model '${part}', step ${ck.step})`,
+    ...runWeights(ck.dir, m.part),
+    model: m.name,
+    describe: `${ck.dir} (model '${m.name}', step ${ck.step})`,
   };
 }
 
-function readJson(path: string): Record<string, unknown> | undefined {
+/** The run directory a checkpoint directory belongs to (`<run>/checkpoints/step-N`), or undefined. */
+export function runOfCheckpoint(ckDir: string): string | undefined {
+  const checkpoints = dirname(resolve(ckDir));
+  return basename(checkpoints) === "checkpoints" ? dirname(checkpoints) : undefined;
+}
+
+/**
+ * A JSON object file's contents; undefined when it is missing, unreadable or not an object. A FIFO,
+ * device or oversized file in its place is a named error (FS_NOT_REGULAR_FILE, FS_FILE_TOO_LARGE),
+ * never a read that blocks.
+ */
+export function readJson(path: string): Record<string, unknown> | undefined {
   try {
-    const v = JSON.parse(readFileSync(path, "utf8")) as unknown;
+    const v = JSON.parse(readRegularFileSync(path, "utf8", { maxBytes: 16 * 1024 * 1024 })) as unknown;
     return v !== null && typeof v === "object" ? (v as Record<string, unknown>) : undefined;
-  } catch {
+  } catch (e) {
+    if (e instanceof MasoError) throw e;
     return undefined;
   }
 }
@@ -89,9 +147,9 @@ function readJson(path: string): Record<string, unknown> | undefined {
  * `maso train` does; a run written without a config (library use) has none.
  */
 function runWeights(ckDir: string, part: string): Pick<ModelSource, "baseDir" | "baseTrained"> {
-  const checkpoints = dirname(resolve(ckDir));
-  if (basename(checkpoints) !== "checkpoints") return {};
-  const config = readJson(join(dirname(checkpoints), "config.json"));
+  const run = runOfCheckpoint(ckDir);
+  if (run === undefined) return {};
+  const config = readJson(join(run, "config.json"));
   const name = readJson(join(ckDir, part, "worker.json"))?.model ?? part;
   const models = config?.models as Record<string, { weights?: unknown; trainBase?: unknown; lora?: unknown }> | undefined;
   const m = typeof name === "string" ? models?.[name] : undefined;

@@ -1,8 +1,9 @@
 // `maso export --out` never writes into what maso reads: onto the exported folder itself, into a run
 // directory (its config.json) or into a checkpoint (its verified files) are refused before anything
 // is written; GGUF onto a directory and a folder format onto a file are named errors (not EISDIR's
-// stack trace), and so is a full disk while exporting.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+// stack trace), and so is a full disk while exporting, which leaves neither the folder nor its
+// temporary sibling behind.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
@@ -64,12 +65,15 @@ describe("maso export --out", () => {
     expect(ok.err).toBe("");
     expect(ok.code).toBe(0);
     const full = join(root, "full");
-    fullDisk.fails = (p) => p.startsWith(full);
+    // the files are written under a temporary sibling (.full.tmp-<pid>-<hex>) renamed at the end
+    fullDisk.fails = (p) => p.startsWith(full) || p.startsWith(join(root, ".full.tmp-"));
     try {
       const r = await cli("export", BASE, "--out", full);
       expect(r.code).toBe(1);
       expect(r.err).toContain("error DISK_FULL");
       expect(r.err).not.toMatch(/ENOSPC: no space left on device, open|\n {4}at /);
+      expect(existsSync(full)).toBe(false);
+      expect(readdirSync(root).filter((n) => n.startsWith(".full"))).toEqual([]);
     } finally {
       fullDisk.fails = null;
     }
