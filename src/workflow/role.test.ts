@@ -2,7 +2,7 @@
 // parsers into format failures.
 
 import { describe, expect, it } from "vitest";
-import { textParser } from "./parsers.js";
+import { tagParser, textParser } from "./parsers.js";
 import { defineRole, safeParse, totalParser } from "./role.js";
 
 describe("defineRole", () => {
@@ -27,6 +27,13 @@ describe("defineRole", () => {
     expect(() => defineRole({ ...base, cutOff: "ignore" as any })).toThrow(/cutOff/);
     // biome-ignore lint/suspicious/noExplicitAny: simulating an untyped caller
     expect(() => defineRole({ ...base, fallback: undefined as any })).toThrow(/fallback/);
+  });
+  it("keeps an example output its own parser accepts, and refuses one it does not", () => {
+    const base = { name: "verifier", prompt: () => "p", parse: tagParser("verdict"), fallback: () => "" };
+    expect(defineRole({ ...base, example: "<verdict>correct</verdict>" }).example).toBe("<verdict>correct</verdict>");
+    expect(defineRole(base).example).toBeUndefined();
+    expect(() => defineRole({ ...base, example: "correct" })).toThrow(/role "verifier": example "correct" does not parse/);
+    expect(() => defineRole({ ...base, example: "" })).toThrow(/example must be a non-empty string/);
   });
 });
 

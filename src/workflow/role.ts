@@ -36,8 +36,14 @@ export interface RoleSpec<S, T> {
   tools?: readonly string[];
   /** Generation stops at any of these strings. */
   stop?: readonly string[];
-  /** Generation limit per call (default 256). */
+  /** Generation limit per call (default 256); the end-of-turn token counts too. */
   maxNewTokens?: number;
+  /**
+   * One well-formed output, exactly as the model should write it (e.g. `"<verdict>correct</verdict>"`).
+   * `defineRole` refuses one that `parse` does not accept; `maso train --check` warns when it takes
+   * more tokens of the role's model than `maxNewTokens` leaves, the end-of-turn token included.
+   */
+  example?: string;
   /** Sampling settings (default temperature 1, topP 1, topK 0). */
   sampling?: Partial<Sampling>;
   /** Prompt budget; the runner drops the oldest chat history first to fit (messages only). */
@@ -67,6 +73,8 @@ export interface Role<S, T> {
   readonly tools: readonly string[];
   readonly stop: readonly string[];
   readonly maxNewTokens: number;
+  /** One well-formed output (undefined: none declared). */
+  readonly example: string | undefined;
   readonly sampling: Sampling;
   readonly maxPromptTokens: number | undefined;
   readonly cutOff: "format-failure" | "parse";
@@ -81,6 +89,14 @@ function invalid(role: string, what: string): MasoError {
   return new MasoError("ROLE_INVALID", `role "${role}": ${what}`, "fix the role definition passed to defineRole()");
 }
 
+/** An example output is documentation the checks rely on: one the role's own parser refuses would mislead both. */
+function checkExample(name: string, parse: Parser<unknown>, example: unknown): void {
+  if (typeof example !== "string" || example === "" || example.length > 100_000)
+    throw invalid(name, "example must be a non-empty string of at most 100000 characters");
+  const r = safeParse(parse, example);
+  if (!r.ok) throw invalid(name, `example ${JSON.stringify(example.slice(0, 80))} does not parse: ${r.reason}`);
+}
+
 /**
  * Defines a role, checking its settings and filling defaults.
  *
@@ -92,6 +108,7 @@ function invalid(role: string, what: string): MasoError {
  *   fallback: () => "",
  *   stop: ["</final_answer>"],
  *   maxNewTokens: 64,
+ *   example: "<final_answer> Paris</final_answer>",
  * });
  */
 export function defineRole<S, T>(spec: RoleSpec<S, T>): Role<S, T> {
@@ -117,6 +134,8 @@ export function defineRole<S, T>(spec: RoleSpec<S, T>): Role<S, T> {
   if (cutOff !== "format-failure" && cutOff !== "parse") throw invalid(name, 'cutOff must be "format-failure" or "parse"');
   const stop = [...(spec.stop ?? [])];
   if (stop.some((s) => typeof s !== "string" || s === "")) throw invalid(name, "stop strings must be non-empty strings");
+  const example = spec.example;
+  if (example !== undefined) checkExample(name, spec.parse, example);
   let chatTemplate: Readonly<Record<string, unknown>> | undefined;
   if (spec.chatTemplate !== undefined) {
     const problem = templateVariablesProblem(spec.chatTemplate);
@@ -132,6 +151,7 @@ export function defineRole<S, T>(spec: RoleSpec<S, T>): Role<S, T> {
     tools: [...(spec.tools ?? [])],
     stop,
     maxNewTokens,
+    example,
     sampling,
     maxPromptTokens,
     cutOff,

@@ -21,8 +21,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 for (const [name, text] of files) writeFileSync(join(dir, name), text);
 
 describe("docs/guide.md", () => {
-  it("holds the workflow file and the SFT-data script", () => {
-    expect([...files.keys()]).toEqual(["math-check.ts", "make-format-data.ts"]);
+  it("holds the workflow file, the SFT-data script and the loop workflow (guide-loop-workflow.test.ts)", () => {
+    expect([...files.keys()]).toEqual(["math-check.ts", "make-format-data.ts", "calc-loop.ts"]);
   });
 
   it("its files type-check on their own, against the library's public API", async () => {
@@ -51,7 +51,7 @@ describe("docs/guide.md", () => {
     await run(process.execPath, ["--import", "tsx", join(dir, "make-format-data.ts"), out], { cwd: REPO });
     const lines = readFileSync(out, "utf8").trim().split("\n");
     expect(lines.length).toBe(700);
-    const parse = tagsParser(["SOLUTION", "ANSWER"]);
+    const parse = tagsParser(["solution", "answer"]);
     for (const l of lines.slice(0, 50)) {
       const { messages } = JSON.parse(l) as { messages: { role: string; content: string }[] };
       expect(messages.map((m) => m.role)).toEqual(["user", "assistant"]);
@@ -64,6 +64,8 @@ describe("docs/guide.md", () => {
     const check = await cliInProcess("train", file, "--check");
     expect(check.err).toBe("");
     expect(check.code).toBe(0);
+    // every role's example output fits its maxNewTokens in the byte tokenizer of preset tiny
+    expect(check.out).not.toContain("warning");
     expect(check.out).toContain("config ok");
     const runDir = join(dir, "run");
     const r = await cliInProcess("train", file, "--run-dir", runDir, "--steps", "2");

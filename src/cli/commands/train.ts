@@ -330,6 +330,7 @@ options:
   --check             validate everything a run would — module, config (every problem at once),
                       model files and tokenizers, one dry episode through the workflow and the
                       reward functions with placeholder outputs — without training; exit 0 when
-                      all pass`,
+                      all pass. Warns (still exit 0) when a role's declared example output takes
+                      more tokens of its model's tokenizer than its maxNewTokens`,
   run,
 };

@@ -8,10 +8,13 @@ import { resolveTrainerConfig } from "../../rl/update/config.js";
 import { getEstimator } from "../../rl/advantages/registry.js";
 import { defineCast } from "../../runtime/cast.js";
 import { type CliIo, println } from "../commands/types.js";
+import { outputBudgetWarnings } from "./check-budgets.js";
 import { checkModels } from "./check-models.js";
 import { type CheckProblem, checkFailed, errorProblem, issueProblem } from "./check-problem.js";
 import { dryEpisode } from "./dry-episode.js";
 import { promptCheck, roleModels } from "./dry-prompts.js";
+import type { Workflow } from "../../workflow/graph-types.js";
+import type { Role } from "../../workflow/role.js";
 import type { RoleCallRequest } from "../../workflow/role-call.js";
 import { runtimeOptions } from "./runtime-options.js";
 import { trainingModuleProblems, type WorkflowModule } from "./workflow-module.js";
@@ -26,6 +29,13 @@ export interface CheckInput {
   roles: readonly string[];
   /** where the config came from, for messages */
   source: string;
+}
+
+/** Each role of the workflow once, as the role nodes declare it. */
+function workflowRoleSpecs(wf: Workflow<object, string>): Role<never, unknown>[] {
+  const byName = new Map<string, Role<never, unknown>>();
+  for (const spec of wf.nodes.values()) if (spec.kind === "role" && !byName.has(spec.role.name)) byName.set(spec.role.name, spec.role);
+  return [...byName.values()];
 }
 
 function rewardNames(exp: Record<string, unknown>): string[] | undefined {
@@ -65,7 +75,13 @@ export async function checkTraining(input: CheckInput, io: CliIo): Promise<void>
       defineCast({ models: opts.models, roles, cast: opts.cast });
       for (const t of Object.values(opts.trainer as Record<string, object>)) resolveTrainerConfig(t);
       getEstimator(config.algorithm.estimator);
-      checkPrompt = promptCheck(await roleModels(config, cast));
+      const models = await roleModels(config, cast);
+      checkPrompt = promptCheck(models);
+      // a warning, not a problem: the run works, but a role that learns its format cannot finish it
+      for (const w of outputBudgetWarnings(workflowRoleSpecs(mod.workflow), models, config.sampling.maxNewTokens)) {
+        println(io, `warning: ${w.message}`);
+        println(io, `  ${w.hint}`);
+      }
     } catch (e) {
       problems.push(errorProblem(e, "CHECK_FAILED"));
     }
