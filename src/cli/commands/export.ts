@@ -181,7 +181,14 @@ async function exportStep(src: string, p: Parsed): Promise<number | undefined> {
   if (step !== undefined) return step;
   // a checkpoint or model folder has no pointer to look for
   if (choice === undefined && !existsSync(join(src, CHECKPOINTS_DIR))) return undefined;
-  return (await checkpointStep(src, choice)).step;
+  const chosen = await checkpointStep(src, choice);
+  if (chosen.best && chosen.step === 0)
+    throw new MasoError(
+      "CHECKPOINT_BEST_UNTRAINED",
+      `${src}: the best cast on dev is the untrained one (checkpoints/best.json names step 0), which has no checkpoint to export`,
+      "export the base model the run's config names, or pass --checkpoint latest (or a step)",
+    );
+  return chosen.step;
 }
 
 /** A write's filesystem failure (ENOSPC, EACCES, EISDIR, …) as a named error. */
