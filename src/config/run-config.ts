@@ -206,6 +206,11 @@ const evalSchema = z
     /** episodes to evaluate (null: the full split) */
     episodes: posInt(MAX_STEPS).nullable().default(null),
     greedy: z.boolean().default(true),
+    /**
+     * on dev, also evaluate the untrained cast before step 1 (metrics row `step: 0`), so best-on-dev
+     * can name it and the end of the run compares against it; a resumed run never redoes it
+     */
+    atStart: z.boolean().default(true),
     /** most evaluation episodes in flight at once: evaluation learns nothing, so a wider decode batch only makes it faster */
     concurrency: posInt(100_000).default(64),
   })

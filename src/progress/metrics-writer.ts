@@ -56,11 +56,16 @@ export function readMetrics(runDir: string): MetricsRow[] {
   return readLines(join(runDir, METRICS_FILE)).rows;
 }
 
-/** Throws METRICS_MISSING unless `rows` are steps 1..step, one each, in order. */
-function checkHistory(file: string, rows: readonly MetricsRow[], step: number): void {
+/**
+ * Throws METRICS_MISSING unless `rows` are steps 1..step, one each, in order, after an optional
+ * first row of step 0 (a training run's evaluation of the untrained cast).
+ */
+function checkHistory(file: string, all: readonly MetricsRow[], step: number): void {
+  const first = all[0]?.step === 0 ? 1 : 0;
+  const rows = all.slice(first);
   const bad = rows.findIndex((r, i) => r.step !== i + 1);
   if (bad === -1 && rows.length === step) return;
-  const at = bad === -1 ? `it ends at step ${rows.length}` : `line ${bad + 1} is step ${rows[bad].step}, not ${bad + 1}`;
+  const at = bad === -1 ? `it ends at step ${rows.length}` : `line ${bad + first + 1} is step ${rows[bad].step}, not ${bad + 1}`;
   throw new MasoError(
     "METRICS_MISSING",
     `${file} does not hold the history of the checkpoint at step ${step}: ${at}`,

@@ -1,18 +1,24 @@
 // The best-on-dev policy of a run: the checkpoint with the highest dev metric is named by
 // checkpoints/best.json and never pruned. The pointer is written only after its checkpoint commits,
 // and the previous best is released only after the pointer, so a kill at any moment leaves a valid pair.
+// The untrained cast (step 0, evaluated before step 1) is the first candidate and needs no checkpoint.
 import { type BestPointer, bestOfRows, writeBest } from "../checkpoint/best.js";
-import { listCheckpoints } from "../checkpoint/paths.js";
+import { mkdir } from "node:fs/promises";
+import { checkpointsDir, listCheckpoints } from "../checkpoint/paths.js";
 import { pruneCheckpoints } from "../checkpoint/write-checkpoint.js";
 import { readMetrics } from "../progress/metrics-writer.js";
 
-/** The best pointer of a (resumed) run, recomputed from its kept metrics and checkpoints, so a kill between a checkpoint and its pointer heals. */
+/**
+ * The best pointer of a (resumed) run, recomputed from its kept metrics and checkpoints, so a kill
+ * between a checkpoint and its pointer heals. Step 0 (the untrained cast, rebuilt from the config)
+ * needs no checkpoint.
+ */
 export async function recoverBest(runDir: string): Promise<BestPointer | null> {
-  const best = bestOfRows(
-    readMetrics(runDir),
-    (await listCheckpoints(runDir)).map((c) => c.step),
-  );
-  if (best) await writeBest(runDir, best);
+  const best = bestOfRows(readMetrics(runDir), [0, ...(await listCheckpoints(runDir)).map((c) => c.step)]);
+  if (best) {
+    await mkdir(checkpointsDir(runDir), { recursive: true });
+    await writeBest(runDir, best);
+  }
   return best;
 }
 

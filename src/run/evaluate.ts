@@ -22,6 +22,13 @@ export interface TrainRunEval<S, T> {
    * by checkpoints/best.json and never pruned). Set it for the dev split only, never for test.
    */
   selectBest?: boolean;
+  /**
+   * Also evaluate the untrained cast before step 1, as metrics row `step: 0` (default true); its
+   * episodes and the last step's are kept under eval/ (train-evals.ts). A resumed run never redoes it.
+   */
+  atStart?: boolean;
+  /** the split's name in the kept episode files (default "dev") */
+  split?: "dev" | "test";
   /** Called with (0, total) at the start and after each episode ends (a progress display). */
   onProgress?: (done: number, total: number) => void;
 }

@@ -89,8 +89,8 @@ export type CheckpointChoice = "best" | "latest" | "init" | number;
 
 /**
  * The step `checkpoint` names in `runDir`: the best pointer's ("best", and by default when the run
- * has one), the given step, or undefined for the newest good one ("latest", or by default without
- * a pointer). `best`: whether the pointer chose it. Throws CHECKPOINT_BEST when "best" is asked of
+ * has one; 0 when the untrained cast is best, which has no checkpoint), the given step, or undefined
+ * for the newest good one ("latest", or by default without a pointer). `best`: whether the pointer chose it. Throws CHECKPOINT_BEST when "best" is asked of
  * a run without a pointer.
  * @example const { step } = await checkpointStep("runs/a", undefined);
  */
@@ -112,7 +112,8 @@ export async function checkpointStep(
  * The runtime of a run at one checkpoint, for anything that uses trained weights without training
  * further (`maso eval`, `maso serve`). `checkpoint`: "best" (the step checkpoints/best.json names),
  * "latest" (newest good one), a step, or "init" (the untrained weights of step 0, built exactly as a
- * fresh training run builds them; no run directory needed). Default: best when the run has a best
+ * fresh training run builds them; no run directory needed; also what "best" loads when the pointer
+ * names step 0). Default: best when the run has a best
  * pointer, else latest. Throws CHECKPOINT_NONE when the run has no checkpoint, CHECKPOINT_BEST when
  * "best" is asked of a run without a pointer.
  * @example const { rt, step } = await restoreRun({ runDir, checkpoint: "best", build });
@@ -125,6 +126,8 @@ export async function restoreRun<S extends object, T>(o: {
   if (o.checkpoint === "init") return { rt: await o.build(0), step: 0, checkpoint: "init" };
   if (o.runDir === undefined) throw new MasoError("RUN_NOT_FOUND", "evaluating a checkpoint needs the run directory");
   const { step, best } = await checkpointStep(o.runDir, o.checkpoint);
+  // a best pointer at step 0: no checkpoint beat the untrained cast on dev
+  if (best && step === 0) return { rt: await o.build(0), step: 0, checkpoint: "best" };
   const ckpt = await findCheckpoint(o.runDir, step === undefined ? { fallback: true } : { step });
   const state: RunState = { step: 0, cursor: { epoch: 0, index: 0 }, seed: 0 };
   const rt = await o.build(checkRunState(await ckpt.part("run").json("state.json")).step);

@@ -9,8 +9,9 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { writeCheckpoint } from "../checkpoint/write-checkpoint.js";
 import { MasoError } from "../errors.js";
+import type { BestPointer } from "../checkpoint/best.js";
 import type { RunLock } from "../fs/run-lock.js";
-import { type MetricValues, openMetricsWriter, readMetrics, SUMMARY_FILE } from "../progress/metrics-writer.js";
+import { type MetricValues, type MetricsWriter, openMetricsWriter, readMetrics, SUMMARY_FILE } from "../progress/metrics-writer.js";
 import { appendRewards } from "../progress/reward-writer.js";
 import { failedStepTrajectories, type StepReport } from "../runtime/controller.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -20,11 +21,12 @@ import { appendTrajectories } from "../workflow/trajectory-writer.js";
 import type { Trajectory } from "../workflow/trajectory.js";
 import { betterThan, promoteBest, recoverBest } from "./best-checkpoint.js";
 import { type CollapseOptions, openCollapseWatch } from "./collapse-watch.js";
-import { evaluate, type TrainRunEval } from "./evaluate.js";
+import type { EvalResult, TrainRunEval } from "./evaluate.js";
 import { type OpenedRun, openRun } from "./resume.js";
 import { asRunWriter } from "./run-dir.js";
 import { stepRow, type TrainRow } from "./step-row.js";
 import { nextTasks } from "./task-order.js";
+import { type EvalSummary, evalAtStart, evalsAtEnd, evaluateKept, keepsEpisodes, type TrainRunTest } from "./train-evals.js";
 
 export interface TrainRunOptions<S extends object, T> {
   runDir: string;
@@ -43,6 +45,8 @@ export interface TrainRunOptions<S extends object, T> {
   checkpointEvery: number;
   keep: number;
   eval?: TrainRunEval<S, T>;
+  /** The test split, evaluated before training (untrained cast) and after it (the cast that ships); see train-evals.ts. */
+  test?: TrainRunTest<S, T>;
   /** Continue from the newest good checkpoint (a run killed before its first one starts over). */
   resume?: boolean;
   /**
@@ -56,6 +60,8 @@ export interface TrainRunOptions<S extends object, T> {
   /** A step's rollout: `done` of its `total` episodes have finished. */
   onRollout?: (step: number, done: number, total: number) => void;
   onCheckpoint?: (step: number, dir: string) => void;
+  /** The untrained cast's evaluation before step 1 ("dev": metrics row `step: 0`; "test": with `test`). */
+  onEvalAtStart?: (split: string, result: EvalResult) => void;
   onResume?: (step: number, skipped: string[]) => void;
   /** Fault-injection hook passed to writeCheckpoint (tests only). */
   beforeCommit?: (tmpDir: string) => Promise<void>;
@@ -66,6 +72,29 @@ export interface TrainRunOptions<S extends object, T> {
 export interface TrainRunResult {
   startStep: number;
   rows: TrainRow[];
+  /** what summary.json got (absent when a resumed finished run kept its own) */
+  summary?: TrainSummary;
+}
+
+/** summary.json of a training run. `best` at step 0: no checkpoint beat the untrained cast on dev. */
+export interface TrainSummary extends EvalSummary {
+  kind: "train";
+  steps: number;
+  startStep: number;
+  finalRoleRewards: Record<string, MetricValues[string] | null>;
+  finalEval: number | null;
+  best: BestPointer | null;
+  wallSeconds: number;
+  finishedAt: string;
+}
+
+/** What the step loop hands to the end of the run. */
+interface Trained {
+  startStep: number;
+  rows: TrainRow[];
+  best: BestPointer | null;
+  t0: number;
+  metrics: MetricsWriter;
 }
 
 /**
@@ -81,27 +110,30 @@ export async function runTraining<S extends object, T>(o: TrainRunOptions<S, T>)
   return asRunWriter(o.runDir, o.lock, "maso train", async () => {
     const opened = await openRun(o);
     let finished = false;
+    let trained: Trained;
     try {
-      const result = await trainSteps(o, opened);
+      trained = await trainSteps(o, opened);
       finished = true;
-      return result;
     } finally {
       // worker processes and connections a runtime started end with the run, however it ends
       await opened.rt.close?.({ finished });
     }
+    return finishRun(o, trained);
   });
 }
 
 async function trainSteps<S extends object, T>(
   o: TrainRunOptions<S, T>,
   { rt, state, parts, startStep }: OpenedRun<S, T>,
-): Promise<TrainRunResult> {
+): Promise<Trained> {
   const { runDir } = o;
-  // the kept rows are the history the checkpoint continues: the best pointer is rebuilt from them
-  const metrics = openMetricsWriter(runDir, { keepUpToStep: state.step, complete: true });
+  // the kept rows are the history the checkpoint continues: the best pointer is rebuilt from them; a
+  // fresh run also drops a step-0 row a killed run left (its config may have been another)
+  const metrics = openMetricsWriter(runDir, { keepUpToStep: o.resume ? state.step : -1, complete: o.resume === true });
   const watch = openCollapseWatch(rt as Runtime<object, unknown>, runDir, readMetrics(runDir), o.collapse);
   const selectBest = o.eval?.selectBest === true;
   let best = selectBest ? await recoverBest(runDir) : null;
+  if (state.step === 0) best = await evalAtStart(o, rt, metrics, best);
   const taskId = o.taskId ?? ((_: T, i: number) => `task-${i}`);
   const rows: TrainRow[] = [];
   const t0 = performance.now();
@@ -142,7 +174,8 @@ async function trainSteps<S extends object, T>(
     const last = stepNo === o.steps;
     let newBest = null;
     if (o.eval && o.eval.tasks.length > 0 && ((o.eval.every > 0 && stepNo % o.eval.every === 0) || last)) {
-      const { metric, episodes } = await evaluate(rt, o.eval, o.initialState);
+      const keep = keepsEpisodes(o.eval, stepNo, o.steps) ? { split: "dev", step: stepNo, checkpoint: "step" } : null;
+      const { metric, episodes } = await evaluateKept(rt, o.eval, o, keep);
       row.eval = { metric, episodes };
       if (selectBest) newBest = betterThan(best, stepNo, metric);
     }
@@ -164,18 +197,29 @@ async function trainSteps<S extends object, T>(
       o.onCheckpoint?.(stepNo, written.dir);
     }
   }
+  return { startStep, rows, best, t0, metrics };
+}
+
+/** After the runtime closed: the end-of-run evaluations (train-evals.ts) and summary.json. */
+async function finishRun<S extends object, T>(
+  o: TrainRunOptions<S, T>,
+  { startStep, rows, best, t0, metrics }: Trained,
+): Promise<TrainRunResult> {
+  const { runDir } = o;
   // a resumed finished run keeps its summary; one killed while writing it gets it from the kept rows
   const final = rows.at(-1) ?? (existsSync(join(runDir, SUMMARY_FILE)) ? undefined : (readMetrics(runDir).at(-1) as TrainRow | undefined));
   if (!final) return { startStep, rows };
-  await metrics.summary({
+  const summary: TrainSummary = {
     kind: "train",
     steps: o.steps,
     startStep,
-    finalRoleRewards: Object.fromEntries(Object.entries(final.roles).map(([r, m]) => [r, (m.reward as MetricValues)?.total ?? null])),
+    finalRoleRewards: Object.fromEntries(Object.entries(final.roles ?? {}).map(([r, m]) => [r, (m.reward as MetricValues)?.total ?? null])),
     finalEval: final.eval?.metric ?? null,
     best,
+    ...(await evalsAtEnd(o, best)),
     wallSeconds: (performance.now() - t0) / 1000,
     finishedAt: new Date().toISOString(),
-  });
-  return { startStep, rows };
+  };
+  await metrics.summary(summary as unknown as Record<string, unknown>);
+  return { startStep, rows, summary };
 }

@@ -26,8 +26,11 @@ describe("maso train", () => {
     expect(r.out).toMatch(/^step 3\/3 .*reward planner=/m);
     expect(r.out).toContain(`checkpoint step 3: ${join(runDir, "checkpoints", "step-000003")}`);
 
-    const { rows, total } = metricsAfter(runDir, 0);
-    expect(total).toBe(3);
+    const { rows: all, total } = metricsAfter(runDir, 0);
+    // the first line is the untrained cast's dev evaluation, then one line per step
+    expect(total).toBe(4);
+    expect(all[0]).toMatchObject({ step: 0, eval: { episodes: 8 } });
+    const rows = all.slice(1);
     for (const [i, row] of rows.entries()) {
       expect(row.step).toBe(i + 1);
       expect(Object.keys(row.roles ?? {}).sort()).toEqual(["planner", "solver"]);
@@ -76,7 +79,7 @@ describe("maso train", () => {
   it("maso eval restores the newest checkpoint and reproduces the run's own final dev evaluation", async () => {
     const last = metricsAfter(runDir, 0).rows.at(-1) as { eval?: { metric: number; episodes: number } };
     expect(last.eval).toBeDefined();
-    const r = await cli("eval", runDir, "--split", "dev", "--json");
+    const r = await cli("eval", runDir, "--split", "dev", "--json", "--checkpoint", "latest");
     expect(r.err).toBe("");
     expect(r.code).toBe(0);
     const res = JSON.parse(r.out);

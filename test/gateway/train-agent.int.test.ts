@@ -26,13 +26,16 @@ afterEach(() => {
   delete process.env.MASO_TEST_LONG;
 });
 
+/** The metrics rows of the steps (the step-0 row is the untrained cast's dev evaluation). */
+const stepRows = (runDir: string) => jsonl(join(runDir, "metrics.jsonl")).filter((r: { step: number }) => r.step > 0);
+
 describe("maso train <agent module>", () => {
   it("trains the agent's roles on its own rewards, with every call a record", async () => {
     const runDir = fresh();
     const r = await cliInProcess("train", AGENT, "--run-dir", runDir);
     expect(r.code, r.err).toBe(0);
     expect(r.out).toContain("roles writer, judge");
-    const rows = jsonl(join(runDir, "metrics.jsonl"));
+    const rows = stepRows(runDir);
     expect(rows).toHaveLength(2);
     expect(rows[1].roles.writer.samples).toBe(8);
     expect(rows[1].roles.judge.reward.total).toBe(0.5);
@@ -59,7 +62,7 @@ describe("maso train <agent module>", () => {
     const runDir = fresh();
     const r = await cliInProcess("train", AGENT, "--run-dir", runDir, "--steps", "1");
     expect(r.code, r.err).toBe(0);
-    const [row] = jsonl(join(runDir, "metrics.jsonl"));
+    const [row] = stepRows(runDir);
     expect(row.episodes.metrics.retokenizedTurns).toBe(1);
     const [traj] = jsonl(join(runDir, "trajectories", "step-000001.jsonl"));
     expect((traj.records as Rec[])[2].output.retokenized).toBe(true);
@@ -74,7 +77,7 @@ describe("maso train <agent module>", () => {
     writeFileSync(cfg, JSON.stringify({ ...config, schedule: { ...config.schedule, steps: 3, tasksPerStep: 2, episodeTimeoutMs: 3000 } }));
     const r = await cliInProcess("train", AGENT, "--config", cfg, "--run-dir", runDir);
     expect(r.code, r.err).toBe(0);
-    const rows = jsonl(join(runDir, "metrics.jsonl"));
+    const rows = stepRows(runDir);
     expect(rows).toHaveLength(3);
     const failed = rows.reduce((a: number, x: { episodes: { failed: number } }) => a + x.episodes.failed, 0);
     expect(failed).toBe(2); // one task of six hangs; it is drawn once in three steps of two tasks
@@ -87,7 +90,7 @@ describe("maso train <agent module>", () => {
     const runDir = fresh();
     const r = await cliInProcess("train", AGENT, "--run-dir", runDir, "--steps", "2");
     expect(r.code, r.err).toBe(0);
-    const rows = jsonl(join(runDir, "metrics.jsonl"));
+    const rows = stepRows(runDir);
     expect(
       rows.map((x: { episodes: { failed: number } }) => x.episodes.failed),
       r.out,
@@ -132,7 +135,7 @@ describe("maso train <agent module>", () => {
   it("serves the trained cast with maso serve, greedy by default", async () => {
     const runDir = fresh();
     expect((await cliInProcess("train", AGENT, "--run-dir", runDir, "--steps", "1")).code).toBe(0);
-    const serve = startCli(["serve", runDir, "--port", "0", "--api-key", "sk-serve"]);
+    const serve = startCli(["serve", runDir, "--port", "0", "--api-key", "sk-serve", "--checkpoint", "latest"]);
     try {
       await serve.waitFor((out) => /serving .* at (http\S+)/.test(out));
       const url = /at (http\S+)/.exec(serve.stdout())![1];

@@ -72,8 +72,10 @@ describe("docs/guide.md", () => {
     expect(r.err).toBe("");
     expect(r.code).toBe(0);
     const rows = readMetrics(runDir);
-    expect(rows.map((x) => x.step)).toEqual([1, 2]);
-    for (const row of rows) expect(Object.keys(row.roles ?? {}).sort()).toEqual(["solver", "verifier"]);
-    expect(rows[1].eval).toMatchObject({ episodes: 16 });
+    // step 0: the untrained cast's dev evaluation
+    expect(rows.map((x) => x.step)).toEqual([0, 1, 2]);
+    expect(rows[0].eval).toMatchObject({ episodes: 16 });
+    for (const row of rows.slice(1)) expect(Object.keys(row.roles ?? {}).sort()).toEqual(["solver", "verifier"]);
+    expect(rows[2].eval).toMatchObject({ episodes: 16 });
   }, 240_000);
 });

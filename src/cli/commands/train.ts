@@ -30,7 +30,8 @@ import { usageError } from "../exit-codes.js";
 import { precisionFlag, withPrecision } from "../precision-flag.js";
 import { checkTraining } from "../train/check-run.js";
 import { runtimeOptions } from "../train/runtime-options.js";
-import { isWorkflow, moduleExports, trainingModule } from "../train/workflow-module.js";
+import { isWorkflow, moduleExports, scoredSplit, trainingModule } from "../train/workflow-module.js";
+import { printEndOfRun } from "../train/end-of-run.js";
 import { checkpointPauseHook } from "./pretrain.js";
 import { type CliIo, type Command, println } from "./types.js";
 
@@ -44,6 +45,7 @@ const FLAGS = {
   workers: { type: "string" },
   "run-id": { type: "string" },
   precision: { type: "string" },
+  "eval-test": { type: "boolean" },
 } as const;
 
 /** `--nats`, `--workers`, `--run-id` over the config's runtime section (allowed with --resume: where workers run is not a training setting). */
@@ -138,6 +140,8 @@ function evalOptions(
     metric: mod.metric,
     greedy: config.eval.greedy,
     selectBest,
+    atStart: config.eval.atStart,
+    split: config.eval.split,
     onProgress: (done: number, total: number) => onProgress(label, done, total),
   };
 }
@@ -249,6 +253,11 @@ async function train(argv: readonly string[], io: CliIo, locks: RunLock[]): Prom
     checkpointEvery: config.checkpoint.every,
     keep: config.checkpoint.keep,
     eval: evalOptions(config, mod, (label, done, total) => progress.phase(label, done, total)),
+    test: p.values["eval-test"]
+      ? { ...scoredSplit(mod, file, "test"), onProgress: (done, total) => progress.phase("eval test", done, total) }
+      : undefined,
+    onEvalAtStart: (split, r) =>
+      progress.log(`step 0 (untrained cast): ${split} metric ${r.metric.toFixed(4)} over ${r.episodes} episodes`),
     onRollout: (step, done, total) => progress.phase(`step ${step} rollout`, done, total),
     resume: resumeDir !== undefined,
     maxFailedFraction: config.failures.maxFailedFraction,
@@ -298,22 +307,26 @@ async function train(argv: readonly string[], io: CliIo, locks: RunLock[]): Prom
     ? Object.entries(last.roles).map(([r, m]) => `${r} ${Number((m.reward as { total?: number })?.total).toFixed(3)}`)
     : [];
   println(io, `done: ${schedule.steps} steps in ${config.runDir}${rewards.length ? `; last reward ${rewards.join(", ")}` : ""}`);
+  if (result.summary) printEndOfRun(io, result.summary);
   return 0;
 }
 
 export const trainCommand: Command = {
   name: "train",
   summary: "train a workflow's roles with RL, with checkpoints and exact --resume",
-  help: `usage: maso train <workflow file> [--config <file>] [--run-dir <dir>] [--steps <n>] [--precision auto|fp32|bf16] [--check]
+  help: `usage: maso train <workflow file> [--config <file>] [--run-dir <dir>] [--steps <n>] [--precision auto|fp32|bf16] [--eval-test] [--check]
                   [--nats <url|embedded> [--workers spawn|attach] [--run-id <id>]]
-       maso train --resume <runDir> [<workflow file>] [--nats …]
+       maso train --resume <runDir> [<workflow file>] [--eval-test] [--nats …]
 
 Loads the workflow module (.ts/.js; see docs/training.md: 'workflow', 'rewards', 'tasks',
 'initialState', optionally 'config', 'taskId', 'metric'), validates the run config against the
 workflow's roles (docs/config.md), writes <runDir>/config.json and trains: metrics.jsonl (per-step,
 per-role), trajectories/ and rewards/ per step, summary.json, and checkpoints/step-NNNNNN every
 checkpoint.every steps and at the end (newest checkpoint.keep kept, plus the best one on dev,
-named by checkpoints/best.json, when eval runs on dev). A killed run continues exactly with --resume.
+named by checkpoints/best.json, when eval runs on dev). On dev, the untrained cast is evaluated
+before step 1 (metrics row step 0; eval.atStart) and is the first best-on-dev candidate; its
+episodes and the last step's go to eval/dev-step-<n>.jsonl and their paired comparison is printed
+at the end. A killed run continues exactly with --resume.
 
 options:
   --config <file>     run config (JSON/YAML/JS/TS); replaces the module's 'config' export
@@ -327,6 +340,9 @@ options:
   --workers <mode>    spawn (default): start local worker processes; attach: use 'maso worker'
                       processes started elsewhere for this run id
   --run-id <id>       the run id that scopes NATS subjects (needed with --workers attach)
+  --eval-test         also evaluate tasks.test before training (untrained cast) and after it (the
+                      cast that ships: best on dev, else the last), keep both episode files under
+                      eval/, and print and record (summary.json) their paired comparison
   --check             validate everything a run would — module, config (every problem at once),
                       model files and tokenizers, one dry episode through the workflow and the
                       reward functions with placeholder outputs — without training; exit 0 when
