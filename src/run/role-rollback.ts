@@ -1,6 +1,7 @@
 // Rolling one role back: its policy unit (its LoRA adapter, or its model's base weights when it has
 // none) and that unit's AdamW state return to the best checkpoint on dev (checkpoints/best.json), or
-// to the newest good checkpoint when the run has no best pointer. Other units, the value head, the
+// to the newest good checkpoint when the run has no best pointer or its best is the untrained cast
+// (step 0 has no checkpoint to restore from). Other units, the value head, the
 // run state and the update counter stay. In-process worker groups only.
 import { readBest } from "../checkpoint/best.js";
 import { listCheckpoints } from "../checkpoint/paths.js";
@@ -26,11 +27,12 @@ export interface RollbackEntry {
   roles: string[];
 }
 
-/** The checkpoint to return to: best on dev, else the newest good one; null when the run has none yet. */
+/** The checkpoint to return to: best on dev when it has one, else the newest good one; null when the run has none yet. */
 async function rollbackTarget(runDir: string): Promise<{ ckpt: VerifiedCheckpoint; checkpoint: "best" | "latest" } | null> {
-  if ((await listCheckpoints(runDir)).length === 0) return null;
+  const steps = (await listCheckpoints(runDir)).map((c) => c.step);
+  if (steps.length === 0) return null;
   const best = await readBest(runDir);
-  if (best) return { ckpt: await findCheckpoint(runDir, { step: best.step }), checkpoint: "best" };
+  if (best && steps.includes(best.step)) return { ckpt: await findCheckpoint(runDir, { step: best.step }), checkpoint: "best" };
   return { ckpt: await findCheckpoint(runDir, { fallback: true }), checkpoint: "latest" };
 }
 
