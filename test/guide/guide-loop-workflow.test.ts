@@ -146,8 +146,11 @@ export default { ...mod.config, algorithm: { estimator: "rloo", groupSize: 2 }, 
     const r = await cliInProcess("train", file, "--config", small, "--run-dir", runDir);
     expect(r.err).toBe("");
     expect(r.code).toBe(0);
-    const rows = readMetrics(runDir);
-    expect(rows.map((x) => x.step)).toEqual([1, 2]);
+    const all = readMetrics(runDir);
+    // row 0: the untrained cast's dev evaluation; then the two training steps
+    expect(all.map((x) => x.step)).toEqual([0, 1, 2]);
+    expect(all[0].eval).toMatchObject({ episodes: 4 });
+    const rows = all.slice(1);
     for (const row of rows) expect(Object.keys(row.roles ?? {}).sort()).toEqual(["answerer", "checker", "planner"]);
     expect(rows[1].eval).toMatchObject({ episodes: 4 });
     const trajectories = await readTrajectories<State>(trajectoryFile(runDir, 1));
