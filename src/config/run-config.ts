@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { LORA_TARGETS } from "../engine/config.js";
 import { estimators } from "../rl/advantages/registry.js";
-import { COLLAPSE_DEFAULTS as C } from "../run/collapse-detect.js";
+import { COLLAPSE_DEFAULTS as C } from "./collapse-settings.js";
 import { PRESET_NAMES } from "./model-presets.js";
 
 // Every number has an upper bound too: a typo such as groupSize 1e12 or lr 1e300 must fail here,

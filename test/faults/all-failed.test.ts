@@ -80,7 +80,7 @@ describe("failures.maxFailedFraction", () => {
     const { result } = await trainDemo(join(root, "at-tolerance"), { rewards: [failG1], steps: 2 }, { maxFailedFraction: 0.25 });
     expect((await result).rows.map((r) => r.episodes.failed)).toEqual([2, 2]);
     const base = { models: { m: { preset: "tiny" } }, cast: { say: "m" } };
-    expect(resolveRunConfig(base, { roles: ["say"] }).config.failures).toEqual({ maxFailedFraction: 1 });
+    expect(resolveRunConfig(base, { roles: ["say"] }).config.failures).toMatchObject({ maxFailedFraction: 1 });
     for (const bad of [-0.1, 1.5])
       expect(() => resolveRunConfig({ ...base, failures: { maxFailedFraction: bad } })).toThrow(/maxFailedFraction/);
   });
