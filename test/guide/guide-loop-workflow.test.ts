@@ -3,11 +3,9 @@
 // API (imported as "maso", mapped to this repository's source), walks its loop with the turn numbers
 // and per-turn rewards the guide describes (roles answered by a script: this tests the workflow, not
 // a model), passes `maso train --check` without warnings and trains two steps.
-import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { readMetrics } from "../../src/progress/metrics-writer.js";
 import type { WorkflowModule } from "../../src/run/workflow-module.js";
@@ -17,11 +15,10 @@ import { scriptedCaller } from "../../src/workflow/scripted-caller.js";
 import { readTrajectories, trajectoryFile } from "../../src/workflow/trajectory-writer.js";
 import type { RoleCallRequest } from "../../src/workflow/role-call.js";
 import type { Trajectory } from "../../src/workflow/trajectory.js";
-import { cliInProcess, REPO } from "../cli/cli-harness.js";
+import { cliInProcess } from "../cli/cli-harness.js";
+import { guideFiles, typecheckIn } from "./guide-files.js";
 
-const run = promisify(execFile);
-const guide = readFileSync(join(REPO, "docs", "guide.md"), "utf8");
-const source = guide.match(/```ts\n(\/\/ calc-loop\.ts:[^\n]*\n[\s\S]*?)```/)?.[1];
+const source = guideFiles().get("calc-loop.ts");
 const dir = mkdtempSync(join(tmpdir(), "maso-guide-loop-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const file = join(dir, "calc-loop.ts");
@@ -62,24 +59,7 @@ describe("docs/guide.md: the workflow with a tool and a loop", () => {
   });
 
   it("type-checks alone in an empty folder, against the library's public API", async () => {
-    const tsconfig = {
-      compilerOptions: {
-        target: "ES2022",
-        module: "NodeNext",
-        moduleResolution: "NodeNext",
-        strict: true,
-        noEmit: true,
-        skipLibCheck: true,
-        types: ["node"],
-        typeRoots: [join(REPO, "node_modules", "@types")],
-        paths: { maso: [join(REPO, "src", "index.ts")] },
-      },
-      files: ["calc-loop.ts"],
-    };
-    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify(tsconfig));
-    const tsc = join(REPO, "node_modules", "typescript", "bin", "tsc");
-    const r = await run(process.execPath, [tsc, "-p", join(dir, "tsconfig.json")], { cwd: dir }).catch((e: { stdout: string }) => e);
-    expect(r.stdout).toBe("");
+    expect(await typecheckIn(dir, ["calc-loop.ts"])).toBe("");
   }, 240_000);
 
   it("retries until the checker says ok, numbering turns from 1 and paying planner and checker per turn", async () => {

@@ -12,10 +12,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import { readMetrics } from "../../src/progress/metrics-writer.js";
 import { tagsParser } from "../../src/workflow/parsers.js";
 import { cliInProcess, REPO } from "../cli/cli-harness.js";
+import { guideFiles, typecheckIn } from "./guide-files.js";
 
 const run = promisify(execFile);
-const guide = readFileSync(join(REPO, "docs", "guide.md"), "utf8");
-const files = new Map([...guide.matchAll(/```ts\n(\/\/ ([\w-]+\.ts):[^\n]*\n[\s\S]*?)```/g)].map((m) => [m[2], m[1]]));
+const files = guideFiles();
 const dir = mkdtempSync(join(tmpdir(), "maso-guide-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 for (const [name, text] of files) writeFileSync(join(dir, name), text);
@@ -26,24 +26,7 @@ describe("docs/guide.md", () => {
   });
 
   it("its files type-check on their own, against the library's public API", async () => {
-    const tsconfig = {
-      compilerOptions: {
-        target: "ES2022",
-        module: "NodeNext",
-        moduleResolution: "NodeNext",
-        strict: true,
-        noEmit: true,
-        skipLibCheck: true,
-        types: ["node"],
-        typeRoots: [join(REPO, "node_modules", "@types")],
-        paths: { maso: [join(REPO, "src", "index.ts")] },
-      },
-      files: [...files.keys()],
-    };
-    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify(tsconfig));
-    const tsc = join(REPO, "node_modules", "typescript", "bin", "tsc");
-    const r = await run(process.execPath, [tsc, "-p", join(dir, "tsconfig.json")], { cwd: dir }).catch((e: { stdout: string }) => e);
-    expect(r.stdout).toBe("");
+    expect(await typecheckIn(dir, [...files.keys()])).toBe("");
   }, 240_000);
 
   it("its SFT examples are in the solver's format", async () => {
