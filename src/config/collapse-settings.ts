@@ -9,6 +9,8 @@ export interface CollapseSettings {
   entropyFraction: number;
   /** warn when entropy falls below this many nats per token (0: off) */
   entropyMin: number;
+  /** steps in a row the entropy must stay that low: one step's entropy swings several-fold when a role samples near-greedily */
+  entropySteps: number;
   /** warn when a step's format-failure rate is this far above the role's best `window`-step mean */
   formatRise: number;
   /** warn when every advantage of the role was 0 this many steps in a row while another role learned */
@@ -30,6 +32,7 @@ export const COLLAPSE_DEFAULTS: Readonly<CollapseSettings> = {
   window: 5,
   entropyFraction: 0.1,
   entropyMin: 0,
+  entropySteps: 3,
   formatRise: 0.35,
   noSignalSteps: 5,
   klMax: 1,

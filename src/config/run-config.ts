@@ -168,6 +168,8 @@ const collapseSchema = z
     entropyFraction: nonNeg(1).default(C.entropyFraction),
     /** warn when a role's entropy falls below this many nats per token (0: off) */
     entropyMin: nonNeg(100).default(C.entropyMin),
+    /** steps in a row the entropy must stay below either threshold (one step's entropy is noisy) */
+    entropySteps: posInt(1000).default(C.entropySteps),
     /** warn when a step's format-failure rate is this far above the role's best `window`-step mean */
     formatRise: z.number().gt(0).max(1).default(C.formatRise),
     /** warn when every advantage of a role was 0 this many steps in a row while another role learned */

@@ -29,6 +29,8 @@ export const COLLAPSE_ACTS: ReadonlySet<CollapseCode> = new Set([
 interface RoleTrack {
   /** first finite entropy logged */
   entropy0: number | null;
+  /** consecutive steps whose entropy was below a threshold */
+  lowEntropy: number;
   /** format-failure rates of the last `window` steps (since the last rollback) */
   format: number[];
   /** lowest `window`-step mean format-failure rate so far */
@@ -71,14 +73,15 @@ function entropyWarning(s: CollapseSettings, step: number, role: string, t: Role
   const first = t.entropy0;
   t.entropy0 ??= h;
   const relative = first !== null && h < s.entropyFraction * first;
-  if (!relative && !(h < s.entropyMin)) return null;
+  t.lowEntropy = relative || h < s.entropyMin ? t.lowEntropy + 1 : 0;
+  if (t.lowEntropy < s.entropySteps) return null;
   const against = relative
     ? `${pct(h / (first as number))} of its first ${(first as number).toFixed(3)} (failures.collapse.entropyFraction ${s.entropyFraction})`
     : `below failures.collapse.entropyMin ${s.entropyMin}`;
   return {
     code: "ROLE_ENTROPY_COLLAPSE",
     role,
-    message: `step ${step}: role "${role}" entropy ${h.toFixed(3)} nats per token is ${against}: it is collapsing onto a few outputs`,
+    message: `step ${step}: role "${role}" entropy ${h.toFixed(3)} nats per token is ${against}, ${t.lowEntropy} steps in a row: it is collapsing onto a few outputs`,
     hint: `lower its model's optimizer.lr, or raise algorithm.entropyCoef or algorithm.klCoef; ${HINT_TAIL}`,
   };
 }
@@ -156,7 +159,7 @@ export function createCollapseDetector(settings: CollapseSettings): CollapseDete
   const track = (role: string) => {
     let t = tracks.get(role);
     if (!t) {
-      t = { entropy0: null, format: [], formatBest: Number.POSITIVE_INFINITY, flat: 0, kl: [], clip: [], rollbacks: 0 };
+      t = { entropy0: null, lowEntropy: 0, format: [], formatBest: Number.POSITIVE_INFINITY, flat: 0, kl: [], clip: [], rollbacks: 0 };
       tracks.set(role, t);
     }
     return t;
@@ -184,6 +187,7 @@ export function createCollapseDetector(settings: CollapseSettings): CollapseDete
     rolledBack(role) {
       const t = track(role);
       t.format = [];
+      t.lowEntropy = 0;
       t.kl = [];
       t.clip = [];
       t.flat = 0;

@@ -112,7 +112,8 @@ describe("a collapsing role", () => {
   it('"stop": ROLE_COLLAPSED naming the role, after the step\'s files are written; exit non-zero', async () => {
     const runDir = join(root, "stop");
     const cfg = join(root, "hot-stop.json");
-    writeFileSync(cfg, JSON.stringify({ ...HOT, failures: { onCollapse: "stop" } }));
+    // judged from the first low step, so the run stops well before its last
+    writeFileSync(cfg, JSON.stringify({ ...HOT, failures: { onCollapse: "stop", collapse: { entropySteps: 1 } } }));
     const r = await cliInProcess("train", DEMO, "--config", cfg, "--run-dir", runDir);
     expect(r.code).not.toBe(0);
     expect(r.err).toMatch(/ROLE_COLLAPSED: step \d+: role "solver" is collapsing \(ROLE_ENTROPY_COLLAPSE\)/);
