@@ -130,10 +130,11 @@ async function trainSteps<S extends object, T>(
   // the kept rows are the history the checkpoint continues: the best pointer is rebuilt from them; a
   // fresh run also drops a step-0 row a killed run left (its config may have been another)
   const metrics = openMetricsWriter(runDir, { keepUpToStep: o.resume ? state.step : -1, complete: o.resume === true });
-  const watch = openCollapseWatch(rt as Runtime<object, unknown>, runDir, readMetrics(runDir), o.collapse);
+  const history = readMetrics(runDir);
+  const watch = openCollapseWatch(rt as Runtime<object, unknown>, runDir, history, o.collapse);
   const selectBest = o.eval?.selectBest === true;
   let best = selectBest ? await recoverBest(runDir) : null;
-  if (state.step === 0) best = await evalAtStart(o, rt, metrics, best);
+  if (state.step === 0) best = await evalAtStart(o, rt, metrics, history, best);
   const taskId = o.taskId ?? ((_: T, i: number) => `task-${i}`);
   const rows: TrainRow[] = [];
   const t0 = performance.now();

@@ -9,8 +9,8 @@ import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { type BestPointer, writeBest } from "../checkpoint/best.js";
 import { checkpointsDir } from "../checkpoint/paths.js";
+import type { MetricsRow } from "../progress/metrics-row.js";
 import type { MetricsWriter } from "../progress/metrics-writer.js";
-import { readMetrics } from "../progress/metrics-writer.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { Trajectory } from "../workflow/trajectory.js";
 import { compareEpisodes, type EpisodeComparison } from "./compare-episodes.js";
@@ -90,17 +90,18 @@ export const keepsEpisodes = <S, T>(ev: TrainRunEval<S, T> | undefined, step: nu
 
 /**
  * Before step 1 of a run at step 0: the untrained cast on dev (episodes file, metrics row `step: 0`,
- * and the best pointer at step 0 when selecting), unless a resume already has that row; then on test
+ * and the best pointer at step 0 when selecting), unless the run's kept rows (`history`) already have that row; then on test
  * (`test`), unless its file exists. Returns the best pointer.
  */
 export async function evalAtStart<S extends object, T>(
   o: RunEvals<S, T>,
   rt: Runtime<S, T>,
   metrics: MetricsWriter,
+  history: readonly MetricsRow[],
   best: BestPointer | null,
 ): Promise<BestPointer | null> {
   const ev = o.eval;
-  if (isDev(ev) && ev.atStart !== false && !readMetrics(o.runDir).some((r) => r.step === 0)) {
+  if (isDev(ev) && ev.atStart !== false && !history.some((r) => r.step === 0)) {
     const r = await evaluateKept(rt, ev, o, { split: "dev", step: 0, checkpoint: "init" });
     // the episodes file is written first: a row at step 0 always has its file
     metrics.write({ step: 0, eval: { metric: r.metric, episodes: r.episodes } });
