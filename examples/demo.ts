@@ -9,7 +9,8 @@
 //   MASO_DEMO_SEED=1 npm run demo
 import { readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { pairedLine, runResults } from "../scripts/results.js";
+import { runResults } from "../scripts/results.js";
+import { comparisonReport } from "../src/run/compare-episodes.js";
 import type { ResultsSummary } from "../scripts/lib/results-summary.js";
 import { describeNative } from "maso";
 
@@ -39,7 +40,7 @@ console.log(`\n== ${summary.workflow}: ${summary.steps} RL steps in ${((performa
 console.log(
   `test metric (${result.testEpisodes} greedy episodes): ${fmt(result.before)} before -> ${fmt(result.after)} after (${result.selection} checkpoint, step ${result.step})`,
 );
-if (result.comparison) console.log(`task by task: ${pairedLine(result.comparison)}`);
+if (result.comparison) console.log(`task by task (maso compare):\n${comparisonReport(result.comparison)}`);
 console.log(`format failures per test episode: ${fmt(m.testBefore.formatFailures)} before -> ${fmt(m.testAfter.formatFailures)} after`);
 const dir = dirname(summaryPath);
 console.log(`summary: ${summaryPath}`);

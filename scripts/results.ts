@@ -20,8 +20,10 @@ import { trainingModule } from "../src/cli/train/workflow-module.js";
 import { isPrecisionSetting, type PrecisionSetting } from "../src/engine/precision.js";
 import { writeFileAtomic } from "../src/fs/atomic-file.js";
 import { MasoError } from "../src/errors.js";
+import { compareEpisodes, comparisonReport, type EpisodeComparison } from "../src/run/compare-episodes.js";
+import { readEvalEpisodes } from "../src/run/eval-episodes.js";
 import { plotFigures } from "./lib/plots.js";
-import { meanRecords, type PairedTest, type SeedResult, summarize } from "./lib/results-summary.js";
+import { meanRecords, type SeedResult, summarize } from "./lib/results-summary.js";
 import { readRunRows } from "./lib/run-series.js";
 import { parseScriptArgs, runIfMain, usage } from "./lib/script-main.js";
 
@@ -86,24 +88,15 @@ const lastJson = (out: string): EvalJson => JSON.parse(out.trim().split("\n").at
 const testEval = async (target: string[], episodes: string, log: (s: string) => void): Promise<EvalJson> =>
   lastJson(await cli(["eval", ...target, "--split", "test", "--json", "--episodes", episodes], log));
 
-/** `maso compare <before> <after> --json`: the paired comparison of two test evaluations on the same tasks. */
-const compareEvals = async (before: string, after: string, log: (s: string) => void): Promise<PairedTest> => {
-  const c = lastJson(await cli(["compare", before, after, "--json"], log)) as unknown as PairedTest & Record<string, unknown>;
-  return { n: c.n, meanDiff: c.meanDiff, bootstrap95: c.bootstrap95, wins: c.wins, losses: c.losses, ties: c.ties };
-};
-
-const signed = (x: number) => (x >= 0 ? "+" : "") + x.toFixed(3);
-
-/** One line of a paired comparison: difference, its 95 % interval, wins/losses/ties. */
-export const pairedLine = (c: PairedTest): string =>
-  `paired difference ${signed(c.meanDiff)} (95% interval ${signed(c.bootstrap95[0])} .. ${signed(c.bootstrap95[1])}), ` +
-  `${c.wins} tasks better, ${c.losses} worse, ${c.ties} the same`;
+/** The paired comparison of two test evaluations on the same tasks (what `maso compare` computes). */
+const compareEvals = async (before: string, after: string): Promise<EpisodeComparison> =>
+  compareEpisodes((await readEvalEpisodes(before)).episodes, (await readEvalEpisodes(after)).episodes);
 
 /** Writes a seed's result.json and logs its before → after. */
 function saveResult(done: string, result: SeedResult, log: (s: string) => void): SeedResult {
   writeFileSync(done, `${JSON.stringify(result, null, 2)}\n`);
   log(`seed ${result.seed}: test ${result.before.toFixed(4)} -> ${result.after.toFixed(4)} (${result.selection} step ${result.step})\n`);
-  if (result.comparison) log(`seed ${result.seed}: ${pairedLine(result.comparison)}\n`);
+  if (result.comparison) log(`seed ${result.seed}, test before -> after, task by task:\n${comparisonReport(result.comparison)}\n`);
   return result;
 }
 
@@ -170,7 +163,7 @@ async function reevaluateSeed(o: ResultsOptions, dir: string, testIds: string, l
   log(`seed ${old.seed}: re-evaluating on the current test split\n`);
   const before = await beforeEval(o, join(dir, "config.json"), testIds, log);
   const after = await testEval([join(dir, "run")], join(dir, AFTER_EPISODES), log);
-  const comparison = await compareEvals(before.episodesFile, join(dir, AFTER_EPISODES), log);
+  const comparison = await compareEvals(before.episodesFile, join(dir, AFTER_EPISODES));
   if (after.step !== old.step) log(`warning: seed ${old.seed}: the selected checkpoint is now step ${after.step} (was ${old.step})\n`);
   const episodeMetrics = { ...old.episodeMetrics, testBefore: before.episodeMetrics, testAfter: after.episodeMetrics };
   return saveResult(
@@ -220,7 +213,7 @@ async function runSeed(
   const trainSeconds = (performance.now() - t0) / 1000;
   log(`seed ${seed}: after RL (selected checkpoint, test split)\n`);
   const after = await testEval([runDir], join(dir, AFTER_EPISODES), log);
-  const comparison = await compareEvals(before.episodesFile, join(dir, AFTER_EPISODES), log);
+  const comparison = await compareEvals(before.episodesFile, join(dir, AFTER_EPISODES));
   const rows = readRunRows(runDir);
   return saveResult(
     done,

@@ -1,18 +1,9 @@
 // The numbers of a results run: one record per seed (test metric before and after RL, steps, wall
 // time, episode metrics) and the summary over seeds (mean ± sample std). Pure; results.ts runs the
 // seeds and writes summary.json, results-table.ts renders it.
+import type { EpisodeComparison } from "../../src/run/compare-episodes.js";
 
 /** A seed's outcome. */
-/** What a seed's paired before/after comparison says: mean difference, 95 % bootstrap interval, wins/losses/ties. */
-export interface PairedTest {
-  n: number;
-  meanDiff: number;
-  bootstrap95: [number, number];
-  wins: number;
-  losses: number;
-  ties: number;
-}
-
 export interface SeedResult {
   seed: number;
   /** test metric of the untrained cast (step 0, greedy) */
@@ -29,7 +20,7 @@ export interface SeedResult {
   /** the run was resumed from an earlier attempt, so trainSeconds covers only the rest of it */
   resumed: boolean;
   /** the paired comparison of the before and after test evaluations, task by task (`maso compare`; absent in results written before it was recorded) */
-  comparison?: PairedTest;
+  comparison?: EpisodeComparison;
   /** the test evaluations were redone after training (results.ts --reevaluate: the test split changed) */
   reevaluated?: boolean;
   episodeMetrics: {
