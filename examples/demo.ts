@@ -9,8 +9,7 @@
 //   MASO_DEMO_SEED=1 npm run demo
 import { readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { runResults } from "../scripts/results.js";
-import { comparisonReport } from "../src/run/compare-episodes.js";
+import { comparisonReport, runResults } from "../scripts/results.js";
 import type { ResultsSummary } from "../scripts/lib/results-summary.js";
 import { describeNative } from "maso";
 

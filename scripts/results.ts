@@ -88,6 +88,9 @@ const lastJson = (out: string): EvalJson => JSON.parse(out.trim().split("\n").at
 const testEval = async (target: string[], episodes: string, log: (s: string) => void): Promise<EvalJson> =>
   lastJson(await cli(["eval", ...target, "--split", "test", "--json", "--episodes", episodes], log));
 
+/** How a seed's comparison reads (`maso compare`'s words), for the demo. */
+export { comparisonReport };
+
 /** The paired comparison of two test evaluations on the same tasks (what `maso compare` computes). */
 const compareEvals = async (before: string, after: string): Promise<EpisodeComparison> =>
   compareEpisodes((await readEvalEpisodes(before)).episodes, (await readEvalEpisodes(after)).episodes);
