@@ -9,21 +9,21 @@ import { readBest } from "../checkpoint/best.js";
 import { CHECKPOINTS_DIR, MANIFEST_FILE } from "../checkpoint/paths.js";
 import type { VerifiedCheckpoint } from "../checkpoint/read-checkpoint.js";
 import { writeGguf } from "../engine/io/gguf.js";
-import { loadHfModel, saveHfModel } from "../engine/io/hf-model.js";
+import { saveHfModel } from "../engine/io/hf-model.js";
 import { mergedParams } from "../engine/io/merge-adapter.js";
-import { loadAdapter, saveAdapter } from "../engine/io/peft.js";
-import { Decoder } from "../engine/model/decoder.js";
+import { saveAdapter } from "../engine/io/peft.js";
 import { writeTokenizerFiles } from "../engine/tokenizer/tokenizer-files.js";
 import { MasoError } from "../errors.js";
 import { writeFolderAtomically } from "./export-out.js";
 import {
   type CheckpointModel,
   checkpointModels,
-  type FoundTokenizer,
   findTokenizer,
+  loadWithAdapters,
   modelSource,
   readJson,
   runOfCheckpoint,
+  tokenizerNote,
 } from "./model-source.js";
 
 export const CAST_MANIFEST = "cast.json";
@@ -168,11 +168,6 @@ function architectureOf(hfDir: string): { architecture: string | null; modelType
   return { architecture: arch, modelType: typeof c?.model_type === "string" ? c.model_type : null };
 }
 
-function tokenizerNote(tok: FoundTokenizer | null): string {
-  if (!tok) return "no tokenizer found, pass --tokenizer <dir>";
-  return tok.tokenizer.kind === "maso-byte" ? "byte tokenizer" : `tokenizer from ${tok.dir}`;
-}
-
 /**
  * Exports one model and its adapters into `dir` (the temporary folder), `finalOut` being where
  * `dir` will be renamed to (PEFT adapters name their base by that path). Returns its manifest
@@ -187,13 +182,8 @@ async function exportModel(
   o: CastExportOptions,
 ): Promise<{ entry: CastModelEntry; lines: string[] }> {
   const source = modelSource(ck, m);
-  const { config, params } = await loadHfModel(source.hfDir);
+  const { config, params, model } = await loadWithAdapters(source, m.adapters);
   const tok = await findTokenizer(source, config.vocabSize, o.tokenizerDir);
-  const model = new Decoder(config, params, { trainBase: false });
-  for (const a of m.adapters) {
-    const loaded = await loadAdapter(source.adapters[a], config);
-    model.addAdapter(a, loaded.lora, loaded.params);
-  }
   /** one full model (the base, or the base with `adapter` merged) at `path` inside the export */
   const writeFull = async (path: string, adapter?: string) => {
     if (o.format === "gguf") return writeGguf(join(dir, path), model, { dtype: o.dtype, tokenizer: tok?.tokenizer, mergeAdapter: adapter });

@@ -5,6 +5,9 @@ import { existsSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { MANIFEST_FILE } from "../checkpoint/paths.js";
 import { type VerifiedCheckpoint, findCheckpoint, verifyCheckpoint } from "../checkpoint/read-checkpoint.js";
+import { loadHfModel } from "../engine/io/hf-model.js";
+import { loadAdapter } from "../engine/io/peft.js";
+import { Decoder } from "../engine/model/decoder.js";
 import { createByteTokenizer } from "../engine/tokenizer/byte-tokenizer.js";
 import { loadTokenizer, type SavableTokenizer } from "../engine/tokenizer/load-tokenizer.js";
 import { checkTokenizerFits } from "../engine/tokenizer/tokenizer-fit.js";
@@ -162,6 +165,23 @@ function runWeights(ckDir: string, part: string): Pick<ModelSource, "baseDir" | 
 export interface FoundTokenizer {
   tokenizer: SavableTokenizer;
   dir?: string;
+}
+
+/** What an export says of its tokenizer: which one it wrote, or how to give one. */
+export function tokenizerNote(tok: FoundTokenizer | null): string {
+  if (!tok) return "no tokenizer found, pass --tokenizer <dir>";
+  return tok.tokenizer.kind === "maso-byte" ? "byte tokenizer" : `tokenizer from ${tok.dir}`;
+}
+
+/** The source's model as a Decoder (base frozen) with its adapters `names` attached from their PEFT folders. */
+export async function loadWithAdapters(source: ModelSource, names: readonly string[]) {
+  const { config, params } = await loadHfModel(source.hfDir);
+  const model = new Decoder(config, params, { trainBase: false });
+  for (const name of names) {
+    const ad = await loadAdapter(source.adapters[name], config);
+    model.addAdapter(name, ad.lora, ad.params);
+  }
+  return { config, params, model };
 }
 
 /**

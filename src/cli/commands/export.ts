@@ -10,7 +10,6 @@ import { writeGguf } from "../../engine/io/gguf.js";
 import { loadHfModel, saveHfModel } from "../../engine/io/hf-model.js";
 import { mergedParams } from "../../engine/io/merge-adapter.js";
 import { loadAdapter, saveAdapter } from "../../engine/io/peft.js";
-import { Decoder } from "../../engine/model/decoder.js";
 import { writeTokenizerFiles } from "../../engine/tokenizer/tokenizer-files.js";
 import { MasoError } from "../../errors.js";
 import { ioError, refuseSpecialFiles } from "../../fs/fs-util.js";
@@ -20,7 +19,15 @@ import { checkpointFlag } from "../checkpoint-flag.js";
 import { usageError } from "../exit-codes.js";
 import { CAST_MANIFEST, DTYPES, type ExportDtype, exportCast, type RunCast, runCast } from "../export-cast.js";
 import { checkExportOut, writeFolderAtomically } from "../export-out.js";
-import { type FoundTokenizer, findModel, findTokenizer, type ModelSource, sourceCheckpoint } from "../model-source.js";
+import {
+  type FoundTokenizer,
+  findModel,
+  findTokenizer,
+  loadWithAdapters,
+  type ModelSource,
+  sourceCheckpoint,
+  tokenizerNote,
+} from "../model-source.js";
 import { type CliIo, type Command, println } from "./types.js";
 
 /** The flags every export reads once they are checked. */
@@ -155,19 +162,13 @@ async function exportPeft(a: ExportArgs, source: ModelSource, p: Parsed, io: Cli
 
 /** The model as one HF folder or GGUF file, with `merge`'s adapter merged into its weights. */
 async function exportFull(a: ExportArgs, source: ModelSource, merge: string | undefined, io: CliIo): Promise<number> {
-  const { config, params } = await loadHfModel(source.hfDir);
-  const model = new Decoder(config, params, { trainBase: false });
-  if (merge) {
-    if (!source.adapters[merge]) {
-      throw new MasoError(
-        "EXPORT_NO_ADAPTER",
-        `${source.describe} has no adapter '${merge}'`,
-        `choose one of: ${Object.keys(source.adapters).join(", ") || "(none)"}`,
-      );
-    }
-    const ad = await loadAdapter(source.adapters[merge], config);
-    model.addAdapter(merge, ad.lora, ad.params);
-  }
+  if (merge && !source.adapters[merge])
+    throw new MasoError(
+      "EXPORT_NO_ADAPTER",
+      `${source.describe} has no adapter '${merge}'`,
+      `choose one of: ${Object.keys(source.adapters).join(", ") || "(none)"}`,
+    );
+  const { config, params, model } = await loadWithAdapters(source, merge ? [merge] : []);
   const also = merge ? ` + adapter ${merge}` : "";
   const tok = await findTokenizer(source, config.vocabSize, a.tokenizerDir);
   if (a.format === "hf") {
@@ -176,11 +177,11 @@ async function exportFull(a: ExportArgs, source: ModelSource, merge: string | un
       await saveHfModel(dir, config, merge ? mergedParams(model, merge) : params, { dtype: DTYPES[a.dtype] });
       files = tok ? await writeTokenizerFiles(dir, tok.tokenizer, tok.dir) : [];
     });
-    println(io, `exported ${source.describe}${also} -> ${a.out} (HF safetensors, ${a.dtype}${tokenizerNote(tok, files)})`);
+    println(io, `exported ${source.describe}${also} -> ${a.out} (HF safetensors, ${a.dtype}${tokenizerPart(tok, files)})`);
     return 0;
   }
   await writeGguf(a.out, model, { dtype: a.dtype, tokenizer: tok?.tokenizer, mergeAdapter: merge }).catch(rethrowIo(a.out));
-  println(io, `exported ${source.describe}${also} -> ${a.out} (GGUF, ${a.dtype}${tokenizerNote(tok)})`);
+  println(io, `exported ${source.describe}${also} -> ${a.out} (GGUF, ${a.dtype}${tokenizerPart(tok)})`);
   return 0;
 }
 
@@ -215,8 +216,8 @@ const rethrowIo =
     throw ioError(e, `exporting to ${out}`);
   };
 
-function tokenizerNote(tok: FoundTokenizer | null, files?: string[]): string {
-  if (!tok) return "; no tokenizer found, pass --tokenizer <dir>";
-  const kind = tok.tokenizer.kind === "maso-byte" ? "byte tokenizer" : `tokenizer from ${tok.dir}`;
-  return files ? `, ${kind}: ${files.join(", ")}` : `, ${kind}`;
+/** The export line's tokenizer part: which one (and the files written), or how to give one. */
+function tokenizerPart(tok: FoundTokenizer | null, files?: string[]): string {
+  if (!tok) return `; ${tokenizerNote(tok)}`;
+  return files ? `, ${tokenizerNote(tok)}: ${files.join(", ")}` : `, ${tokenizerNote(tok)}`;
 }
