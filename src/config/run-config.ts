@@ -58,6 +58,8 @@ export const modelSchema = z
     lora: loraSchema.optional(),
     /** train the base weights too (default: true without LoRA, false with) */
     trainBase: z.boolean().optional(),
+    /** never trained: a judge or reward model that reward rules call (docs/rewards.md), mapped to no role */
+    frozen: z.boolean().optional(),
     /** critic head on the final hidden state (needed by gae-action / gae-token) */
     valueHead: z
       .object({ hidden: posInt(65_536).default(64), detach: z.boolean().default(false) })
@@ -80,6 +82,12 @@ export const modelSchema = z
         code: "custom",
         path: m.preset === undefined ? ["preset"] : ["weights"],
         message: "exactly one of `preset` (tiny, small, base) or `weights` (a model directory)",
+      });
+    if (m.frozen && (m.lora || m.trainBase || m.valueHead))
+      ctx.addIssue({
+        code: "custom",
+        path: ["frozen"],
+        message: "a frozen model takes no lora, trainBase or valueHead (it never trains)",
       });
   });
 

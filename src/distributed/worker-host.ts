@@ -50,6 +50,8 @@ export interface WorkerHost {
 
 const API_OPS: readonly WorkerOp[] = [
   "generate",
+  "complete",
+  "rate",
   "assignRewards",
   "score",
   "agentChains",

@@ -3,10 +3,13 @@
 
 import type { StepRecord, Trajectory } from "../workflow/trajectory.js";
 
-/** What a reward term measures; used for the per-kind breakdown in logs. */
-export type RewardKind = "format" | "node" | "turn" | "trajectory";
+/**
+ * What a reward term measures; used for the per-kind breakdown in logs. "judge" is a judge model's
+ * score, "model" a reward model's (model-rules.ts).
+ */
+export type RewardKind = "format" | "node" | "turn" | "trajectory" | "judge" | "model";
 
-export const REWARD_KINDS: readonly RewardKind[] = ["format", "node", "turn", "trajectory"];
+export const REWARD_KINDS: readonly RewardKind[] = ["format", "node", "turn", "trajectory", "judge", "model"];
 
 /** A reward for one record: a scalar, or one value per output token. */
 export interface RewardAssignment {

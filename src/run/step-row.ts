@@ -23,6 +23,8 @@ export interface TrainRow extends MetricsRow {
    * what to do; present only when there is something to say.
    */
   warnings?: (SignalWarning | CollapseWarning)[];
+  /** Per model-scored reward rule: calls, failures, cache hits, mean score, agreement with a metric. */
+  judges?: Record<string, MetricValues>;
   /** Roles rolled back to a checkpoint after this step (`failures.onCollapse: "rollback"`). */
   rollback?: RollbackEntry[];
   timings: MetricValues;
@@ -45,6 +47,7 @@ export function stepRow<S>(step: number, epoch: number, report: StepReport<S>): 
     tokens,
     roles: roleRows(report.roles),
     ...(warnings.length > 0 && { warnings }),
+    ...(Object.keys(report.judges ?? {}).length > 0 && { judges: judgeRows(report.judges) }),
     timings: {
       stepMs: report.timings.stepMs,
       generationMs: report.timings.generationMs,
@@ -55,4 +58,11 @@ export function stepRow<S>(step: number, epoch: number, report: StepReport<S>): 
       episodes: Object.fromEntries(clock),
     },
   };
+}
+
+/** Judge stats as metric values (a NaN mean or correlation, where nothing parsed or a side was constant, is left out). */
+function judgeRows(judges: StepReport<unknown>["judges"]): Record<string, MetricValues> {
+  return Object.fromEntries(
+    Object.entries(judges).map(([rule, st]) => [rule, Object.fromEntries(Object.entries(st).filter(([, v]) => Number.isFinite(v)))]),
+  );
 }

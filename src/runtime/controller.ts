@@ -2,6 +2,7 @@
 // named, timed phase function, plus greedy evaluation. It holds text, handles and scalars only;
 // every heavy tensor stays in the worker groups behind the transport.
 import type { AssignedRewards } from "../rewards/combine.js";
+import type { ModelRuleStats } from "../rewards/model-rules.js";
 import type { Trajectory } from "../workflow/trajectory.js";
 import type { Sampling } from "../workflow/role.js";
 import { advantagePhase } from "./advantage-phase.js";
@@ -46,6 +47,8 @@ export interface StepReport<S> {
   trajectories: Trajectory<S>[];
   /** The rewards this step trained on, and the episodes it left out with why: the one reward pass of the step. */
   rewards: AssignedRewards;
+  /** Per model-scored reward rule (judges, reward models): calls, failures, cache hits, agreement. */
+  judges: Record<string, ModelRuleStats>;
 }
 
 // the trajectories of a step that failed after its rollout, so a caller can still write them
@@ -125,10 +128,11 @@ export function createController<S extends object, T>(options: ControllerOptions
       const { trajectories } = rollout;
       const release = () => Promise.all(groups().map((g) => o.transport.call(g, "release", {})));
       let assigned: AssignedRewards;
+      let judges: Record<string, ModelRuleStats>;
       let adv: Awaited<ReturnType<typeof advantagePhase>>;
       let upd: Awaited<ReturnType<typeof updatePhase>>;
       try {
-        assigned = await timer.time("rewards", () => rewardPhase(ctx, rollout, items));
+        ({ judges, ...assigned } = await timer.time("rewards", () => rewardPhase(ctx, rollout, items)));
         await timer.time("score", () => scorePhase(ctx, assigned));
         adv = await timer.time("advantages", () => advantagePhase(ctx, assigned));
         upd = await timer.time("update", () => updatePhase(ctx));
@@ -166,6 +170,7 @@ export function createController<S extends object, T>(options: ControllerOptions
         workers,
         trajectories,
         rewards: assigned,
+        judges,
       };
     },
   };

@@ -56,6 +56,35 @@ export interface GenerateResponse {
 }
 
 /**
+ * A generation that keeps no sample (judges and other frozen helpers of the reward layer): text in,
+ * text out, on the model's base weights, served whatever roles the group has.
+ */
+export type CompleteRequest = {
+  sampling: Sampling;
+  stop: readonly string[];
+  maxNewTokens: number;
+  seed: number;
+  chatTemplate?: Readonly<Record<string, unknown>>;
+} & ({ messages: ChatMessage[]; prompt?: undefined } | { prompt: string; messages?: undefined });
+
+export interface CompleteResponse {
+  text: string;
+  promptTokens: number;
+  outputTokens: number;
+  finishReason: "stop" | "length";
+}
+
+/** (prompt, response) pairs a reward model scores; a chat prompt is rendered with the model's template. */
+export interface RateRequest {
+  items: { prompt: ChatMessage[] | string; response: string }[];
+}
+
+/** One scalar per item, in order. */
+export interface RateResponse {
+  scores: number[];
+}
+
+/**
  * A reward for one cached sample. `episodeId` and `role` say whose sample the controller believes
  * it is; the worker group refuses the reward unless they match what it stored at generation.
  */
@@ -185,6 +214,10 @@ export interface WorkerState {
 export interface WorkerGroupApi {
   /** `onText` (in-process only, never on the wire) hears the output text as it decodes. */
   generate(req: GenerateRequest, onText?: (delta: string) => void): Promise<GenerateResponse>;
+  /** Generates without caching a sample (never trained): judge calls. */
+  complete(req: CompleteRequest): Promise<CompleteResponse>;
+  /** Scores (prompt, response) pairs with the model's reward head (REWARD_HEAD_MISSING without one). */
+  rate(req: RateRequest): Promise<RateResponse>;
   assignRewards(req: AssignRewardsRequest): Promise<AssignRewardsResponse>;
   /** After the rewards and before any advantage, update or diagnostics operation, which read the scores. */
   score(req: ScoreRequest): Promise<ScoreResponse>;

@@ -3,6 +3,7 @@
 // worker group. Which sample a record's reward goes to comes from the rollout's ledger, never from
 // the trajectory the reward functions were handed.
 import { type AssignedRewards, assignRewards } from "../rewards/combine.js";
+import { isModelRule, type ModelRuleStats, type RewardServices } from "../rewards/model-rules.js";
 import type { Trajectory } from "../workflow/trajectory.js";
 import type { RewardItem } from "./messages.js";
 import type { Rollout } from "./rollout-phase.js";
@@ -20,14 +21,45 @@ export async function rewardPhase<S extends object, T>(
   ctx: StepContext<S, T>,
   rollout: Rollout<S>,
   items: readonly StepItem<S, T>[],
-): Promise<AssignedRewards> {
+): Promise<AssignedRewards & { judges: Record<string, ModelRuleStats> }> {
   const { o } = ctx;
+  const judges = await judgePhase(ctx, rollout, items);
   const { assigned, perGroup, orphans } = ctx.timer.sync("rewardBookkeeping", () => assemble(ctx, rollout, items));
   await Promise.all([
     ...[...perGroup].map(([g, list]) => o.transport.call(g, "assignRewards", { items: list })),
     ...[...orphans].map(([g, ids]) => o.transport.call(g, "discard", { ids })),
   ]);
-  return assigned;
+  return { ...assigned, judges };
+}
+
+const groupKeyOf = <S extends object, T>(ctx: StepContext<S, T>, item: StepItem<S, T>): string =>
+  ctx.o.groupKey ? ctx.o.groupKey(item.episode, item.task) : (item.episode.taskId ?? item.episode.id);
+
+/**
+ * Runs each model-scored rule's `prepare` over the batch (in rule order, each rule's calls
+ * concurrent), so their judge records are in the trajectories before any reward function runs.
+ * Episodes that ended in an error are not judged: they are excluded anyway.
+ */
+async function judgePhase<S extends object, T>(
+  ctx: StepContext<S, T>,
+  { trajectories }: Rollout<S>,
+  items: readonly StepItem<S, T>[],
+): Promise<Record<string, ModelRuleStats>> {
+  const rules = ctx.o.rewards.filter(isModelRule);
+  if (rules.length === 0) return {};
+  const { transport } = ctx.o;
+  const services: RewardServices = {
+    complete: (model, req) => transport.call(model, "complete", req),
+    rate: (model, req) => transport.call(model, "rate", req),
+    seed: ctx.o.seed,
+    step: ctx.step,
+  };
+  const batch = trajectories
+    .map((trajectory, i) => ({ trajectory, task: items[i].task, groupKey: groupKeyOf(ctx, items[i]) }))
+    .filter((b) => b.trajectory.status !== "error");
+  const out: Record<string, ModelRuleStats> = {};
+  for (const rule of rules) out[rule.name] = await rule.prepare(batch, services);
+  return out;
 }
 
 function assemble<S extends object, T>(
@@ -48,7 +80,7 @@ function assemble<S extends object, T>(
   const perGroup = new Map<string, RewardItem[]>();
   for (const ep of assigned.episodes) {
     const { item, owned: mine } = byId.get(ep.episodeId)!;
-    const groupKey = o.groupKey ? o.groupKey(item.episode, item.task) : (item.episode.taskId ?? item.episode.id);
+    const groupKey = groupKeyOf(ctx, item);
     for (const r of ep.rewards) {
       const { handle, episodeId, role } = mine.get(r.recordIndex)!.owner;
       const list = perGroup.get(handle.model) ?? [];

@@ -15,6 +15,8 @@ import { scoreSamples } from "../rl/update/score.js";
 import { createUnits, scheduleUnits, type TrainUnit } from "../rl/update/units.js";
 import type { Generator, GeneratorResult } from "./generator.js";
 import type {
+  CompleteRequest,
+  CompleteResponse,
   GenerateRequest,
   GenerateResponse,
   LogRatio,
@@ -267,6 +269,25 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
     };
   };
 
+  /** A generation on the base weights whose sample is not kept: nothing of it can train. */
+  const complete = async (req: CompleteRequest): Promise<CompleteResponse> => {
+    const { prompt } = promptIds({ ...req, adapter: null } as GenerateRequest);
+    const out = await generator.submit({
+      promptTokens: prompt,
+      adapter: null,
+      maxNewTokens: Math.max(1, Math.min(req.maxNewTokens, maxContext - prompt.length)),
+      temperature: req.sampling.temperature,
+      topP: req.sampling.topP,
+      topK: req.sampling.topK,
+      stopTokenIds: tokenizer.eosTokenIds,
+      stop: req.stop,
+      seed: req.seed,
+    });
+    const byUse = (calls["(complete)"] ??= {});
+    byUse["-"] = (byUse["-"] ?? 0) + 1;
+    return { text: out.text, promptTokens: prompt.length, outputTokens: out.tokens.length, finishReason: out.finishReason };
+  };
+
   /** A request's prompt ids; a chat that continues one of this episode's samples reuses its ids exactly. */
   const promptIds = (req: GenerateRequest): { prompt: number[]; chained: boolean } => {
     // a prompt that can never fit is refused before the seconds its encoding would block this thread
@@ -359,6 +380,10 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
       generator.weightsChanged?.();
     },
     generate: (req, onText) => generate(req, onText),
+    complete: (req) => complete(req),
+    rate: async () => {
+      throw new MasoError("REWARD_HEAD_MISSING", `model "${spec.name}" has no reward head`, "train one with `maso rm train`");
+    },
     assignRewards: (req) =>
       timed("rewards", () => {
         // every item is checked before any is applied, so a refused message changes nothing

@@ -65,6 +65,35 @@ export interface StepRecord {
   ms: number;
 }
 
+/**
+ * One judge call's part in an episode's reward (src/rewards/model-rules.ts): what the judge saw,
+ * what it answered, and the score read from it, or why none could be read.
+ */
+export interface JudgeRecord {
+  /** The reward rule's name. */
+  rule: string;
+  /** "record": one record judged alone; "trajectory": the episode; "group": the task's group together. */
+  mode: "record" | "trajectory" | "group";
+  /** The judged record (mode "record"), else null. */
+  recordIndex: number | null;
+  /** Mode "group": the group key, this episode's position in the judge's list, and the list's length. */
+  group: { key: string; position: number; size: number } | null;
+  /** Who judged: "model:<name>" (a cast model) or "endpoint:<model>" (an external API). */
+  judge: string;
+  /** The judge's exact input (chat messages or a prompt); a reward model's is the judged text. */
+  input: ChatMessage[] | string;
+  /** The judge's raw answer (null when the call failed). */
+  output: string | null;
+  score: number | null;
+  /** Why no score could be read (call failed, timed out, malformed answer, out of range), else null. */
+  error: string | null;
+  /** Answered from the rule's response cache. */
+  cached: boolean;
+  /** The rule's programmatic metric for this episode, when it has one (`agreeWith`). */
+  metric: number | null;
+  ms: number;
+}
+
 export type EpisodeStatus = "done" | "step_limit" | "error";
 
 /** Why an episode stopped early with status "error". */
@@ -91,6 +120,8 @@ export interface Trajectory<S = unknown> {
    * turnLimitHits, promptTokens, outputTokens, durationMs) plus the workflow's own metrics.
    */
   metrics: Record<string, number>;
+  /** Judge and reward-model calls that scored this episode (training steps with model-scored rewards only). */
+  judgements?: JudgeRecord[];
 }
 
 /**
@@ -158,6 +189,24 @@ const trajectorySchema = z.object({
   finalState: z.unknown(),
   outputs: z.record(z.string(), z.array(z.unknown())),
   metrics: z.record(z.string(), z.number()),
+  judgements: z
+    .array(
+      z.object({
+        rule: z.string(),
+        mode: z.enum(["record", "trajectory", "group"]),
+        recordIndex: z.number().int().nullable(),
+        group: z.object({ key: z.string(), position: z.number().int(), size: z.number().int() }).nullable(),
+        judge: z.string(),
+        input: z.union([z.string(), z.array(z.object({ role: z.string(), content: z.string() }))]),
+        output: z.string().nullable(),
+        score: z.number().nullable(),
+        error: z.string().nullable(),
+        cached: z.boolean(),
+        metric: z.number().nullable(),
+        ms: z.number(),
+      }),
+    )
+    .optional(),
 });
 
 /**

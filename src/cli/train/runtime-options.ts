@@ -6,6 +6,7 @@ import { type ModelPreset, presetConfig } from "../../config/model-presets.js";
 import { CRITIC_ESTIMATORS, type RunConfig } from "../../config/run-config.js";
 import { createByteTokenizer } from "../../engine/tokenizer/byte-tokenizer.js";
 import { MasoError } from "../../errors.js";
+import { isModelRule } from "../../rewards/model-rules.js";
 import type { NamedReward } from "../../rewards/types.js";
 import type { TrainerOptions } from "../../rl/update/config.js";
 import type { CastSpec } from "../../runtime/cast.js";
@@ -20,7 +21,7 @@ export function modelSpec(name: string, m: ModelCfg, config: RunConfig): ModelSp
   const tok = createByteTokenizer();
   const lora = m.lora ? { rank: m.lora.rank, alpha: m.lora.alpha, targets: [...m.lora.targets] } : undefined;
   const trainBase = m.trainBase ?? !m.lora;
-  const train = trainBase ? "full" : "lora";
+  const train = m.frozen ? "frozen" : trainBase ? "full" : "lora";
   const keepRef = m.reference && config.algorithm.klCoef > 0;
   return {
     name,
@@ -28,7 +29,7 @@ export function modelSpec(name: string, m: ModelCfg, config: RunConfig): ModelSp
     train,
     lora,
     valueHead: m.valueHead ? { hidden: m.valueHead.hidden, detach: m.valueHead.detach } : undefined,
-    reference: !keepRef ? "none" : train === "lora" ? "auto" : "frozen-copy",
+    reference: !keepRef || m.frozen ? "none" : train === "lora" ? "auto" : "frozen-copy",
     seed: config.seed,
     precision: m.precision,
   };
@@ -92,6 +93,7 @@ export function weightedRewards<T, S>(
     const w = weights[r.name];
     if (w === undefined || w === 1) return r;
     return {
+      ...r, // a model-scored rule keeps its prepare half
       name: r.name,
       fn: (t, task) =>
         r
@@ -99,6 +101,33 @@ export function weightedRewards<T, S>(
           .map((e) => ("skip" in e ? e : { ...e, value: typeof e.value === "number" ? e.value * w : e.value.map((v) => v * w) })),
     };
   });
+}
+
+/**
+ * The models that model-scored reward rules call (judges, reward models): each must be declared and
+ * frozen, or it would train on its own verdicts (CONFIG_SCORING_MODEL, exit code 2). They serve no
+ * role but get a worker group.
+ */
+function scoringModels<T, S>(config: RunConfig, rewards: readonly NamedReward<T, S>[]): string[] {
+  const out: string[] = [];
+  for (const rule of rewards.filter(isModelRule))
+    for (const name of rule.models) {
+      const m = config.models[name];
+      if (!m)
+        throw new MasoError(
+          "CONFIG_SCORING_MODEL",
+          `reward rule "${rule.name}" calls model "${name}", which the config does not declare`,
+          `declare it under models with frozen: true (declared: ${Object.keys(config.models).join(", ")})`,
+        );
+      if (!m.frozen)
+        throw new MasoError(
+          "CONFIG_SCORING_MODEL",
+          `reward rule "${rule.name}" calls model "${name}", which is not frozen`,
+          `set models.${name}.frozen: true; a judge that trains would learn from its own verdicts`,
+        );
+      out.push(name);
+    }
+  return out;
 }
 
 /**
@@ -115,7 +144,7 @@ export function runtimeOptions<S extends object, T>(
   // each estimator accepts only its own options: γ/λ for GAE, γ for REINFORCE++, groups for the rest
   const critic = CRITIC_ESTIMATORS.includes(a.estimator);
   const group = !critic && a.estimator !== "reinforce-pp";
-  const used = [...new Set(Object.values(cast).map((e) => e.model))];
+  const used = [...new Set([...Object.values(cast).map((e) => e.model), ...scoringModels(config, mod.rewards)])];
   return {
     workflow: mod.workflow,
     models: used.map((name) => modelSpec(name, config.models[name], config)),
