@@ -55,34 +55,9 @@ export interface GenerateResponse {
   logprobs?: OutputLogprob[];
 }
 
-/**
- * A generation that keeps no sample (judges and other frozen helpers of the reward layer): text in,
- * text out, on the model's base weights, served whatever roles the group has.
- */
-export type CompleteRequest = {
-  sampling: Sampling;
-  stop: readonly string[];
-  maxNewTokens: number;
-  seed: number;
-  chatTemplate?: Readonly<Record<string, unknown>>;
-} & ({ messages: ChatMessage[]; prompt?: undefined } | { prompt: string; messages?: undefined });
+import type { CompleteRequest, CompleteResponse, RateRequest, RateResponse } from "../rewards/model-rules.js";
 
-export interface CompleteResponse {
-  text: string;
-  promptTokens: number;
-  outputTokens: number;
-  finishReason: "stop" | "length";
-}
-
-/** (prompt, response) pairs a reward model scores; a chat prompt is rendered with the model's template. */
-export interface RateRequest {
-  items: { prompt: ChatMessage[] | string; response: string }[];
-}
-
-/** One scalar per item, in order. */
-export interface RateResponse {
-  scores: number[];
-}
+export type { CompleteRequest, CompleteResponse, RateRequest, RateResponse };
 
 /**
  * A reward for one cached sample. `episodeId` and `role` say whose sample the controller believes
