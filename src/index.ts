@@ -166,6 +166,7 @@ export {
   type OutputLogprob,
   type StepRecord,
   type Trajectory,
+  type JudgeRecord,
   type SampleHandle,
   type RouteContext,
   type StateUpdate,
@@ -191,6 +192,12 @@ export {
   type RewardKind,
   type EpisodeRewards,
   type TurnMetric,
+  judgeReward,
+  parseScores,
+  type JudgeOptions,
+  type JudgePromptInput,
+  type JudgeFailurePolicy,
+  type ModelRewardRule,
 } from "./rewards/index.js";
 
 // checkpoints of trainable state beyond HF/PEFT files

@@ -4,7 +4,7 @@
 // samples) is read before any of them runs, never after.
 
 import { MasoError } from "../errors.js";
-import { isTrainable, type SampleHandle, type StepRecord, type Trajectory } from "../workflow/trajectory.js";
+import { isTrainable, type JudgeRecord, type SampleHandle, type StepRecord, type Trajectory } from "../workflow/trajectory.js";
 import { isSkip, type NamedReward, REWARD_KINDS, type RewardEntry, type RewardKind } from "./types.js";
 
 /** A trainable record as it was before any reward function ran. */
@@ -42,7 +42,12 @@ export interface EpisodeRewards {
   taskId: string | null;
   rewards: CombinedReward[];
   skipped: SkippedRecord[];
+  /** Model-scored rules' verdicts on this episode (the full judge records are in its trajectory). */
+  judged?: JudgedSummary[];
 }
+
+/** One judge record, without its input and output text. */
+export type JudgedSummary = Pick<JudgeRecord, "rule" | "judge" | "mode" | "recordIndex" | "group" | "score" | "error" | "cached">;
 
 /**
  * The trainable records of a trajectory as they are now, by record index (a copy: later edits of
@@ -274,7 +279,19 @@ export function assignRewards<T, S>(
       continue;
     }
     try {
-      episodes.push(combineRewards(trajectory, task, functions, trainable));
+      const rewarded = combineRewards(trajectory, task, functions, trainable);
+      if (trajectory.judgements?.length)
+        rewarded.judged = trajectory.judgements.map(({ rule, judge, mode, recordIndex, group, score, error, cached }) => ({
+          rule,
+          judge,
+          mode,
+          recordIndex,
+          group,
+          score,
+          error,
+          cached,
+        }));
+      episodes.push(rewarded);
     } catch (err) {
       if (!(err instanceof MasoError)) throw err;
       if (err.code !== "REWARD_FN_FAILED" && options.onInvalid !== "exclude") throw err;

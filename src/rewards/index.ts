@@ -21,3 +21,11 @@ export type {
   SkippedRecord,
   TrainableRecord,
 } from "./combine.js";
+export { judgeReward } from "./judge.js";
+export type { JudgeOptions, JudgePromptInput } from "./judge.js";
+export { fenceCandidate, parseScores } from "./judge-parse.js";
+export type { JudgeParser } from "./judge-parse.js";
+export { isModelRule, judgementsOf } from "./model-rules.js";
+export type { ModelRewardItem, ModelRewardRule, ModelRuleStats, RewardServices } from "./model-rules.js";
+export { judgedEntries, ruleStats } from "./judged-entries.js";
+export type { JudgedEntryOptions, JudgeFailurePolicy } from "./judged-entries.js";

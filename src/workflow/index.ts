@@ -47,6 +47,7 @@ export type {
   StepRecord,
   ToolCallRecord,
   Trajectory,
+  JudgeRecord,
 } from "./trajectory.js";
 export { appendTrajectories, readTrajectories, trajectoryFile } from "./trajectory-writer.js";
 export { scriptedCaller } from "./scripted-caller.js";
