@@ -21,3 +21,5 @@ export type {
   SkippedRecord,
   TrainableRecord,
 } from "./combine.js";
+export { JUDGE_BODY_CAP, judgeClient } from "./judge-endpoint.js";
+export type { JudgeCall, JudgeClient, JudgeEndpoint } from "./judge-endpoint.js";
