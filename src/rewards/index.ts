@@ -21,5 +21,6 @@ export type {
   SkippedRecord,
   TrainableRecord,
 } from "./combine.js";
-export { JUDGE_BODY_CAP, judgeClient } from "./judge-endpoint.js";
+export { judgeClient } from "./judge-endpoint.js";
+export { JUDGE_BODY_CAP } from "./judge-http.js";
 export type { JudgeCall, JudgeClient, JudgeEndpoint } from "./judge-endpoint.js";

@@ -5,7 +5,8 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MasoError } from "../errors.js";
-import { JUDGE_BODY_CAP, type JudgeEndpoint, judgeClient } from "./judge-endpoint.js";
+import { type JudgeEndpoint, judgeClient } from "./judge-endpoint.js";
+import { JUDGE_BODY_CAP } from "./judge-http.js";
 
 interface Seen {
   url: string;
@@ -296,7 +297,7 @@ describe("judgeClient keys and footprint", () => {
   });
 
   it("uses plain fetch: no provider SDK among its imports", () => {
-    for (const file of ["judge-endpoint.ts", "judge-wire.ts"]) {
+    for (const file of ["judge-endpoint.ts", "judge-http.ts", "judge-wire.ts"]) {
       const text = readFileSync(join(import.meta.dirname, file), "utf8");
       const specs = [...text.matchAll(/from\s+"([^"]+)"/g)].map((m) => m[1]);
       expect(specs.filter((s) => !s.startsWith(".") && !s.startsWith("node:") && s !== "zod")).toEqual([]);
