@@ -29,3 +29,6 @@ export { isModelRule, judgementsOf } from "./model-rules.js";
 export type { ModelRewardItem, ModelRewardRule, ModelRuleStats, RewardServices } from "./model-rules.js";
 export { judgedEntries, ruleStats } from "./judged-entries.js";
 export type { JudgedEntryOptions, JudgeFailurePolicy } from "./judged-entries.js";
+export { judgeClient } from "./judge-endpoint.js";
+export { JUDGE_BODY_CAP } from "./judge-http.js";
+export type { JudgeCall, JudgeClient, JudgeEndpoint } from "./judge-endpoint.js";

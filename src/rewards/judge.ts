@@ -9,6 +9,7 @@ import type { ChatMessage } from "../engine/tokenizer/types.js";
 import { MasoError } from "../errors.js";
 import type { JudgeRecord, StepRecord, Trajectory } from "../workflow/trajectory.js";
 import { type JudgeFailurePolicy, judgedEntries, ruleStats } from "./judged-entries.js";
+import { type JudgeEndpoint, judgeClient } from "./judge-endpoint.js";
 import { fenceCandidate, type JudgeParser, parseScores } from "./judge-parse.js";
 import { judgementsOf, type ModelRewardItem, type ModelRewardRule, type RewardServices } from "./model-rules.js";
 import { selectRecords } from "./select.js";
@@ -28,8 +29,11 @@ export interface JudgePromptInput<T> {
 export interface JudgeOptions<T, S> extends RecordSelection {
   /** The rule's name in logs, rewardWeights and judge records (default "judge"). */
   name?: string;
-  /** A frozen model declared in the run config (`frozen: true`), called through its worker group. */
-  judge: { model: string };
+  /**
+   * `{ model }`: a frozen model declared in the run config (`frozen: true`), called through its
+   * worker group; `{ endpoint }`: an OpenAI-compatible or Anthropic API (judge-endpoint.ts).
+   */
+  judge: { model: string } | { endpoint: JudgeEndpoint };
   /** "trajectory" (default): one call per episode; "record": per selected record; "group": per task group. */
   mode?: "record" | "trajectory" | "group";
   /** What to judge on: one rubric, or one per role (mode "record"). */
@@ -115,13 +119,15 @@ async function pooled<X>(items: readonly X[], limit: number, f: (x: X) => Promis
  */
 export function judgeReward<T, S>(o: JudgeOptions<T, S>): ModelRewardRule<T, S> {
   const name = o.name ?? "judge";
+  checkOptions(name, o);
   const mode = o.mode ?? "trajectory";
   const [lo, hi] = o.range ?? [0, 1];
   const temperature = o.temperature ?? 0;
-  const judgeLabel = `model:${o.judge.model}`;
+  const castModel = "model" in o.judge ? o.judge.model : null;
+  const endpoint = "endpoint" in o.judge ? judgeClient(o.judge.endpoint) : null;
+  const judgeLabel = castModel !== null ? `model:${castModel}` : `endpoint:${(o.judge as { endpoint: JudgeEndpoint }).endpoint.model}`;
   const parse = o.parse ?? parseScores;
   const maxChars = o.maxCandidateChars ?? 2000;
-  checkOptions(name, o);
   // a greedy frozen judge answers an identical input identically: cache it for the whole run
   const cache = new Map<string, Promise<string>>();
   const rubricOf = (role: string | null) =>
@@ -193,7 +199,7 @@ export function judgeReward<T, S>(o: JudgeOptions<T, S>): ModelRewardRule<T, S> 
 
   return {
     name,
-    models: [o.judge.model],
+    models: castModel !== null ? [castModel] : [],
     async prepare(batch, services) {
       const { calls, failed } = plan(batch);
       const counts = { calls: 0, cacheHits: 0 };
@@ -234,7 +240,7 @@ export function judgeReward<T, S>(o: JudgeOptions<T, S>): ModelRewardRule<T, S> 
       if (bad !== undefined) throw new Error(`score ${bad} is outside [${lo}, ${hi}]`);
     } catch (err) {
       if (err instanceof MasoError && INFRASTRUCTURE.test(err.code)) throw err;
-      error = err instanceof Error ? err.message : String(err);
+      error = err instanceof MasoError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
       scores = null;
     }
     const ms = performance.now() - t0;
@@ -246,6 +252,14 @@ export function judgeReward<T, S>(o: JudgeOptions<T, S>): ModelRewardRule<T, S> 
     services: RewardServices,
     counts: { calls: number; cacheHits: number },
   ): Promise<{ text: string; cached: boolean }> {
+    const maxNewTokens = o.maxNewTokens ?? Math.max(32, 32 * c.count);
+    if (endpoint) {
+      // the endpoint client caches by the exact request body and counts its own calls
+      const r = await endpoint.complete(c.input, { maxTokens: maxNewTokens, temperature });
+      if (r.cached) counts.cacheHits++;
+      else counts.calls++;
+      return { text: r.text, cached: r.cached };
+    }
     const key = createHash("sha256").update(JSON.stringify(c.input)).digest("hex");
     const hit = temperature === 0 ? cache.get(key) : undefined;
     if (hit !== undefined) {
@@ -253,11 +267,10 @@ export function judgeReward<T, S>(o: JudgeOptions<T, S>): ModelRewardRule<T, S> 
       return { text: await hit, cached: true };
     }
     counts.calls++;
-    const maxNewTokens = o.maxNewTokens ?? Math.max(32, 32 * c.count);
     const seed = Number.parseInt(key.slice(0, 8), 16) ^ services.seed ^ Math.imul(services.step + 1, 0x9e3779b1);
     const req = { sampling: { temperature, topK: 0, topP: 1 }, stop: [], maxNewTokens, seed: seed >>> 0 };
     const answer = services
-      .complete(o.judge.model, typeof c.input === "string" ? { ...req, prompt: c.input } : { ...req, messages: c.input })
+      .complete(castModel as string, typeof c.input === "string" ? { ...req, prompt: c.input } : { ...req, messages: c.input })
       .then((r) => r.text);
     if (temperature === 0) {
       // in flight too: a concurrent identical input waits for this call instead of making its own
@@ -271,7 +284,9 @@ export function judgeReward<T, S>(o: JudgeOptions<T, S>): ModelRewardRule<T, S> 
 
 function checkOptions<T, S>(name: string, o: JudgeOptions<T, S>): void {
   const fail = (what: string, hint: string) => new MasoError("JUDGE_OPTIONS", `judge rule "${name}": ${what}`, hint);
-  if (typeof o.judge?.model !== "string") throw fail("judge must be { model }", "name a frozen model of the run config");
+  const j = o.judge as { model?: unknown; endpoint?: unknown } | undefined;
+  if (typeof j?.model !== "string" && (typeof j?.endpoint !== "object" || j.endpoint === null))
+    throw fail("judge must be { model } or { endpoint }", "name a frozen model of the run config, or an API endpoint");
   if (o.mode !== undefined && !["record", "trajectory", "group"].includes(o.mode))
     throw fail(`mode is "${String(o.mode)}"`, "use record, trajectory or group");
   const r = o.range ?? [0, 1];

@@ -2,6 +2,8 @@
 // model) and a judge worker group whose generator is scripted (deterministic: it reads the fenced
 // candidates out of the real judge prompt and answers by rule), reached through the in-process
 // transport's `complete` operation like any frozen cast model.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import type { Decoder } from "../../src/engine/model/decoder.js";
 import type { Tokenizer } from "../../src/engine/tokenizer/types.js";
@@ -191,7 +193,87 @@ describe("judgeReward through a frozen judge worker group", () => {
   });
 
   it("refuses a rule it cannot run", () => {
-    expect(() => judgeReward({ judge: {} as { model: string } })).toThrow(/judge must be \{ model \}/);
+    expect(() => judgeReward({ judge: {} as { model: string } })).toThrow(/judge must be \{ model \} or \{ endpoint \}/);
     expect(() => judgeReward({ judge: { model: "j" }, range: [1, 0] })).toThrow(/lo < hi/);
   });
+});
+
+/** A local judge API: OpenAI chat completions and Anthropic messages, answering by `answer`, or misbehaving. */
+async function judgeServer(behaviour: "ok" | "500" | "hang", answer: (candidates: string[]) => string) {
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => {
+      body += d;
+    });
+    req.on("end", () => {
+      if (behaviour === "hang") return; // never answers: the client's timeout must end the call
+      if (behaviour === "500") {
+        res.writeHead(500).end("overloaded");
+        return;
+      }
+      const b = JSON.parse(body) as { messages: { role: string; content: string }[] };
+      const user = b.messages.filter((m) => m.role === "user").at(-1)!.content;
+      const candidates = [...user.matchAll(/<candidate(?: id="\d+")?>\n([\s\S]*?)\n<\/candidate>/g)].map((m) => m[1]);
+      const text = answer(candidates);
+      const reply =
+        req.url === "/v1/messages"
+          ? { content: [{ type: "text", text }] }
+          : { choices: [{ message: { role: "assistant", content: text } }] };
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(reply));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, close: () => new Promise<void>((r) => server.close(() => r())).then(() => server.closeAllConnections()) };
+}
+
+/** A runtime with only the policy model: an endpoint judge needs no worker group. */
+async function policyRuntime(rewards: NamedReward<string, OneState>[]) {
+  return createRuntime<OneState, string>({
+    workflow: oneRoleWorkflow(),
+    models: [{ name: "policy", source: { decoder: warmModel(3, ["q1", "q2"], ["abc", "bcd", "cda"]) } }],
+    cast: { say: "policy" },
+    rewards,
+    advantage: { estimator: "grpo" },
+    trainer: { lr: 1e-3 },
+    sampling: { temperature: 1, topK: 0, topP: 1 },
+    seed: 5,
+  });
+}
+
+describe("judgeReward through an external endpoint", () => {
+  for (const api of ["openai", "anthropic"] as const)
+    it(`scores episodes through the ${api} API`, async () => {
+      const srv = await judgeServer("ok", ([c]) => `<score>${c.startsWith("a") ? 1 : 0.5}</score>`);
+      try {
+        const rule = judgeReward<string, OneState>({
+          judge: { endpoint: { api, baseURL: api === "openai" ? `${srv.url}/v1` : srv.url, model: "judge-1" } },
+          candidate: say,
+        });
+        const report = await (await policyRuntime([rule])).controller.step(items(["q1", "q2"], 2, (q) => ({ q, answer: "" })));
+        for (const t of report.trajectories)
+          expect(t.judgements![0]).toMatchObject({ judge: "endpoint:judge-1", error: null, score: say(t).startsWith("a") ? 1 : 0.5 });
+        expect(report.judges.judge.failures).toBe(0);
+      } finally {
+        await srv.close();
+      }
+    });
+
+  for (const behaviour of ["500", "hang"] as const)
+    it(`records an endpoint that ${behaviour === "500" ? "returns 500" : "hangs"} as judge failures, within its bound`, async () => {
+      const srv = await judgeServer(behaviour, () => "<score>1</score>");
+      try {
+        const endpoint = { api: "openai" as const, baseURL: srv.url, model: "j", timeoutMs: 300, retries: 1, backoffMs: 10 };
+        const rule = judgeReward<string, OneState>({ judge: { endpoint }, candidate: say });
+        const t0 = performance.now();
+        const report = await (await policyRuntime([rule, formatReward()])).controller.step(items(["q1"], 2, (q) => ({ q, answer: "" })));
+        expect(performance.now() - t0).toBeLessThan(10_000);
+        expect(report.judges.judge.failures).toBe(2);
+        const error = report.trajectories[0].judgements![0].error!;
+        expect(error).toMatch(behaviour === "500" ? /JUDGE_HTTP|500/ : /JUDGE_TIMEOUT|timed out/i);
+        expect(report.rewards.episodes.every((e) => e.rewards[0].bySource.judge === undefined)).toBe(true);
+      } finally {
+        await srv.close();
+      }
+    });
 });
