@@ -221,3 +221,15 @@ export function workedTarget(steps: readonly MathStep[], format: WorkedFormat = 
   const ops = steps.map((s) => `${s.a} ${s.op} ${s.b} =${workedResult(s, format)}`);
   return `${ops.join(" ")} The answer is \\boxed{${last.result}}.`;
 }
+
+/**
+ * `judge` (a frozen QA judge model): question, gold answers and a candidate answer (fenced by the
+ * judge rule) → `<score>x</score>`, x the candidate's token F1 against the gold, to one decimal.
+ * @example judgePrompt("Where was Tharvel Dumosk born?", ["Kelvo"], "Kelvo")
+ */
+export function judgePrompt(question: string, gold: readonly string[], candidate: string): ChatMessage[] {
+  return user(`Score the candidate answer against the gold answer with <score>x</score>.\nQuestion: ${question}\nGold answer: ${gold.join(" | ")}\nCandidate answer:${copied(candidate)}`);
+}
+
+/** `judge` target text: `<score>x</score>`. */
+export const judgeTarget = (score: number): string => `<score>${score.toFixed(1)}</score>`;

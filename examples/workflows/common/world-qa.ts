@@ -125,6 +125,9 @@ export const BASE_MODEL_DIR = fileURLToPath(new URL("../../../models/base", impo
  */
 export const QA_MODEL_DIR = fileURLToPath(new URL("../../../models/base-qa", import.meta.url));
 
+/** The frozen QA judge (recipes/base-model/build-judge.ts): question, gold and a candidate answer → `<score>F1</score>`. */
+export const JUDGE_MODEL_DIR = fileURLToPath(new URL("../../../models/judge-qa", import.meta.url));
+
 // Full fine-tuning moves every weight, so it takes a 10x smaller step than a LoRA adapter. Starting
 // points for the 2.4M-parameter base, not tuned values.
 const LEARNING_RATES = { lora: 1e-3, full: 1e-4 };
