@@ -4,7 +4,7 @@
 // what it found into each trajectory's `judgements`; `fn` then reads those back like any reward
 // function. Data flows through the trajectory only, so trajectory files show what was judged.
 import type { ChatMessage } from "../engine/tokenizer/types.js";
-import type { CompleteRequest, CompleteResponse, RateRequest, RateResponse } from "../runtime/messages.js";
+import type { CompleteRequest, CompleteResponse, RateRequest, RateResponse } from "./model-calls.js";
 import type { JudgeRecord, Trajectory } from "../workflow/trajectory.js";
 import type { NamedReward } from "./types.js";
 

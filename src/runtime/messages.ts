@@ -8,6 +8,7 @@ import type { UpdateReport } from "../rl/update/types.js";
 import type { ChatMessage, Sampling } from "../workflow/role.js";
 import type { OutputLogprob } from "../workflow/role-call.js";
 import type { SampleHandle } from "../workflow/trajectory.js";
+import type { CompleteRequest, CompleteResponse, RateRequest, RateResponse } from "../rewards/model-calls.js";
 import type { GeneratorStats } from "./generator.js";
 
 /** One role call routed to a worker group: the RoleCallRequest plus the adapter and sampling seed. */
@@ -55,34 +56,8 @@ export interface GenerateResponse {
   logprobs?: OutputLogprob[];
 }
 
-/**
- * A generation that keeps no sample (judges and other frozen helpers of the reward layer): text in,
- * text out, on the model's base weights, served whatever roles the group has.
- */
-export type CompleteRequest = {
-  sampling: Sampling;
-  stop: readonly string[];
-  maxNewTokens: number;
-  seed: number;
-  chatTemplate?: Readonly<Record<string, unknown>>;
-} & ({ messages: ChatMessage[]; prompt?: undefined } | { prompt: string; messages?: undefined });
-
-export interface CompleteResponse {
-  text: string;
-  promptTokens: number;
-  outputTokens: number;
-  finishReason: "stop" | "length";
-}
-
-/** (prompt, response) pairs a reward model scores; a chat prompt is rendered with the model's template. */
-export interface RateRequest {
-  items: { prompt: ChatMessage[] | string; response: string }[];
-}
-
-/** One scalar per item, in order. */
-export interface RateResponse {
-  scores: number[];
-}
+// the model calls of the reward layer are typed beside it (rewards sit below the runtime)
+export type { CompleteRequest, CompleteResponse, RateRequest, RateResponse } from "../rewards/model-calls.js";
 
 /**
  * A reward for one cached sample. `episodeId` and `role` say whose sample the controller believes
