@@ -191,6 +191,15 @@ export {
   type RewardKind,
   type EpisodeRewards,
   type TurnMetric,
+  rewardModelReward,
+  type RewardModelRewardOptions,
+  isModelRule,
+  judgementsOf,
+  judgedEntries,
+  type ModelRewardRule,
+  type ModelRuleStats,
+  type RewardServices,
+  type JudgeFailurePolicy,
 } from "./rewards/index.js";
 
 // checkpoints of trainable state beyond HF/PEFT files

@@ -21,3 +21,9 @@ export type {
   SkippedRecord,
   TrainableRecord,
 } from "./combine.js";
+export { isModelRule, judgementsOf } from "./model-rules.js";
+export type { ModelRewardItem, ModelRewardRule, ModelRuleStats, RewardServices } from "./model-rules.js";
+export { judgedEntries, ruleStats } from "./judged-entries.js";
+export type { JudgedEntryOptions, JudgeFailurePolicy } from "./judged-entries.js";
+export { rewardModelReward } from "./reward-model.js";
+export type { RewardModelRewardOptions } from "./reward-model.js";
