@@ -1,13 +1,12 @@
 // `maso rm train` end to end: a tiny reward model learns a separable preference set (held-out
 // accuracy ≥ 95 %), is written as an HF directory with its head, serves `rate` from a frozen config
 // model, and its scores drive two RL steps of the demo workflow through rewardModelReward.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cliInProcess } from "../cli/cli-harness.js";
 import * as demo from "../../examples/two-role-demo/workflow.js";
-import type { CliIo } from "../../src/cli/commands/types.js";
-import { main } from "../../src/cli/main.js";
 import { runtimeOptions } from "../../src/cli/train/runtime-options.js";
 import { resolveRunConfig } from "../../src/config/load-config.js";
 import { presetConfig } from "../../src/config/model-presets.js";
@@ -28,18 +27,6 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 const base = join(root, "base");
 const rmDir = join(root, "rm");
 
-function captureIo(): CliIo & { text: () => string; errText: () => string } {
-  let out = "";
-  let err = "";
-  return {
-    out: { write: (s: string) => ((out += s), true) } as NodeJS.WritableStream,
-    err: { write: (s: string) => ((err += s), true) } as NodeJS.WritableStream,
-    env: {},
-    text: () => out,
-    errText: () => err,
-  } as CliIo & { text: () => string; errText: () => string };
-}
-
 let report: RewardTrainReport;
 
 beforeAll(async () => {
@@ -48,11 +35,10 @@ beforeAll(async () => {
   await saveHfModel(base, config, initParams(config, createRng(3)));
   await saveTokenizer(base, tok);
   writeFileSync(join(root, "pairs.jsonl"), markerPairs(300));
-  const io = captureIo();
   const args = ["rm", "train", "--base", base, "--data", join(root, "pairs.jsonl"), "--out", rmDir];
-  const code = await main([...args, "--held-out", "0.2", "--epochs", "2", "--lr", "3e-3", "--max-tokens", "128", "--json"], io);
-  expect(code, io.errText()).toBe(0);
-  report = JSON.parse(io.text().trim().split("\n").at(-1)!);
+  const r = await cliInProcess(...args, "--held-out", "0.2", "--epochs", "2", "--lr", "3e-3", "--max-tokens", "128", "--json");
+  expect(r.code, r.err).toBe(0);
+  report = JSON.parse(r.out.trim().split("\n").at(-1)!);
 }, 60_000);
 
 describe("maso rm train", () => {
@@ -69,16 +55,13 @@ describe("maso rm train", () => {
   it("refuses a malformed line, naming it, and a non-empty --out", async () => {
     const bad = join(root, "bad.jsonl");
     writeFileSync(bad, `${markerPairs(2)}{"prompt": "x", "chosen": 3, "rejected": "y"}\n`);
-    const io = captureIo();
-    const out = join(root, "never");
-    expect(await main(["rm", "train", "--base", base, "--data", bad, "--out", out], io)).toBe(1);
-    expect(io.errText()).toContain("DATA_INVALID");
-    expect(io.errText()).toContain(`${bad}:3: chosen`);
-    const io2 = captureIo();
-    expect(await main(["rm", "train", "--base", base, "--data", bad, "--out", rmDir], io2)).toBe(1);
-    expect(io2.errText()).toContain("OUT_EXISTS");
-    const io3 = captureIo();
-    expect(await main(["rm", "train", "--base", base, "--out", join(root, "x")], io3)).toBe(2);
+    const r = await cliInProcess("rm", "train", "--base", base, "--data", bad, "--out", join(root, "never"));
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("DATA_INVALID");
+    expect(r.err).toContain(`${bad}:3: chosen`);
+    const taken = await cliInProcess("rm", "train", "--base", base, "--data", bad, "--out", rmDir);
+    expect([taken.code, taken.err]).toEqual([1, expect.stringContaining("OUT_EXISTS")]);
+    expect((await cliInProcess("rm", "train", "--base", base, "--out", join(root, "x"))).code).toBe(2);
   });
 
   it("serves rate from the written directory, and refuses rate on a model without a head", async () => {
