@@ -56,8 +56,8 @@ export interface RewardTrainReport {
   after: RewardEval;
 }
 
-/** An example as token ids: a pair has two texts, a scored example one. */
-interface Encoded {
+/** An example as token ids: a pair has two texts (chosen, rejected), a scored example one. */
+export interface Encoded {
   ex: RewardExample;
   texts: number[][];
 }
@@ -141,8 +141,11 @@ function evaluate(model: Decoder, set: readonly Encoded[]): RewardEval {
   return { pairs, accuracy: pairs ? wins / pairs : null, scored: got.length, mse, pearson: pearson(got, want) };
 }
 
-/** One optimiser step on a minibatch; returns the summed loss of its examples. */
-function trainStep(model: Decoder, batch: readonly Encoded[], step: () => void): number {
+/**
+ * The minibatch's loss (mean over its examples) and its gradients, accumulated into the model's
+ * base and value-head gradients; returns the summed loss of the examples.
+ */
+export function rewardLossBackward(model: Decoder, batch: readonly Encoded[]): number {
   const seqs = batch.flatMap((e) => e.texts.map((ids) => rewardInput(ids)));
   const out = model.forward(seqs, { grad: true, values: true });
   const v = out.values!; // one scored token per text, in order
@@ -164,6 +167,12 @@ function trainStep(model: Decoder, batch: readonly Encoded[], step: () => void):
     }
   }
   model.backward(out.tape!, { dvalues });
+  return loss;
+}
+
+/** One optimiser step on a minibatch; returns the summed loss of its examples. */
+function trainStep(model: Decoder, batch: readonly Encoded[], step: () => void): number {
+  const loss = rewardLossBackward(model, batch);
   step();
   model.zeroGrad();
   return loss;
