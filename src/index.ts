@@ -198,6 +198,13 @@ export {
   type JudgePromptInput,
   type JudgeFailurePolicy,
   type ModelRewardRule,
+  rewardModelReward,
+  type RewardModelRewardOptions,
+  isModelRule,
+  judgementsOf,
+  judgedEntries,
+  type ModelRuleStats,
+  type RewardServices,
 } from "./rewards/index.js";
 
 // checkpoints of trainable state beyond HF/PEFT files

@@ -11,6 +11,7 @@ import { exportCommand } from "./commands/export.js";
 import { exportMetricsCommand } from "./commands/export-metrics.js";
 import { exportTrajectoriesCommand } from "./commands/export-trajectories.js";
 import { pretrainCommand } from "./commands/pretrain.js";
+import { rmCommand } from "./commands/rm.js";
 import { serveCommand } from "./commands/serve.js";
 import { sftCommand } from "./commands/sft.js";
 import { trainCommand } from "./commands/train.js";
@@ -25,6 +26,7 @@ export const COMMANDS: readonly Command[] = [
   compareCommand,
   pretrainCommand,
   sftCommand,
+  rmCommand,
   exportCommand,
   exportMetricsCommand,
   exportTrajectoriesCommand,

@@ -58,7 +58,7 @@ export const modelSchema = z
     lora: loraSchema.optional(),
     /** train the base weights too (default: true without LoRA, false with) */
     trainBase: z.boolean().optional(),
-    /** never trained: a judge or reward model that reward rules call (docs/rewards.md), mapped to no role */
+    /** never trained: a judge or reward model that reward rules call (docs/reward-models.md), mapped to no role */
     frozen: z.boolean().optional(),
     /** critic head on the final hidden state (needed by gae-action / gae-token) */
     valueHead: z

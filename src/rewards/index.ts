@@ -32,3 +32,5 @@ export type { JudgedEntryOptions, JudgeFailurePolicy } from "./judged-entries.js
 export { judgeClient } from "./judge-endpoint.js";
 export { JUDGE_BODY_CAP } from "./judge-http.js";
 export type { JudgeCall, JudgeClient, JudgeEndpoint } from "./judge-endpoint.js";
+export { rewardModelReward } from "./reward-model.js";
+export type { RewardModelRewardOptions } from "./reward-model.js";

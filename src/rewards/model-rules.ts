@@ -4,38 +4,9 @@
 // what it found into each trajectory's `judgements`; `fn` then reads those back like any reward
 // function. Data flows through the trajectory only, so trajectory files show what was judged.
 import type { ChatMessage } from "../engine/tokenizer/types.js";
-import type { Sampling } from "../engine/generate/sampling.js";
+import type { CompleteRequest, CompleteResponse, RateRequest, RateResponse } from "./model-calls.js";
 import type { JudgeRecord, Trajectory } from "../workflow/trajectory.js";
 import type { NamedReward } from "./types.js";
-
-/**
- * A generation that keeps no sample (judges and other frozen helpers of the reward layer): text in,
- * text out, on the model's base weights, served whatever roles the group has.
- */
-export type CompleteRequest = {
-  sampling: Sampling;
-  stop: readonly string[];
-  maxNewTokens: number;
-  seed: number;
-  chatTemplate?: Readonly<Record<string, unknown>>;
-} & ({ messages: ChatMessage[]; prompt?: undefined } | { prompt: string; messages?: undefined });
-
-export interface CompleteResponse {
-  text: string;
-  promptTokens: number;
-  outputTokens: number;
-  finishReason: "stop" | "length";
-}
-
-/** (prompt, response) pairs a reward model scores; a chat prompt is rendered with the model's template. */
-export interface RateRequest {
-  items: { prompt: ChatMessage[] | string; response: string }[];
-}
-
-/** One scalar per item, in order. */
-export interface RateResponse {
-  scores: number[];
-}
 
 /** The cast's models as the reward layer may use them: never trained, nothing kept. */
 export interface RewardServices {

@@ -8,6 +8,7 @@ import type { UpdateReport } from "../rl/update/types.js";
 import type { ChatMessage, Sampling } from "../workflow/role.js";
 import type { OutputLogprob } from "../workflow/role-call.js";
 import type { SampleHandle } from "../workflow/trajectory.js";
+import type { CompleteRequest, CompleteResponse, RateRequest, RateResponse } from "../rewards/model-calls.js";
 import type { GeneratorStats } from "./generator.js";
 
 /** One role call routed to a worker group: the RoleCallRequest plus the adapter and sampling seed. */
@@ -55,9 +56,8 @@ export interface GenerateResponse {
   logprobs?: OutputLogprob[];
 }
 
-import type { CompleteRequest, CompleteResponse, RateRequest, RateResponse } from "../rewards/model-rules.js";
-
-export type { CompleteRequest, CompleteResponse, RateRequest, RateResponse };
+// the model calls of the reward layer are typed beside it (rewards sit below the runtime)
+export type { CompleteRequest, CompleteResponse, RateRequest, RateResponse } from "../rewards/model-calls.js";
 
 /**
  * A reward for one cached sample. `episodeId` and `role` say whose sample the controller believes

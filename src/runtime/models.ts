@@ -5,6 +5,8 @@ import { join } from "node:path";
 import type { LoraConfig, ModelConfig } from "../engine/config.js";
 import { readHfConfig } from "../engine/io/hf-config.js";
 import { loadHfModel } from "../engine/io/hf-model.js";
+import { loadRewardHead } from "../engine/io/reward-head.js";
+import type { ValueHead } from "../engine/model/value-head.js";
 import { Decoder } from "../engine/model/decoder.js";
 import { isPrecisionSetting, type PrecisionSetting, resolvePrecision } from "../engine/precision.js";
 import { createByteTokenizer } from "../engine/tokenizer/byte-tokenizer.js";
@@ -103,14 +105,18 @@ export function resolveModelSpec(spec: ModelSpec): ResolvedModelSpec {
 /**
  * Builds the engine model and tokenizer of a declaration (trainable base only for "full"). A
  * tokenizer that can produce ids beyond the model's vocabulary is refused before any weights are
- * read (TOKENIZER_MISMATCH).
+ * read (TOKENIZER_MISMATCH). A model directory with a reward head (`maso rm train`) brings it as
+ * `rewardHead`, kept apart from any critic value head.
  */
-export async function loadModel(spec: ResolvedModelSpec): Promise<{ decoder: Decoder; tokenizer: Tokenizer }> {
+export async function loadModel(
+  spec: ResolvedModelSpec,
+): Promise<{ decoder: Decoder; tokenizer: Tokenizer; rewardHead: ValueHead | null }> {
   const src = spec.source;
   const model = `model "${spec.name}"`;
   const given = `${model} (${spec.tokenizer ? "its tokenizer option" : "the byte tokenizer"})`;
   let decoder: Decoder;
   let tokenizer = spec.tokenizer ?? createByteTokenizer();
+  let rewardHead: ValueHead | null = null;
   if ("decoder" in src) {
     decoder = src.decoder;
     checkTokenizerFits(tokenizer, decoder.config.vocabSize, { tokenizer: given, model });
@@ -124,8 +130,9 @@ export async function loadModel(spec: ResolvedModelSpec): Promise<{ decoder: Dec
     checkTokenizerFits(tokenizer, vocabSize, { tokenizer: spec.tokenizer ? given : dir, model: `${model} (${join(dir, "config.json")})` });
     const { config, params } = await loadHfModel(dir);
     decoder = new Decoder(config, params, { seed: spec.seed ?? 0 });
+    rewardHead = await loadRewardHead(dir, config.hiddenSize);
   }
   decoder.setTrainBase(spec.train === "full");
   decoder.precision = spec.precision;
-  return { decoder, tokenizer };
+  return { decoder, tokenizer, rewardHead };
 }

@@ -12,6 +12,7 @@ import { resolveTrainerConfig, type TrainerOptions } from "../rl/update/config.j
 import { klTerm } from "../rl/kl-estimators.js";
 import { ppoUpdate } from "../rl/update/ppo-update.js";
 import { scoreSamples } from "../rl/update/score.js";
+import { rewardIds, rewardScores } from "../rl/reward-model/score.js";
 import { createUnits, scheduleUnits, type TrainUnit } from "../rl/update/units.js";
 import type { Generator, GeneratorResult } from "./generator.js";
 import type {
@@ -20,6 +21,8 @@ import type {
   GenerateRequest,
   GenerateResponse,
   LogRatio,
+  RateRequest,
+  RateResponse,
   RewardItem,
   UpdateRequest,
   UpdateResponse,
@@ -81,6 +84,9 @@ function tokenLogprobs(tokenizer: Tokenizer, out: GeneratorResult): OutputLogpro
   });
 }
 
+/** Most (prompt, response) pairs one `rate` call scores (bounds a message and its forward). */
+export const MAX_RATE_ITEMS = 4096;
+
 /** The cached sample a reward item may go to: it exists, is the claimed episode's and role's, and has no reward yet. */
 function checkedTarget(item: RewardItem, s: CachedSample | undefined, group: string): CachedSample {
   if (!s)
@@ -116,7 +122,7 @@ const twice = (item: RewardItem, s: CachedSample, group: string): MasoError =>
  * const wg = await createWorkerGroup(cast.models.get("base")!, { roles: { reasoner: "reasoner", actor: "actor" } });
  */
 export async function createWorkerGroup(spec: ResolvedModelSpec, options: WorkerGroupOptions): Promise<WorkerGroup> {
-  const { decoder: model, tokenizer } = await loadModel(spec);
+  const { decoder: model, tokenizer, rewardHead } = await loadModel(spec);
   const adapters = [...new Set(Object.values(options.roles).filter((a): a is string => a !== null))];
   for (const a of adapters) if (!model.adapters.has(a)) model.addAdapter(a, spec.lora!);
   if (spec.valueHead && !model.valueHead) model.addValueHead(spec.valueHead.hidden, { detach: spec.valueHead.detach ?? true });
@@ -288,6 +294,30 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
     return { text: out.text, promptTokens: prompt.length, outputTokens: out.tokens.length, finishReason: out.finishReason };
   };
 
+  /**
+   * Reward-head scores of (prompt, response) pairs, in order, in packed forwards. Each text is cut
+   * to the model's context from the left of its prompt (then of its response), as training did.
+   */
+  const rate = (req: RateRequest): RateResponse => {
+    if (!rewardHead)
+      throw new MasoError(
+        "REWARD_HEAD_MISSING",
+        `model "${spec.name}" has no reward head`,
+        "point models.<name>.weights at a directory written by `maso rm train`",
+      );
+    if (!Array.isArray(req.items) || req.items.length > MAX_RATE_ITEMS)
+      throw new MasoError(
+        "RATE_TOO_MANY",
+        `rate: ${req.items?.length} items, at most ${MAX_RATE_ITEMS} a call`,
+        "send the items in several calls",
+      );
+    if (req.items.length === 0) return { scores: [] };
+    const ids = req.items.map((item) => rewardIds(tokenizer, item, maxContext).ids);
+    const byUse = (calls["(rate)"] ??= {});
+    byUse["-"] = (byUse["-"] ?? 0) + req.items.length;
+    return { scores: [...rewardScores(model, rewardHead, ids)] };
+  };
+
   /** A request's prompt ids; a chat that continues one of this episode's samples reuses its ids exactly. */
   const promptIds = (req: GenerateRequest): { prompt: number[]; chained: boolean } => {
     // a prompt that can never fit is refused before the seconds its encoding would block this thread
@@ -381,9 +411,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
     },
     generate: (req, onText) => generate(req, onText),
     complete: (req) => complete(req),
-    rate: async () => {
-      throw new MasoError("REWARD_HEAD_MISSING", `model "${spec.name}" has no reward head`, "train one with `maso rm train`");
-    },
+    rate: (req) => timed("rate", () => rate(req)),
     assignRewards: (req) =>
       timed("rewards", () => {
         // every item is checked before any is applied, so a refused message changes nothing
