@@ -126,6 +126,22 @@ export const VIEWER_SCRIPT = String.raw`
     Object.keys(rw.bySource).forEach(function (k) { rows.push(el("tr", {}, [el("td", { text: "function" }), el("td", { text: k }), el("td", { text: fmt(rw.bySource[k]) })])); });
     return el("table", { "data-testid": "record-rewards" }, [el("tr", {}, ["", "name", "value"].map(function (h) { return el("th", { text: h }); }))].concat(rows));
   }
+  // the judge calls that scored this record: its own (mode "record") or its episode's (other modes)
+  function judgePart(r) {
+    var mine = (S.view.traj.judgements || []).filter(function (j) { return j.mode === "record" ? j.recordIndex === r.index : r.sampleHandle !== null; });
+    if (!mine.length) return [];
+    return part("Judged", el("div", { "data-testid": "record-judged" }, mine.map(function (j) {
+      var where = j.group ? " · group " + j.group.key + ", candidate " + (j.group.position + 1) + " of " + j.group.size : "";
+      var verdict = j.score !== null ? "score " + j.score : "failed: " + j.error;
+      var head = j.rule + " · " + j.judge + " · " + j.mode + where + " · " + verdict + (j.cached ? " · cached" : "") + (j.metric !== null ? " · metric " + j.metric : "");
+      var input = typeof j.input === "string" ? j.input : j.input.map(function (m) { return m.role + ": " + m.content; }).join("\n\n");
+      return el("details", { cls: j.score !== null ? "" : "bad" }, [
+        el("summary", { "data-testid": "judge-verdict", text: head }),
+        el("h4", { text: "judge input" }), el("pre", { text: input }),
+        el("h4", { text: "judge output" }), el("pre", { text: j.output === null ? "(none)" : j.output }),
+      ]);
+    })));
+  }
   function renderRecord() {
     var v = S.view, r = v.traj.records[v.rec], box = $("record");
     box.textContent = "";
@@ -144,6 +160,7 @@ export const VIEWER_SCRIPT = String.raw`
       : code("format failure: " + r.parsed.reason + "\nfallback: " + json(r.parsed.fallback), { "data-testid": "record-parsed", cls: "bad" })));
     if (r.toolResults.length) parts = parts.concat(part("Tool calls", toolTable(r.toolResults)));
     parts = parts.concat(part("Rewards", rewardPart(r)));
+    parts = parts.concat(judgePart(r));
     if (r.kind !== "role") parts = parts.concat(part("Node output", code(readable(r.output))));
     parts.push(el("details", {}, [el("summary", { text: "state before" }), code(json(r.stateBefore))]));
     parts.forEach(function (n) { box.appendChild(n); });
