@@ -16,7 +16,7 @@ import { createDefaultGenerator } from "../../src/runtime/lanes/lane-generator.j
 import { createRuntime } from "../../src/runtime/runtime.js";
 import type { Generator } from "../../src/runtime/generator.js";
 import type { Trajectory } from "../../src/workflow/trajectory.js";
-import { items, type OneState, oneRoleWorkflow, tinyConfig, warmModel } from "../runtime/helpers.js";
+import { items, type OneState, oneRoleWorkflow, tinyConfig, type TwoState, twoRoleWorkflow, warmModel } from "../runtime/helpers.js";
 
 /** A judge that answers from the candidates in its prompt: `answer(candidates)` is its whole reply. */
 function scriptedJudge(tok: Tokenizer, answer: (candidates: string[]) => string, seen: string[] = []): Generator {
@@ -190,6 +190,41 @@ describe("judgeReward through a frozen judge worker group", () => {
     });
     const rt = await judgedRuntime([rule], broken);
     await expect(rt.controller.step(items(["q1"], 2, (q) => ({ q, answer: "" })))).rejects.toMatchObject({ code: "NATS_DISCONNECTED" });
+  });
+
+  it("record mode: one call per role record, each with its role's rubric", async () => {
+    const seen: string[] = [];
+    const policy = warmModel(3, ["q1"], ["abc", "bcd"]);
+    const rule = judgeReward<string, TwoState>({
+      judge: { model: "judge" },
+      mode: "record",
+      rubric: { writer: "RUBRIC-W", answerer: "RUBRIC-A" },
+    });
+    const rt = await createRuntime<TwoState, string>({
+      workflow: twoRoleWorkflow(),
+      models: [
+        { name: "policy", source: { decoder: policy } },
+        { name: "judge", source: { config: tinyConfig(), seed: 9 }, train: "frozen" },
+      ],
+      cast: { writer: "policy", answerer: "policy" },
+      rewards: [rule],
+      advantage: { estimator: "grpo" },
+      seed: 5,
+      generator: (model, tok) =>
+        model === policy ? createDefaultGenerator(model, tok) : scriptedJudge(tok, ([c]) => `<score>${c.length / 10}</score>`, seen),
+    });
+    const report = await rt.controller.step(items(["q1"], 2, (q) => ({ q, note: "", answer: "" })));
+    for (const t of report.trajectories) {
+      expect(t.judgements!.map((j) => j.recordIndex)).toEqual([0, 1]);
+      t.judgements!.forEach((j, i) => {
+        const rec = t.records[i];
+        expect(j.score).toBeCloseTo((rec.rawOutput ?? "").length / 10, 12);
+        expect(JSON.stringify(j.input)).toContain(rec.role === "writer" ? "RUBRIC-W" : "RUBRIC-A");
+      });
+      const rewards = report.rewards.episodes.find((e) => e.episodeId === t.episodeId)!.rewards;
+      expect(rewards.map((r) => r.value)).toEqual(t.judgements!.map((j) => j.score));
+    }
+    expect(seen.length + report.judges.judge.cacheHits).toBe(4); // two equal outputs ask the judge once
   });
 
   it("refuses a rule it cannot run", () => {
