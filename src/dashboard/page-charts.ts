@@ -1,15 +1,16 @@
 // Browser script (a string, see page-script.ts): the metrics section. Polls each run's new metric
 // lines, groups metrics by kind into sections of a responsive chart grid (eval first, timings last),
 // collapses metrics flat over the whole run into a "constant" list and a chart whose series repeat
-// another's into a note on that one, fixes the y axis of bounded metrics at [0, 1], overlays runs (a
-// colour per run, a dash per role when several runs share a chart), smooths with a debiased EMA (raw
-// kept faint), shows step and values under the cursor, adds the step-0 eval, and fills the run summary
-// panel, the config differences of overlaid runs and the list of the runs' warnings.
+// another's into a note on that one, charts the judges' stats beside the rewards, fixes the y axis of
+// bounded metrics at [0, 1], overlays runs (a colour per run, a dash per role when several runs share
+// a chart), smooths with a debiased EMA (raw kept faint), shows step and values under the cursor,
+// adds the step-0 eval, and fills the run summary panel, the config differences of overlaid runs and
+// the list of the runs' warnings.
 export const CHARTS_SCRIPT = String.raw`
   // what says whether training helps comes first: the held-out metric, then the rewards (total, by
-  // reward name, by kind); wall-clock figures last
+  // reward name, by kind) and the judges behind them; wall-clock figures last
   var KINDS = ["eval", "rewards", "policy", "lengths", "other", "timing"];
-  var ORDER = ["eval.metric", "eval", "reward.total", "reward.byName", "reward", "formatFailureRate", "loss", "entropy", "kl", "approxKl", "clipFrac", "gradNorm", "advantage", "value", "length", "outputLength", "promptLength", "tokens", "timings.stepMs", "timings"];
+  var ORDER = ["eval.metric", "eval", "reward.total", "reward.byName", "reward", "formatFailureRate", "judges", "loss", "entropy", "kl", "approxKl", "clipFrac", "gradNorm", "advantage", "value", "length", "outputLength", "promptLength", "tokens", "timings.stepMs", "timings"];
   // metrics that repeat another of the same row: dropped where the other is present (older runs wrote both)
   var ALIASES = { "length.prompt": "promptLength" };
   var DASHES = [null, [6, 3], [2, 3], [10, 3, 2, 3], [4, 6]];
@@ -22,7 +23,8 @@ export const CHARTS_SCRIPT = String.raw`
   var C = { charts: {}, sections: {}, roles: [], smooth: 0, hover: null };
 
   function kindOf(key) {
-    if (/^(reward|formatFailure)/.test(key)) return "rewards";
+    // judges.<rule>.*: how far the judge's verdicts, which are rewards, can be trusted
+    if (/^(reward|formatFailure|judges\.)/.test(key)) return "rewards";
     if (/^eval/.test(key)) return "eval";
     if (/^timings\.|Ms$|PerSecond$/.test(key)) return "timing";
     if (/[lL]ength|[tT]okens/.test(key)) return "lengths";
@@ -44,16 +46,19 @@ export const CHARTS_SCRIPT = String.raw`
   }
   function dropAliases(f) { for (var a in ALIASES) if (a in f && ALIASES[a] in f) delete f[a]; return f; }
   // [0, 1] by definition, read from the name: shares and rates (the last part ends in Rate, Frac,
-  // Fraction or Share: formatFailureRate, clipFrac, passRate) and 0/1 flags; per-second and learning rates are not
-  var FLAGS = { updated: 1 };
+  // Fraction or Share: formatFailureRate, clipFrac, passRate; a judge's agreement is a share too) and
+  // 0/1 flags; per-second and learning rates are not
+  var FLAGS = { updated: 1, agreement: 1 };
   function boundedByName(key) {
     var last = key.slice(key.lastIndexOf(".") + 1);
     if (FLAGS[last]) return true;
     return /(rate|frac|fraction|share)$/i.test(last) && !/^(lr|learningrate)$/i.test(last);
   }
-  // eval.metric is whatever the eval's metric returns (any finite number): [0, 1] while every value lies there
+  // eval.metric is whatever the eval's metric returns, a judge's meanScore whatever its range allows
+  // (any finite numbers): [0, 1] while every value lies there
+  var BOUNDED_BY_DATA = /^(eval\.metric|judges\..+\.meanScore)$/;
   function bounded(key, m) {
-    if (key !== "eval.metric") return boundedByName(key);
+    if (!BOUNDED_BY_DATA.test(key)) return boundedByName(key);
     for (var id in m.series) for (var s in m.series[id].values) { var v = m.series[id].values[s]; if (v < 0 || v > 1) return false; }
     return true;
   }

@@ -2,7 +2,7 @@
 // decompose -> parallel retrieve -> answer workflow walked by the real runner (roles answered by
 // the scripted test double), rewards from src/rewards, trajectories and rewards through the real
 // writers, and per-role metrics.jsonl lines (optionally with the update figures, timings and
-// warnings a trainer's row carries). Test code only.
+// warnings a trainer's row carries, and an LLM judge's verdicts, reward and stats). Test code only.
 import { writeEffectiveConfig } from "../../src/config/load-config.js";
 import { f1Score } from "../../src/envs/index.js";
 import { openMetricsWriter } from "../../src/progress/metrics-writer.js";
@@ -10,6 +10,8 @@ import { appendRewards } from "../../src/progress/reward-writer.js";
 import { roleRows } from "../../src/progress/role-rows.js";
 import { assignRewards } from "../../src/rewards/combine.js";
 import { formatReward } from "../../src/rewards/format.js";
+import { judgedEntries, ruleStats } from "../../src/rewards/judged-entries.js";
+import { judgementsOf } from "../../src/rewards/model-rules.js";
 import { sharedOutcome } from "../../src/rewards/outcome.js";
 import type { AdvantageStats } from "../../src/runtime/messages.js";
 import { meanMetrics, roleMetrics } from "../../src/runtime/step-metrics.js";
@@ -26,6 +28,7 @@ import {
   tagParser,
   workflow,
 } from "../../src/workflow/index.js";
+import type { JudgeRecord, Trajectory } from "../../src/workflow/trajectory.js";
 
 interface State {
   question: string;
@@ -84,7 +87,49 @@ export interface FixtureOptions {
   training?: boolean;
   /** config fields besides name, models and cast */
   config?: Record<string, unknown>;
+  /** a "judge" rule's verdicts in the trajectories (ep-3's call fails at step 1), its reward and its judges.judge stats */
+  judged?: boolean;
 }
+
+export const JUDGE_FAILURE = "no <score>…</score> in the answer";
+
+/**
+ * One verdict of the fixture's judge on episode `ep`, as judgeReward records it: right answers get 1,
+ * wrong ones 0, except ep-3, whose wrong answer fools it (0.8), and whose call fails at step 1.
+ */
+function verdict(t: Trajectory<State>, ep: number, step: number, gold: string): JudgeRecord {
+  const correct = t.finalState.answer === gold;
+  const input = [
+    { role: "system" as const, content: "You are a strict judge. Score the candidate from 0 to 1. Answer with <score>x</score>." },
+    { role: "user" as const, content: `Reference:\nGold answer: ${gold}\n\n<candidate>\n${t.finalState.answer}\n</candidate>` },
+  ];
+  const base = { rule: "judge", mode: "trajectory" as const, recordIndex: null, group: null, judge: "model:judge", input };
+  const metric = correct ? 1 : 0;
+  // a greedy judge answers a repeated input from its cache: one more hit each step
+  const cached = ep < step - 1;
+  if (ep === 3 && step === 1)
+    return { ...base, output: "the answer looks right", score: null, error: JUDGE_FAILURE, cached, metric, ms: 40 };
+  const score = correct ? 1 : ep === 3 ? 0.8 : 0;
+  return { ...base, output: `<score>${score}</score>`, score, error: null, cached, metric, ms: 40 };
+}
+
+/** Appends the judge's verdicts to a step's trajectories (before rewards, as the reward phase does); returns the row's judges. */
+function judgeStep(trajectories: Trajectory<State>[], step: number) {
+  trajectories.forEach((t, i) => {
+    t.judgements = [verdict(t, i, step, TASKS[i % 2].gold)];
+  });
+  const all = trajectories.flatMap((t) => judgementsOf(t, "judge"));
+  const cacheHits = all.filter((j) => j.cached).length;
+  const stats = ruleStats(all, { calls: all.length - cacheHits, cacheHits });
+  // as src/run/step-row.ts writes them: non-finite figures left out
+  return { judge: Object.fromEntries(Object.entries(stats).filter(([, v]) => Number.isFinite(v))) };
+}
+
+/** The reward judgeReward gives from the verdicts: the answer record, 0 where the judge failed. */
+const judgeRewardFn = {
+  name: "judge",
+  fn: (t: Trajectory<State>) => judgedEntries(t, judgementsOf(t, "judge"), { kind: "judge", roles: ["answer"], onFailure: { value: 0 } }),
+};
 
 /** Advantage and update figures of `role` at `step`: whitened advantages (std 1 to float precision), slowly falling entropy. */
 function trainingFigures(roles: readonly string[], step: number): { adv: Record<string, AdvantageStats>; upd: RoleUpdates } {
@@ -138,7 +183,11 @@ export async function buildRunDir(runDir: string, steps = 3, opts: FixtureOption
   // a step-0 row holds the eval before training and nothing else (no roles, no timings)
   if (opts.evals) metrics.write({ step: 0, eval: { metric: opts.evals[0], episodes: 32 } });
   else if (opts.eval === "step-0-row") metrics.write({ step: 0, eval: { metric: 0.05, episodes: 2 } });
-  const rewardFns = [formatReward({ weight: 1 }), sharedOutcome<Task, State>((t, task) => f1Score(t.finalState.answer, [task.gold]))];
+  const rewardFns = [
+    formatReward({ weight: 1 }),
+    sharedOutcome<Task, State>((t, task) => f1Score(t.finalState.answer, [task.gold])),
+    ...(opts.judged ? [judgeRewardFn] : []),
+  ];
   for (let step = 1; step <= steps; step++) {
     // later steps answer better: the curves go up
     const caller = scriptedCaller((req) => {
@@ -156,6 +205,7 @@ export async function buildRunDir(runDir: string, steps = 3, opts: FixtureOption
       };
     });
     const trajectories = await runEpisodes(fixtureWorkflow, episodes, { caller });
+    const judges = opts.judged ? { judges: judgeStep(trajectories, step) } : {};
     const assigned = assignRewards(
       trajectories.map((t, i) => ({ trajectory: t, task: TASKS[i % 2] })),
       rewardFns,
@@ -168,7 +218,13 @@ export async function buildRunDir(runDir: string, steps = 3, opts: FixtureOption
         ? { eval: { metric: evalMetric(step, lag), episodes: 2 } }
         : {};
     if (!opts.training) {
-      metrics.write({ step, episodes: trajectories.length, roles: roleRows(roleMetrics(trajectories, assigned, {}, {})), ...evalRow });
+      metrics.write({
+        step,
+        episodes: trajectories.length,
+        roles: roleRows(roleMetrics(trajectories, assigned, {}, {})),
+        ...judges,
+        ...evalRow,
+      });
       continue;
     }
     const { adv, upd } = trainingFigures(["decompose", "answer"], step);
@@ -195,6 +251,7 @@ export async function buildRunDir(runDir: string, steps = 3, opts: FixtureOption
       tokens,
       roles: roleRows(roleMetrics(trajectories, assigned, adv, upd)),
       ...(warnings.length > 0 && { warnings }),
+      ...judges,
       timings: timings(step, tokens),
       ...evalRow,
     });
