@@ -126,9 +126,16 @@ export const VIEWER_SCRIPT = String.raw`
     Object.keys(rw.bySource).forEach(function (k) { rows.push(el("tr", {}, [el("td", { text: "function" }), el("td", { text: k }), el("td", { text: fmt(rw.bySource[k]) })])); });
     return el("table", { "data-testid": "record-rewards" }, [el("tr", {}, ["", "name", "value"].map(function (h) { return el("th", { text: h }); }))].concat(rows));
   }
-  // the judge calls that scored this record: its own (mode "record") or its episode's (other modes)
+  // did the rule named name reward or skip this record? An episode left out of training has neither: then every trainable record counts
+  function ruleCovers(name, r) {
+    var rw = S.view.rewards.filter(function (e) { return e.recordIndex === r.index; })[0];
+    var sk = S.view.skipped.filter(function (e) { return e.recordIndex === r.index; })[0];
+    if (!rw && !sk) return r.sampleHandle !== null && S.view.rewards.length === 0 && S.view.skipped.length === 0;
+    return (rw && rw.bySource[name] !== undefined) || (sk && sk.reasons.some(function (x) { return x.indexOf(name + ": ") === 0; }));
+  }
+  // the judge calls that scored this record: its own (mode "record") or its episode's, where the rule rewarded it
   function judgePart(r) {
-    var mine = (S.view.traj.judgements || []).filter(function (j) { return j.mode === "record" ? j.recordIndex === r.index : r.sampleHandle !== null; });
+    var mine = (S.view.traj.judgements || []).filter(function (j) { return j.mode === "record" ? j.recordIndex === r.index : ruleCovers(j.rule, r); });
     if (!mine.length) return [];
     return part("Judged", el("div", { "data-testid": "record-judged" }, mine.map(function (j) {
       var where = j.group ? " · group " + j.group.key + ", candidate " + (j.group.position + 1) + " of " + j.group.size : "";

@@ -3,7 +3,7 @@
 // failure with the fallback value) lands in the trajectory, rewards and metrics files; a judge model
 // the config does not declare, or does not freeze, is CONFIG_SCORING_MODEL (exit 2); and a judge
 // behind an OpenAI-compatible endpoint (a local HTTP server) scores every episode.
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -114,6 +114,7 @@ describe("maso train with a judgeReward rule", () => {
       const run = await cliInProcess("train", file, "--run-dir", join(root, "refused"));
       expect(run.code).toBe(2);
       expect(run.err).toContain(`error CONFIG_SCORING_MODEL: reward rule "judge" calls model "judge", ${why}`);
+      expect(existsSync(join(root, "refused"))).toBe(false); // refused before any file of the run is written
     }
   });
 

@@ -75,10 +75,10 @@ describe.skipIf(skipReason !== null)("a judged run in the dashboard", () => {
     await expect
       .poll(() => judged.locator("pre").allTextContents())
       .toEqual([expect.stringMatching(/^system: You are a strict judge\.[\s\S]*<candidate>\nSal\n<\/candidate>$/), "<score>1</score>"]);
-    // a trajectory-mode verdict is the episode's: the viewer shows it on every trainable record
-    // (the decomposer's too, though this rule rewards only the answer)
+    // a trajectory-mode verdict shows on the records its rule rewarded: not the decomposer's here
     await showRecord(page, 1, "ep-0", "decompose");
-    await expect.poll(() => verdicts(page)).toHaveLength(1);
+    await expect.poll(() => page.locator('[data-testid="record-title"]').textContent()).toContain("decompose (role)");
+    expect(await judged.count()).toBe(0);
     await showRecord(page, 1, "ep-0", "retrieve");
     await expect.poll(() => page.locator('[data-testid="record-title"]').textContent()).toContain("retrieve (tool)");
     expect(await judged.count()).toBe(0);

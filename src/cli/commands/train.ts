@@ -211,6 +211,9 @@ async function train(argv: readonly string[], io: CliIo, locks: RunLock[]): Prom
     return 0;
   }
   const { config, cast } = resolveRunConfig(raw, { roles, source });
+  // module and config checked against each other (scoring models, reward weights) before any file is written
+  const mod = trainingModule(exp, file);
+  const opts = runtimeOptions(config, cast, mod);
   println(io, `workflow ${wf.name}: roles ${roles.join(", ")}`);
   for (const [role, e] of Object.entries(cast)) println(io, `  ${role} -> ${e.model}${e.adapter ? `/${e.adapter}` : ""}`);
   const effective: RunConfig = { ...config, workflow: resolve(file) };
@@ -227,8 +230,6 @@ async function train(argv: readonly string[], io: CliIo, locks: RunLock[]): Prom
       );
     println(io, `effective config: ${await writeEffectiveConfig(config.runDir, effective)}`);
   }
-  const mod = trainingModule(exp, file);
-  const opts = runtimeOptions(config, cast, mod);
   const { schedule } = config;
   let progress = createProgress(io.out, { total: schedule.steps });
   const warned = new Set<string>(); // warnings shown and still holding: said once, until they stop
