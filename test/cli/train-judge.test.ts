@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readMetrics } from "../../src/progress/metrics-writer.js";
 import type { JudgeRecord } from "../../src/workflow/trajectory.js";
-import { cliInProcess } from "./cli-harness.js";
+import { cliInProcess, runCli } from "./cli-harness.js";
 import { jsonl } from "./run-files.js";
 
 const root = mkdtempSync(join(tmpdir(), "maso-train-judge-"));
@@ -147,5 +147,22 @@ describe("maso train with a judgeReward rule", () => {
       delete process.env[URL_ENV];
       await new Promise((done) => server.close(done));
     }
+  });
+});
+
+describe("a judge model over NATS", () => {
+  it("serves the judge's calls from its own worker process, with the same verdicts as in-process", async () => {
+    const file = judgedModule("nats-judge", 'judge: { model: "judge" }', { preset: "tiny", frozen: true });
+    const local = join(root, "judge-local");
+    const nats = join(root, "judge-nats");
+    const a = await runCli(["train", file, "--run-dir", local], { MASO_THREADS: "1" });
+    expect(a.code, a.stderr).toBe(0);
+    const b = await runCli(["train", file, "--run-dir", nats, "--nats", "embedded"], { MASO_THREADS: "1" });
+    expect(b.code, b.stderr).toBe(0);
+    expect(b.stdout).toMatch(/started 2 worker processes/);
+    // wall-clock `ms` aside, the judge saw and answered the same over the wire
+    const verdicts = (dir: string) => trajectories(dir).map((t) => t.judgements!.map(({ ms: _ms, ...j }) => j));
+    expect(verdicts(nats)).toEqual(verdicts(local));
+    expect(verdicts(nats).flat()).toHaveLength(2 * EPISODES);
   });
 });
