@@ -14,7 +14,12 @@ async function evaluateJudge(dir: string, seed: number, n = 300) {
   const examples = judgeMixture(tasks.dev, n, seed + 1) as { messages: Parameters<typeof greedy>[2][number]; response: string }[];
   const { config, params } = await loadHfModel(dir);
   const model = new Decoder(config, params, { trainBase: false });
-  const outputs = await greedy(model, await loadHfTokenizer(dir), examples.map((e) => e.messages), 16);
+  const outputs = await greedy(
+    model,
+    await loadHfTokenizer(dir),
+    examples.map((e) => e.messages),
+    16,
+  );
   let parsed = 0;
   let absError = 0;
   let agree = 0;

@@ -25,7 +25,10 @@ function candidateFor(task: QaTask, others: readonly string[], rng: Rng): string
   if (r < 0.9) {
     const w = words(task.question);
     const start = rng.int(0, Math.max(0, w.length - 2));
-    return w.slice(start, start + rng.int(1, 3)).join(" ").replace(/[?.,]/g, "");
+    return w
+      .slice(start, start + rng.int(1, 3))
+      .join(" ")
+      .replace(/[?.,]/g, "");
   }
   return "";
 }
@@ -41,6 +44,10 @@ export function judgeMixture(tasks: readonly QaTask[], count: number, seed: numb
     const task = tasks[rng.int(0, tasks.length - 1)];
     const candidate = candidateFor(task, others, rng);
     const score = Math.round(f1Score(candidate, task.answers) * 10) / 10;
-    return { kind: `judge-${score.toFixed(1)}`, messages: judgePrompt(task.question, task.answers, candidate), response: judgeTarget(score) };
+    return {
+      kind: `judge-${score.toFixed(1)}`,
+      messages: judgePrompt(task.question, task.answers, candidate),
+      response: judgeTarget(score),
+    };
   });
 }

@@ -228,7 +228,9 @@ export function workedTarget(steps: readonly MathStep[], format: WorkedFormat = 
  * @example judgePrompt("Where was Tharvel Dumosk born?", ["Kelvo"], "Kelvo")
  */
 export function judgePrompt(question: string, gold: readonly string[], candidate: string): ChatMessage[] {
-  return user(`Score the candidate answer against the gold answer with <score>x</score>.\nQuestion: ${question}\nGold answer: ${gold.join(" | ")}\nCandidate answer:${copied(candidate)}`);
+  return user(
+    `Score the candidate answer against the gold answer with <score>x</score>.\nQuestion: ${question}\nGold answer: ${gold.join(" | ")}\nCandidate answer:${copied(candidate)}`,
+  );
 }
 
 /** `judge` target text: `<score>x</score>`. */
