@@ -19,7 +19,6 @@ const LONG: Record<string, number> = {
   "src/envs/code-verifier/run-submission.ts:(anonymous)": 121,
   "src/cli/commands/train.ts:train": 155,
   "src/distributed/worker-host.ts:serveWorkerGroup": 137,
-  "src/rewards/combine.ts:combineRewards": 134,
   "src/engine/tokenizer/regex-safety.ts:analyse": 123,
 };
 
