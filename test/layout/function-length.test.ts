@@ -17,7 +17,6 @@ const LONG: Record<string, number> = {
   "src/gateway/app.ts:gatewayApp": 181,
   "src/envs/code-verifier/run-submission.ts:runChild": 157,
   "src/envs/code-verifier/run-submission.ts:(anonymous)": 121,
-  "src/cli/commands/train.ts:train": 155,
   "src/distributed/worker-host.ts:serveWorkerGroup": 137,
   "src/engine/tokenizer/regex-safety.ts:analyse": 123,
 };
