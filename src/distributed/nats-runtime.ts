@@ -29,17 +29,23 @@ export interface NatsSettings {
   heartbeatTimeoutMs: number;
   callTimeoutMs: number;
   startupTimeoutMs: number;
+  /** The largest checkpoint part carried over NATS when a worker does not share the run directory. */
+  maxPartMiB?: number;
 }
+
+/** `runtime.nats.maxPartMiB`'s default (16 GiB), in bytes. */
+export const DEFAULT_MAX_PART_BYTES = 16384 * 2 ** 20;
 
 /** What workers read from the run's KV bucket to build their worker group. */
 export interface PublishedConfig {
   /** The effective run config (the run directory's config.json). */
   config: unknown;
-  /** Absolute run directory on the controller's machine (workers write checkpoint parts under it). */
+  /** Absolute run directory on the controller's machine (workers that see it write checkpoint parts under it). */
   runDir: string;
   /** Changes with every controller start; workers report it, so none from an earlier start is used. */
   session: string;
-  settings: { heartbeatMs: number; callTimeoutMs: number };
+  /** maxPartBytes: absent from an older controller's config (then the default). */
+  settings: { heartbeatMs: number; callTimeoutMs: number; maxPartBytes?: number };
 }
 
 export interface NatsRuntimeOptions {
@@ -118,11 +124,12 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
     conn = watchConnection(nc, url);
     kv = await openRunBucket(nc, run);
     const session = randomBytes(8).toString("hex");
+    const maxPartBytes = s.maxPartMiB ? s.maxPartMiB * 2 ** 20 : DEFAULT_MAX_PART_BYTES;
     const published: PublishedConfig = {
       config: o.config,
       runDir: resolve(o.runDir),
       session,
-      settings: { heartbeatMs: s.heartbeatMs, callTimeoutMs: s.callTimeoutMs },
+      settings: { heartbeatMs: s.heartbeatMs, callTimeoutMs: s.callTimeoutMs, maxPartBytes },
     };
     await kv.put(CONFIG_KEY, JSON.stringify(published));
     const watch = await watchMembers(kv, s.heartbeatTimeoutMs, conn);
@@ -160,6 +167,8 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
       replicas: Object.fromEntries(models.map((m) => [m, s.replicas[m] ?? 1])),
       callTimeoutMs: s.callTimeoutMs,
       watch,
+      runDir: o.runDir,
+      maxPartBytes,
     });
     for (const w of spawned) void ended(w).then((how) => transport.lose(workerLabel(w.address), how));
     for (const a of addresses) {

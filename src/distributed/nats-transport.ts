@@ -10,6 +10,8 @@ import type { GenerateRequest, RequestOf, ResponseOf, WorkerOp, WorkerState } fr
 import { type Transport, trafficMeter } from "../runtime/transport.js";
 import type { HostOp, HostOps, PartLocation } from "./host-ops.js";
 import type { MemberWatch } from "./membership.js";
+import { openPartStore, type PartStore } from "./part-transfer.js";
+import { loadRemotePart, saveRemotePart } from "./remote-parts.js";
 import { decodeJson, encodeJson, rpcClient } from "./rpc.js";
 import { opSubject, type WorkerAddress, workerLabel } from "./subjects.js";
 
@@ -23,9 +25,13 @@ export interface NatsTransportOptions {
   callTimeoutMs: number;
   /** Membership: a worker it reports lost fails its pending and later calls. */
   watch: MemberWatch;
+  /** The controller's run directory, which checkpoint part locations are relative to. */
+  runDir: string;
+  /** The largest checkpoint part carried over NATS, in bytes. */
+  maxPartBytes: number;
 }
 
-/** The NATS transport plus the host operations the run loop needs (checkpoint parts in place). */
+/** The NATS transport plus the host operations the run loop needs (checkpoint parts, in place or carried). */
 export interface NatsTransport extends Transport {
   saveCheckpointPart(model: string, loc: PartLocation): Promise<void>;
   loadCheckpointPart(model: string, loc: PartLocation): Promise<void>;
@@ -144,6 +150,15 @@ export function natsTransport(o: NatsTransportOptions): NatsTransport {
     });
   };
   const replicated = (model: string) => ranks(model).length > 1;
+  let store: Promise<PartStore> | null = null;
+  const partStore = () => {
+    store ??= openPartStore(o.nc, o.run, o.maxPartBytes);
+    return store.catch((e) => {
+      store = null;
+      throw e;
+    });
+  };
+  const partOpts = (model: string, loc: PartLocation) => ({ model, runDir: o.runDir, loc, store: partStore });
 
   return {
     async call<K extends WorkerOp>(group: string, op: K, msg: RequestOf<K>): Promise<ResponseOf<K>> {
@@ -165,10 +180,10 @@ export function natsTransport(o: NatsTransportOptions): NatsTransport {
     traffic: meter.traffic,
     resetTraffic: meter.reset,
     async saveCheckpointPart(model, loc) {
-      await hostCall(ranks(model)[0], "checkpointSave", loc);
+      await saveRemotePart(partOpts(model, loc), (req) => hostCall(ranks(model)[0], "checkpointSave", req));
     },
     async loadCheckpointPart(model, loc) {
-      const { version } = await hostCall(ranks(model)[0], "checkpointLoad", loc);
+      const version = await loadRemotePart(partOpts(model, loc), (req) => hostCall(ranks(model)[0], "checkpointLoad", req));
       if (replicated(model)) await syncReplicas(model, version);
     },
     host: hostCall,

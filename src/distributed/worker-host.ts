@@ -3,20 +3,18 @@
 // cache that scoring and updates read; a replica (rank > 0) generates, hands each sample to rank 0
 // (worker-to-worker) and answers with rank 0's id, so the controller sees one worker group.
 import { hostname } from "node:os";
-import { join, resolve, sep } from "node:path";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { partWriter } from "../checkpoint/write-checkpoint.js";
-import { openPartReader } from "../checkpoint/read-checkpoint.js";
 import { MasoError } from "../errors.js";
-import { workerGroupPart } from "../checkpoint/worker-group-part.js";
 import type { GenerateRequest, WorkerGroupApi, WorkerOp } from "../runtime/messages.js";
 import type { SampleRecord, WorkerGroup } from "../runtime/worker-group.js";
 import type { NatsAuth } from "./connect.js";
-import { type HelloResponse, type HostOps, type PartLocation, WEIGHTS_OP } from "./host-ops.js";
+import { type HelloResponse, type HostOps, WEIGHTS_OP } from "./host-ops.js";
 import { type Heartbeat, startHeartbeat } from "./membership.js";
+import { openPartStore, type PartStore } from "./part-transfer.js";
 import { decodeJson, encodeJson, rpcClient, serveRpc } from "./rpc.js";
 import { opSubject, type WorkerAddress, workerLabel, workerSubjects } from "./subjects.js";
 import { applyWeights, packWeights } from "./weights.js";
+import { workerParts } from "./worker-parts.js";
 
 export interface WorkerHostOptions {
   nc: NatsConnection;
@@ -26,8 +24,12 @@ export interface WorkerHostOptions {
   run: string;
   address: WorkerAddress;
   wg: WorkerGroup;
-  /** Where checkpoint parts are written and read (the run directory, at the controller's path or a mount of it). */
+  /** Where checkpoint parts are written and read in place (the run directory, at the controller's path or a mount of it). */
   runDir: string;
+  /** Where parts are staged when the run directory is not shared (the worker's --run-dir); default the OS temp dir. */
+  stageRoot?: string;
+  /** The largest checkpoint part carried over NATS, in bytes. */
+  maxPartBytes: number;
   /** Whether the base weights train (a weight sync then carries them, not only the adapters). */
   trainsBase: boolean;
   threads: number;
@@ -104,13 +106,21 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
     version = v;
     heartbeat?.update({ version });
   };
-  const partDir = (loc: PartLocation): string => {
-    const root = resolve(o.runDir, "checkpoints");
-    const dir = resolve(o.runDir, String(loc.checkpoint));
-    if (!dir.startsWith(root + sep) || !/^[a-z0-9_-]{1,64}$/.test(String(loc.part)))
-      throw new MasoError("WORKER_PATH", `${label}: checkpoint location ${JSON.stringify(loc)} is outside ${root}`, "");
-    return dir;
-  };
+  let store: Promise<PartStore> | null = null;
+  const parts = workerParts({
+    wg,
+    label,
+    runDir: o.runDir,
+    stageRoot: o.stageRoot,
+    store: () => {
+      store ??= openPartStore(o.nc, run, o.maxPartBytes);
+      // a failed open is retried by the next checkpoint instead of failing every later one
+      return store.catch((e) => {
+        store = null;
+        throw e;
+      });
+    },
+  });
   const requestRank0 = (op: string, body: unknown): Promise<Uint8Array> =>
     rpc.request(opSubject(run, rank0, op), encodeJson(body), {
       timeoutMs: o.callTimeoutMs,
@@ -143,12 +153,9 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
         session: o.session,
       };
     },
-    async checkpointSave(loc) {
-      await workerGroupPart(loc.part, wg).save(partWriter(join(partDir(loc), loc.part)));
-      return { saved: true };
-    },
-    async checkpointLoad(loc) {
-      await workerGroupPart(loc.part, wg).load(await openPartReader(partDir(loc), loc.part));
+    checkpointSave: (req) => parts.save(req),
+    async checkpointLoad(req) {
+      if (!(await parts.load(req))) return { needsFiles: true };
       wg.weightsChanged();
       setVersion(version + 1);
       return { version };

@@ -7,7 +7,7 @@ import type { TrainMode } from "../runtime/models.js";
 import type { WorkerGroup } from "../runtime/worker-group.js";
 import { connectNats, type NatsAuth } from "./connect.js";
 import { openRunBucket } from "./membership.js";
-import type { PublishedConfig } from "./nats-runtime.js";
+import { DEFAULT_MAX_PART_BYTES, type PublishedConfig } from "./nats-runtime.js";
 import { CONFIG_KEY, checkToken, type WorkerAddress, workerLabel } from "./subjects.js";
 import { serveWorkerGroup, type WorkerHost } from "./worker-host.js";
 import { whileWaiting } from "./wrong-run.js";
@@ -107,6 +107,9 @@ export async function runWorkerProcess(o: WorkerProcessOptions): Promise<void> {
         address: o.address,
         wg,
         runDir: o.runDir ?? published.runDir,
+        // parts of a run directory this machine cannot see are staged in its own --run-dir
+        stageRoot: o.runDir,
+        maxPartBytes: published.settings.maxPartBytes ?? DEFAULT_MAX_PART_BYTES,
         trainsBase: train === "full",
         threads: o.threads,
         heartbeatMs: published.settings.heartbeatMs,
