@@ -29,9 +29,9 @@ export interface PartSaveRequest extends PartLocation {
   /**
    * A file `.maso-probe-<probe>` the controller wrote in the part's directory, holding `probe`: a
    * worker that reads it there sees the controller's run directory and writes in place; any other
-   * writes locally and uploads the files.
+   * writes locally and uploads the files. Absent (a controller from before parts could travel): in place.
    */
-  probe: string;
+  probe?: string;
 }
 
 export interface PartSaveResponse {
@@ -41,8 +41,8 @@ export interface PartSaveResponse {
 }
 
 export interface PartLoadRequest extends PartLocation {
-  /** sha256 of the checkpoint's manifest.json: a worker finding the same file at `checkpoint` reads in place. */
-  manifestSha256: string;
+  /** sha256 of the checkpoint's manifest.json: a worker finding the same file at `checkpoint` reads in place (absent: in place). */
+  manifestSha256?: string;
   /** The checkpoint's manifest.json and the part's files, uploaded when the worker could not see them. */
   transfer?: PartTransfer;
 }

@@ -152,7 +152,7 @@ export function natsTransport(o: NatsTransportOptions): NatsTransport {
   const replicated = (model: string) => ranks(model).length > 1;
   let store: Promise<PartStore> | null = null;
   const partStore = () => {
-    store ??= openPartStore(o.nc, o.run, o.maxPartBytes);
+    store ??= openPartStore(o.nc, o.run, o.maxPartBytes, true);
     return store.catch((e) => {
       store = null;
       throw e;

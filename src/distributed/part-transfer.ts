@@ -74,16 +74,18 @@ function checkTransfer(t: PartTransfer, what: string): void {
 }
 
 /**
- * Opens (creating if needed) the run's part stream; both sides may be first.
+ * Opens (creating if needed) the run's part stream; both sides may be first. `fresh` (the
+ * controller) purges what a controller that died mid-transfer left in it.
  * @example
  * const store = await openPartStore(nc, "r1", 16 * 2 ** 30);
  */
-export async function openPartStore(nc: NatsConnection, run: string, maxBytes: number): Promise<PartStore> {
+export async function openPartStore(nc: NatsConnection, run: string, maxBytes: number, fresh = false): Promise<PartStore> {
   const name = partStream(run);
   let jsm: JetStreamManager;
   try {
     jsm = await jetstreamManager(nc);
     await jsm.streams.add({ name, subjects: [`maso-parts.${run}.>`], storage: StorageType.File });
+    if (fresh) await jsm.streams.purge(name);
   } catch (e) {
     throw new MasoError(
       "NATS_JETSTREAM",
@@ -92,18 +94,29 @@ export async function openPartStore(nc: NatsConnection, run: string, maxBytes: n
     );
   }
   const js: JetStreamClient = jetstream(nc);
+  const discard = async (id: string) => {
+    await jsm.streams.purge(name, { filter: `maso-parts.${run}.${id}.>` });
+  };
   return {
-    upload: (dir, what, files) => upload(js, run, dir, what, maxBytes, files),
-    download: (t, dir, what) => download(jsm, name, run, t, dir, what, maxBytes),
-    async discard(id) {
-      await jsm.streams.purge(name, { filter: `maso-parts.${run}.${id}.>` });
+    async upload(dir, what, files) {
+      const id = randomBytes(12).toString("hex");
+      try {
+        return await upload(js, run, id, dir, what, maxBytes, files);
+      } catch (e) {
+        // nobody else knows this transfer's id: its stored chunks go now
+        await discard(id).catch(() => {});
+        throw e;
+      }
     },
+    download: (t, dir, what) => download(jsm, name, run, t, dir, what, maxBytes),
+    discard,
   };
 }
 
 async function upload(
   js: JetStreamClient,
   run: string,
+  id: string,
   dir: string,
   what: string,
   maxBytes: number,
@@ -118,7 +131,6 @@ async function upload(
       `${what}: ${total} bytes, over the limit of ${maxBytes} bytes a checkpoint part may carry over NATS`,
       "raise runtime.nats.maxPartMiB (and the server's JetStream storage), or give the worker the run directory on a shared file system",
     );
-  const id = randomBytes(12).toString("hex");
   const files: PartFile[] = [];
   for (const [i, path] of paths.entries()) {
     const fh = await open(join(dir, path), "r");

@@ -64,9 +64,11 @@ export function workerParts(o: WorkerPartsOptions): WorkerParts {
   return {
     async save(req) {
       const dir = join(checkpointDir(req), req.part);
-      if (!/^[0-9a-f]{32}$/.test(String(req.probe))) throw new MasoError("WORKER_PATH", `${o.label}: malformed probe`, "");
-      const probe = await readOrNull(join(dir, `.maso-probe-${req.probe}`));
-      if (probe?.toString() === req.probe) {
+      // no probe: a controller from before parts could travel, which needs the shared file system
+      const shared =
+        req.probe === undefined ||
+        (/^[0-9a-f]{32}$/.test(String(req.probe)) && (await readOrNull(join(dir, `.maso-probe-${req.probe}`)))?.toString() === req.probe);
+      if (shared) {
         await part(req.part).save(partWriter(dir));
         return { saved: true };
       }
@@ -94,7 +96,9 @@ export function workerParts(o: WorkerPartsOptions): WorkerParts {
         return true;
       }
       const manifest = await readOrNull(join(dir, MANIFEST_FILE));
-      if (!manifest || createHash("sha256").update(manifest).digest("hex") !== req.manifestSha256) return false;
+      const seen =
+        req.manifestSha256 === undefined || (manifest && createHash("sha256").update(manifest).digest("hex") === req.manifestSha256);
+      if (!seen) return false;
       await part(req.part).load(await openPartReader(dir, req.part));
       return true;
     },

@@ -106,7 +106,8 @@ options:
   --rank <r>          0 (default) trains; 1, 2, … are generation replicas
   --threads <n>       kernel and BLAS threads (default: MASO_THREADS, else every core)
   --run-dir <dir>     where this machine sees the run directory (default: the controller's path);
-                      checkpoint parts are written and read there
+                      checkpoint parts are written and read there when it is the controller's (a
+                      shared file system), else staged there while they travel over NATS
   --reconnect-window <s>  how long to keep reconnecting to a NATS server that went away
                       (default 30); then the worker exits with NATS_DISCONNECTED`,
   run,
