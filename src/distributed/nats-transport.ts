@@ -150,9 +150,12 @@ export function natsTransport(o: NatsTransportOptions): NatsTransport {
     });
   };
   const replicated = (model: string) => ranks(model).length > 1;
-  let store: Promise<PartStore> | null = null;
+  // opened now, before any worker can upload, because the first open purges what a controller that
+  // died mid-transfer left; a failed open is retried (without the purge) by the next checkpoint
+  let store: Promise<PartStore> | null = openPartStore(o.nc, o.run, o.maxPartBytes, true);
+  store.catch(() => {});
   const partStore = () => {
-    store ??= openPartStore(o.nc, o.run, o.maxPartBytes, true);
+    store ??= openPartStore(o.nc, o.run, o.maxPartBytes);
     return store.catch((e) => {
       store = null;
       throw e;
