@@ -5,7 +5,7 @@
 
 import { MasoError } from "../errors.js";
 import { isTrainable, type JudgeRecord, type SampleHandle, type StepRecord, type Trajectory } from "../workflow/trajectory.js";
-import { isSkip, type NamedReward, REWARD_KINDS, type RewardEntry, type RewardKind } from "./types.js";
+import { isSkip, type NamedReward, REWARD_KINDS, type RewardAssignment, type RewardEntry, type RewardKind } from "./types.js";
 
 /** A trainable record as it was before any reward function ran. */
 export interface TrainableRecord {
@@ -81,6 +81,85 @@ function addValues(a: number | number[], b: number | number[], onMismatch: () =>
   return a.map((x, i) => x + b[i]);
 }
 
+/** Runs one reward function, turning a throw or a non-list into the MasoError that names it. */
+function entriesOf<T, S>(episodeId: string, { name, fn }: NamedReward<T, S>, trajectory: Trajectory<S>, task: T): readonly RewardEntry[] {
+  let entries: readonly RewardEntry[];
+  try {
+    entries = fn(trajectory, task);
+  } catch (err) {
+    throw new MasoError(
+      "REWARD_FN_FAILED",
+      `episode "${episodeId}": reward function "${name}" threw: ${err instanceof Error ? err.message : String(err)}`,
+      "the episode is excluded from the update; fix the reward function",
+    );
+  }
+  if (!Array.isArray(entries)) {
+    const thenable = typeof (entries as { then?: unknown } | null)?.then === "function";
+    throw new MasoError(
+      "REWARD_INVALID",
+      `episode "${episodeId}": reward function "${name}" returned ${thenable ? "a Promise" : typeof entries}, not a list`,
+      thenable
+        ? "reward functions are synchronous: compute what they need in the workflow (a tool or function node)"
+        : "return RewardEntry[]",
+    );
+  }
+  return entries;
+}
+
+/** Checks a non-skip entry for a trainable record: its kind, a finite value, and one value per output token. */
+function checkAssignment(e: RewardAssignment, owned: TrainableRecord, at: string, name: string): void {
+  if (!REWARD_KINDS.includes(e.kind))
+    throw new MasoError(
+      "REWARD_INVALID",
+      `${at}: reward function "${name}" used unknown kind "${String(e.kind)}"`,
+      `use one of ${REWARD_KINDS.join(", ")}`,
+    );
+  const v = e.value;
+  const finite =
+    typeof v === "number"
+      ? Number.isFinite(v)
+      : Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === "number" && Number.isFinite(x));
+  if (!finite) {
+    throw new MasoError(
+      "REWARD_NON_FINITE",
+      `${at}: reward function "${name}" gave ${Array.isArray(v) ? `a per-token reward with a non-finite or missing value` : String(v)}`,
+      "check the metric for NaN/Infinity (e.g. 0/0) and empty lists",
+    );
+  }
+  if (Array.isArray(v) && owned.outputTokens !== null && v.length !== owned.outputTokens) {
+    throw new MasoError(
+      "REWARD_INVALID",
+      `${at}: reward function "${name}" gave ${v.length} per-token values for ${owned.outputTokens} output tokens`,
+      "give one value per output token",
+    );
+  }
+}
+
+/** Adds one checked entry's value into its record's combined reward (created on first use). */
+function addEntry(prev: CombinedReward | undefined, owned: TrainableRecord, e: RewardAssignment, name: string, at: string): CombinedReward {
+  const { value: v, kind } = e;
+  const mismatch = (): never => {
+    throw new MasoError("REWARD_INVALID", `${at}: per-token rewards of different lengths`, "give one value per output token");
+  };
+  const { node, visit, turn, role, model } = owned;
+  const c: CombinedReward = prev ?? {
+    recordIndex: owned.recordIndex,
+    node,
+    visit,
+    turn,
+    role,
+    model,
+    sampleHandle: { ...owned.sampleHandle },
+    value: 0,
+    byKind: {},
+    bySource: {},
+  };
+  c.value = prev ? addValues(c.value, v, mismatch) : Array.isArray(v) ? [...v] : v;
+  c.byKind[kind] = (c.byKind[kind] ?? 0) + sumOf(v);
+  c.bySource[name] = (c.bySource[name] ?? 0) + sumOf(v);
+  return c;
+}
+
 /**
  * Runs the reward functions on one trajectory and combines their entries per record. Throws a
  * MasoError naming the episode, node and visit when a reward is missing (REWARD_MISSING),
@@ -101,110 +180,57 @@ export function combineRewards<T, S>(
   const views: RecordView[] = trajectory.records.map(({ node, visit, kind }) => ({ node, visit, kind }));
   const combined = new Map<number, CombinedReward>();
   const skips = new Map<number, string[]>();
-  for (const { name, fn } of functions) {
-    let entries: readonly RewardEntry[];
-    try {
-      entries = fn(trajectory, task);
-    } catch (err) {
-      throw new MasoError(
-        "REWARD_FN_FAILED",
-        `episode "${episodeId}": reward function "${name}" threw: ${err instanceof Error ? err.message : String(err)}`,
-        "the episode is excluded from the update; fix the reward function",
-      );
-    }
-    if (!Array.isArray(entries)) {
-      const thenable = typeof (entries as { then?: unknown } | null)?.then === "function";
-      throw new MasoError(
-        "REWARD_INVALID",
-        `episode "${episodeId}": reward function "${name}" returned ${thenable ? "a Promise" : typeof entries}, not a list`,
-        thenable
-          ? "reward functions are synchronous: compute what they need in the workflow (a tool or function node)"
-          : "return RewardEntry[]",
-      );
-    }
+  for (const rule of functions) {
+    const { name } = rule;
     const seen = new Set<number>();
-    for (const e of entries as readonly RewardEntry[]) {
+    for (const e of entriesOf(episodeId, rule, trajectory, task)) {
       const idx = e?.recordIndex;
       const rec = Number.isInteger(idx) ? views[idx] : undefined;
-      if (rec === undefined) {
+      if (rec === undefined)
         throw new MasoError(
           "REWARD_INVALID",
           `episode "${episodeId}": reward function "${name}" names record ${String(idx)}, which does not exist`,
           "use record.index from the trajectory",
         );
-      }
-      if (seen.has(idx)) {
+      const at = where(episodeId, rec, idx);
+      if (seen.has(idx))
         throw new MasoError(
           "REWARD_DUPLICATE",
-          `${where(episodeId, rec, idx)}: reward function "${name}" gave it two entries`,
+          `${at}: reward function "${name}" gave it two entries`,
           "return at most one entry per record per function",
         );
-      }
       seen.add(idx);
       const owned = trainable.get(idx);
       if (isSkip(e)) {
         if (owned && !combined.has(idx)) skips.set(idx, [...(skips.get(idx) ?? []), `${name}: ${e.reason}`]);
         continue;
       }
-      if (!owned) {
+      if (!owned)
         throw new MasoError(
           "REWARD_INVALID",
-          `${where(episodeId, rec, idx)}: reward function "${name}" rewards a ${rec.kind} record with no sample`,
+          `${at}: reward function "${name}" rewards a ${rec.kind} record with no sample`,
           "reward only role records with a sample handle",
         );
-      }
-      if (!REWARD_KINDS.includes(e.kind))
-        throw new MasoError(
-          "REWARD_INVALID",
-          `${where(episodeId, rec, idx)}: reward function "${name}" used unknown kind "${String(e.kind)}"`,
-          `use one of ${REWARD_KINDS.join(", ")}`,
-        );
-      const v = e.value;
-      const finite =
-        typeof v === "number"
-          ? Number.isFinite(v)
-          : Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === "number" && Number.isFinite(x));
-      if (!finite) {
-        throw new MasoError(
-          "REWARD_NON_FINITE",
-          `${where(episodeId, rec, idx)}: reward function "${name}" gave ${Array.isArray(v) ? `a per-token reward with a non-finite or missing value` : String(v)}`,
-          "check the metric for NaN/Infinity (e.g. 0/0) and empty lists",
-        );
-      }
-      if (Array.isArray(v) && owned.outputTokens !== null && v.length !== owned.outputTokens) {
-        throw new MasoError(
-          "REWARD_INVALID",
-          `${where(episodeId, rec, idx)}: reward function "${name}" gave ${v.length} per-token values for ${owned.outputTokens} output tokens`,
-          "give one value per output token",
-        );
-      }
+      checkAssignment(e, owned, at, name);
       skips.delete(idx);
-      const prev = combined.get(idx);
-      const mismatch = (): never => {
-        throw new MasoError(
-          "REWARD_INVALID",
-          `${where(episodeId, rec, idx)}: per-token rewards of different lengths`,
-          "give one value per output token",
-        );
-      };
-      const c: CombinedReward = prev ?? {
-        recordIndex: idx,
-        node: owned.node,
-        visit: owned.visit,
-        turn: owned.turn,
-        role: owned.role,
-        model: owned.model,
-        sampleHandle: { ...owned.sampleHandle },
-        value: 0,
-        byKind: {},
-        bySource: {},
-      };
-      c.value = prev ? addValues(c.value, v, mismatch) : Array.isArray(v) ? [...v] : v;
-      c.byKind[e.kind] = (c.byKind[e.kind] ?? 0) + sumOf(v);
-      c.bySource[name] = (c.bySource[name] ?? 0) + sumOf(v);
-      combined.set(idx, c);
+      combined.set(idx, addEntry(combined.get(idx), owned, e, name, at));
     }
   }
+  return {
+    episodeId,
+    taskId,
+    rewards: [...combined.values()].sort((a, b) => a.recordIndex - b.recordIndex),
+    skipped: skippedOf(episodeId, trainable, combined, skips),
+  };
+}
+
+/** The trainable records no function rewarded: each skipped by some function, or REWARD_MISSING. */
+function skippedOf(
+  episodeId: string,
+  trainable: ReadonlyMap<number, TrainableRecord>,
+  combined: ReadonlyMap<number, CombinedReward>,
+  skips: ReadonlyMap<number, string[]>,
+): SkippedRecord[] {
   const skipped: SkippedRecord[] = [];
   for (const [idx, rec] of [...trainable].sort((a, b) => a[0] - b[0])) {
     if (combined.has(idx)) continue;
@@ -218,12 +244,7 @@ export function combineRewards<T, S>(
     }
     skipped.push({ recordIndex: idx, node: rec.node, visit: rec.visit, reasons });
   }
-  return {
-    episodeId,
-    taskId,
-    rewards: [...combined.values()].sort((a, b) => a.recordIndex - b.recordIndex),
-    skipped,
-  };
+  return skipped;
 }
 
 /** An episode left out of the update, with why. */

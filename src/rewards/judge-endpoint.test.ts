@@ -185,7 +185,8 @@ describe("judgeClient retries and bounds", () => {
     const t0 = performance.now();
     const e = await failure(judge.complete("q", sampling));
     expect(e.code).toBe("JUDGE_TIMEOUT");
-    expect(performance.now() - t0).toBeLessThan(150 * 2 + 10 * 1.25 + 500);
+    // bounded, with room for a loaded machine: a hang would run to the test's own timeout
+    expect(performance.now() - t0).toBeLessThan(150 * 2 + 10 * 1.25 + 4000);
     expect(f.seen).toHaveLength(2);
   });
 
@@ -199,7 +200,7 @@ describe("judgeClient retries and bounds", () => {
       judgeClient({ api: "openai", baseURL: f.baseURL, model: "m", timeoutMs: 200, retries: 0 }).complete("q", sampling),
     );
     expect(e.code).toBe("JUDGE_TIMEOUT");
-    expect(performance.now() - t0).toBeLessThan(200 + 500);
+    expect(performance.now() - t0).toBeLessThan(200 + 4000);
   });
 
   it("honours Retry-After: 0 on a 429 instead of its long backoff", async () => {
@@ -209,7 +210,7 @@ describe("judgeClient retries and bounds", () => {
     const judge = judgeClient({ api: "openai", baseURL: f.baseURL, model: "m", backoffMs: 20_000 });
     const t0 = performance.now();
     expect(await judge.complete("q", sampling)).toMatchObject({ text: "ok", attempts: 2 });
-    expect(performance.now() - t0).toBeLessThan(2000);
+    expect(performance.now() - t0).toBeLessThan(10_000); // the backoff alone would be 20 s
   });
 
   it("refuses a body over the cap, streamed or declared", async () => {

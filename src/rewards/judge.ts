@@ -5,92 +5,15 @@
 // Every call lands in the trajectory as a JudgeRecord; a call that fails or an answer that does not
 // parse is a recorded judge failure handled by `onFailure`, never a silent 0.
 import { createHash } from "node:crypto";
-import type { ChatMessage } from "../engine/tokenizer/types.js";
 import { MasoError } from "../errors.js";
-import type { JudgeRecord, StepRecord, Trajectory } from "../workflow/trajectory.js";
-import { type JudgeFailurePolicy, judgedEntries, ruleStats } from "./judged-entries.js";
+import type { JudgeRecord, Trajectory } from "../workflow/trajectory.js";
+import { judgedEntries, ruleStats } from "./judged-entries.js";
 import { type JudgeEndpoint, judgeClient } from "./judge-endpoint.js";
-import { fenceCandidate, type JudgeParser, parseScores } from "./judge-parse.js";
-import { judgementsOf, type ModelRewardItem, type ModelRewardRule, type RewardServices } from "./model-rules.js";
-import { selectRecords } from "./select.js";
-import type { RecordSelection } from "./types.js";
+import { type JudgeOptions, type JudgeSetup, type PlannedCall, planJudgeCalls } from "./judge-input.js";
+import { parseScores } from "./judge-parse.js";
+import { judgementsOf, type ModelRewardRule, type RewardServices } from "./model-rules.js";
 
-/** What a judge prompt is built from: one candidate, or a group's candidates in order. */
-export interface JudgePromptInput<T> {
-  task: T;
-  /** The fenced candidate texts (one, except in mode "group"). */
-  candidates: string[];
-  /** The rubric for this call (mode "record": the judged record's role's rubric). */
-  rubric: string;
-  /** The judged record's role (mode "record"), else null. */
-  role: string | null;
-}
-
-export interface JudgeOptions<T, S> extends RecordSelection {
-  /** The rule's name in logs, rewardWeights and judge records (default "judge"). */
-  name?: string;
-  /**
-   * `{ model }`: a frozen model declared in the run config (`frozen: true`), called through its
-   * worker group; `{ endpoint }`: an OpenAI-compatible or Anthropic API (judge-endpoint.ts).
-   */
-  judge: { model: string } | { endpoint: JudgeEndpoint };
-  /** "trajectory" (default): one call per episode; "record": per selected record; "group": per task group. */
-  mode?: "record" | "trajectory" | "group";
-  /** What to judge on: one rubric, or one per role (mode "record"). */
-  rubric?: string | Readonly<Record<string, string>>;
-  /** What the judge is told about the task, e.g. the question and the gold answer (the policy cannot write into it). */
-  reference?: (task: T) => string;
-  /** The judged text (default: the selected records' outputs, or the judged record's output in mode "record"). */
-  candidate?: (trajectory: Trajectory<S>, task: T, record: StepRecord | null) => string;
-  /** Builds the whole judge input instead of the default prompt. */
-  prompt?: (input: JudgePromptInput<T>) => ChatMessage[] | string;
-  /** Reads the scores from the answer (default parseScores). */
-  parse?: JudgeParser;
-  /** Scores outside [lo, hi] are judge failures (default [0, 1]). */
-  range?: readonly [number, number];
-  /** What a record gets when its judgement failed (default "skip"). */
-  onFailure?: JudgeFailurePolicy;
-  /** Judge answer budget (default 32 tokens per candidate, at least 32). */
-  maxNewTokens?: number;
-  /** Judge sampling temperature (default 0: greedy, deterministic, cacheable). */
-  temperature?: number;
-  /** Longest candidate text shown to the judge (default 2000 characters). */
-  maxCandidateChars?: number;
-  /** Calls in flight at once (default 64; the worker group batches them). */
-  concurrency?: number;
-  /** A programmatic metric of the episode to compare the judge with (agreement and correlation in metrics). */
-  agreeWith?: (trajectory: Trajectory<S>, task: T) => number;
-  /** Agreement counts score and metric on the same side of this (default 0.5). */
-  agreeThreshold?: number;
-}
-
-/** One judge call to make: its input and the judge records it will fill (one per episode, or per record). */
-interface PlannedCall {
-  input: ChatMessage[] | string;
-  count: number;
-  targets: { trajectory: Trajectory<unknown>; record: Omit<JudgeRecord, "output" | "score" | "error" | "cached" | "ms"> }[];
-}
-
-const SYSTEM = (rubric: string, group: boolean) =>
-  `You are a strict judge. ${rubric}`.trim() +
-  (group
-    ? "\nScore every candidate from 0 to 1, comparing them with each other. Answer with <scores>s1, s2, …</scores>, one score per candidate in order."
-    : "\nScore the candidate from 0 to 1. Answer with <score>x</score>.");
-
-/** The default judge input: the rubric as the system message, then the reference and fenced candidates. */
-function defaultPrompt<T>(reference: ((task: T) => string) | undefined, p: JudgePromptInput<T>): ChatMessage[] {
-  const ref = reference ? `Reference:\n${reference(p.task)}\n\n` : "";
-  const body =
-    p.candidates.length === 1
-      ? `<candidate>\n${p.candidates[0]}\n</candidate>`
-      : p.candidates.map((c, i) => `<candidate id="${i + 1}">\n${c}\n</candidate>`).join("\n");
-  return [
-    { role: "system", content: SYSTEM(p.rubric, p.candidates.length > 1) },
-    { role: "user", content: `${ref}${body}` },
-  ];
-}
-
-const DEFAULT_RUBRIC = "Judge whether the candidate correctly and completely does what the task asks.";
+export type { JudgeOptions, JudgePromptInput } from "./judge-input.js";
 
 /** Errors that mean the run's machinery failed, not the judge: they stop the step like any other. */
 const INFRASTRUCTURE = /^(NATS_|WORKER_LOST|WORKER_OP|TRANSPORT_)/;
@@ -127,81 +50,14 @@ export function judgeReward<T, S>(o: JudgeOptions<T, S>): ModelRewardRule<T, S> 
   const endpoint = "endpoint" in o.judge ? judgeClient(o.judge.endpoint) : null;
   const judgeLabel = castModel !== null ? `model:${castModel}` : `endpoint:${(o.judge as { endpoint: JudgeEndpoint }).endpoint.model}`;
   const parse = o.parse ?? parseScores;
-  const maxChars = o.maxCandidateChars ?? 2000;
+  const setup: JudgeSetup<T, S> = { o, name, mode, label: judgeLabel };
   // a greedy frozen judge answers an identical input identically: cache it for the whole run
   const cache = new Map<string, Promise<string>>();
-  const rubricOf = (role: string | null) =>
-    typeof o.rubric === "string" ? o.rubric : ((role !== null ? o.rubric?.[role] : undefined) ?? DEFAULT_RUBRIC);
-
-  const candidateText = (t: Trajectory<S>, task: T, rec: StepRecord | null): string => {
-    if (o.candidate) return o.candidate(t, task, rec);
-    const recs = rec ? [rec] : selectRecords(t as Trajectory<unknown>, o);
-    return recs.map((r) => (rec ? (r.rawOutput ?? "") : `[${r.role}] ${r.rawOutput ?? ""}`)).join("\n");
-  };
-  const inputOf = (task: T, candidates: string[], role: string | null) => {
-    const p: JudgePromptInput<T> = { task, candidates: candidates.map((c) => fenceCandidate(c, maxChars)), rubric: rubricOf(role), role };
-    return o.prompt ? o.prompt(p) : defaultPrompt(o.reference, p);
-  };
-  const metricOf = (t: Trajectory<S>, task: T): number | null => {
-    if (!o.agreeWith) return null;
-    try {
-      const m = o.agreeWith(t, task);
-      return Number.isFinite(m) ? m : null;
-    } catch {
-      return null;
-    }
-  };
-  const base = (t: Trajectory<S>, task: T) => ({ rule: name, judge: judgeLabel, metric: metricOf(t, task) });
-
-  const plan = (batch: readonly ModelRewardItem<T, S>[]): { calls: PlannedCall[]; failed: [Trajectory<unknown>, JudgeRecord][] } => {
-    const calls: PlannedCall[] = [];
-    const failed: [Trajectory<unknown>, JudgeRecord][] = [];
-    const tryPlan = (targets: PlannedCall["targets"], build: () => { input: ChatMessage[] | string; count: number }) => {
-      try {
-        calls.push({ ...build(), targets });
-      } catch (err) {
-        const error = `building the judge input failed: ${err instanceof Error ? err.message : String(err)}`;
-        for (const { trajectory, record } of targets)
-          failed.push([trajectory, { ...record, input: "", output: null, score: null, error, cached: false, ms: 0 }]);
-      }
-    };
-    if (mode === "group") {
-      const groups = new Map<string, ModelRewardItem<T, S>[]>();
-      for (const b of batch) groups.set(b.groupKey, [...(groups.get(b.groupKey) ?? []), b]);
-      for (const [key, members] of groups) {
-        const targets = members.map((m, position) => ({
-          trajectory: m.trajectory as Trajectory<unknown>,
-          record: { ...base(m.trajectory, m.task), mode, recordIndex: null, group: { key, position, size: members.length }, input: "" },
-        }));
-        tryPlan(targets, () => ({
-          input: inputOf(
-            members[0].task,
-            members.map((m) => candidateText(m.trajectory, m.task, null)),
-            null,
-          ),
-          count: members.length,
-        }));
-      }
-      return { calls, failed };
-    }
-    for (const b of batch) {
-      const recs: (StepRecord | null)[] = mode === "record" ? selectRecords(b.trajectory as Trajectory<unknown>, o) : [null];
-      for (const rec of recs) {
-        const record = { ...base(b.trajectory, b.task), mode, recordIndex: rec?.index ?? null, group: null, input: "" };
-        tryPlan([{ trajectory: b.trajectory as Trajectory<unknown>, record }], () => ({
-          input: inputOf(b.task, [candidateText(b.trajectory, b.task, rec)], rec?.role ?? null),
-          count: 1,
-        }));
-      }
-    }
-    return { calls, failed };
-  };
-
   return {
     name,
     models: castModel !== null ? [castModel] : [],
     async prepare(batch, services) {
-      const { calls, failed } = plan(batch);
+      const { calls, failed } = planJudgeCalls(setup, batch);
       const counts = { calls: 0, cacheHits: 0 };
       const answers: Omit<JudgeRecord, keyof PlannedCall["targets"][number]["record"] | "input">[][] = [];
       await pooled(

@@ -2,6 +2,7 @@
 // judge records into reward entries (with the rule's failure policy), and a step's judge records
 // into the rule's stats. A failed judgement is never a silent 0: it is a skip with the reason, an
 // excluded episode, or an explicit fallback value, and it is counted.
+import { pearson } from "../rl/correlation.js";
 import type { JudgeRecord, Trajectory } from "../workflow/trajectory.js";
 import type { ModelRuleStats } from "./model-rules.js";
 import { selectRecords } from "./select.js";
@@ -40,21 +41,6 @@ export function judgedEntries(trajectory: Trajectory<unknown>, records: readonly
     if (policy === "exclude") throw new Error(`${reason} (onFailure: "exclude")`);
     return { recordIndex: index, kind: o.kind, value: policy.value };
   });
-}
-
-function pearson(xs: readonly number[], ys: readonly number[]): number {
-  const n = xs.length;
-  const mx = xs.reduce((a, v) => a + v, 0) / n;
-  const my = ys.reduce((a, v) => a + v, 0) / n;
-  let sxy = 0;
-  let sxx = 0;
-  let syy = 0;
-  for (let i = 0; i < n; i++) {
-    sxy += (xs[i] - mx) * (ys[i] - my);
-    sxx += (xs[i] - mx) ** 2;
-    syy += (ys[i] - my) ** 2;
-  }
-  return sxx > 0 && syy > 0 ? sxy / Math.sqrt(sxx * syy) : Number.NaN;
 }
 
 /**

@@ -14,7 +14,7 @@ import { ppoUpdate } from "../rl/update/ppo-update.js";
 import { scoreSamples } from "../rl/update/score.js";
 import { rewardIds, rewardScores } from "../rl/reward-model/score.js";
 import { createUnits, scheduleUnits, type TrainUnit } from "../rl/update/units.js";
-import type { Generator, GeneratorResult } from "./generator.js";
+import type { Generator, GeneratorRequest, GeneratorResult } from "./generator.js";
 import type {
   CompleteRequest,
   CompleteResponse,
@@ -217,6 +217,26 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
       returns: null,
     });
 
+  /** The generator request of a role call or a completion: its prompt ids, sampling, stops and seed. */
+  const submission = (
+    prompt: number[],
+    req: Pick<GenerateRequest, "sampling" | "stop" | "seed">,
+    adapter: string | null,
+    maxNewTokens: number,
+  ): GeneratorRequest => ({
+    promptTokens: prompt,
+    adapter,
+    maxNewTokens,
+    temperature: req.sampling.temperature,
+    topP: req.sampling.topP,
+    topK: req.sampling.topK,
+    stopTokenIds: tokenizer.eosTokenIds,
+    stop: req.stop,
+    seed: req.seed,
+  });
+  /** At most `asked` new tokens, and no more than the context leaves after the prompt. */
+  const fitted = (prompt: readonly number[], asked: number) => Math.max(1, Math.min(asked, maxContext - prompt.length));
+
   const generate = async (req: GenerateRequest, onText?: (delta: string) => void): Promise<GenerateResponse> => {
     const expected = options.roles[req.role];
     if (expected === undefined)
@@ -236,15 +256,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
     const stream = onText ? textStream(tokenizer, req.stop, onText) : undefined;
     const out = await generator.submit(
       {
-        promptTokens: prompt,
-        adapter: req.adapter,
-        maxNewTokens: req.fitContext ? Math.max(1, Math.min(req.maxNewTokens, maxContext - prompt.length)) : req.maxNewTokens,
-        temperature: req.sampling.temperature,
-        topP: req.sampling.topP,
-        topK: req.sampling.topK,
-        stopTokenIds: tokenizer.eosTokenIds,
-        stop: req.stop,
-        seed: req.seed,
+        ...submission(prompt, req, req.adapter, req.fitContext ? fitted(prompt, req.maxNewTokens) : req.maxNewTokens),
         ...(req.logprobs && req.topLogprobs && { topLogprobs: req.topLogprobs }),
       },
       stream && ((t) => stream.push(t)),
@@ -278,17 +290,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
   /** A generation on the base weights whose sample is not kept: nothing of it can train. */
   const complete = async (req: CompleteRequest): Promise<CompleteResponse> => {
     const { prompt } = promptIds({ ...req, adapter: null } as GenerateRequest);
-    const out = await generator.submit({
-      promptTokens: prompt,
-      adapter: null,
-      maxNewTokens: Math.max(1, Math.min(req.maxNewTokens, maxContext - prompt.length)),
-      temperature: req.sampling.temperature,
-      topP: req.sampling.topP,
-      topK: req.sampling.topK,
-      stopTokenIds: tokenizer.eosTokenIds,
-      stop: req.stop,
-      seed: req.seed,
-    });
+    const out = await generator.submit(submission(prompt, req, null, fitted(prompt, req.maxNewTokens)));
     const byUse = (calls["(complete)"] ??= {});
     byUse["-"] = (byUse["-"] ?? 0) + 1;
     return { text: out.text, promptTokens: prompt.length, outputTokens: out.tokens.length, finishReason: out.finishReason };

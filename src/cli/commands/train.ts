@@ -21,7 +21,9 @@ import { readRegularFile } from "../../fs/fs-util.js";
 import type { RunLock } from "../../fs/run-lock.js";
 import { createProgress } from "../../progress/progress-display.js";
 import { createNatsRuntime } from "../../distributed/nats-runtime.js";
+import type { StepReport } from "../../runtime/controller.js";
 import { createRuntime } from "../../runtime/runtime.js";
+import type { TrainRow } from "../../run/step-row.js";
 import { runTraining } from "../../run/rl-run.js";
 import { lockRun } from "../../run/run-dir.js";
 import type { Workflow } from "../../workflow/graph-types.js";
@@ -155,13 +157,12 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
 }
 
-/** The command; a run-directory lock it takes goes into `locks`, which `run` releases when it ends. */
-async function train(argv: readonly string[], io: CliIo, locks: RunLock[]): Promise<number> {
-  const p = parseFlags("train", argv, FLAGS, 1);
-  const resumeDir = str(p, "resume");
+/** The workflow file, its exports and the raw config of a fresh run (flags applied) or of the run `--resume` names. */
+async function runInput(
+  p: ReturnType<typeof parseFlags>,
+  resumeDir: string | undefined,
+): Promise<{ file: string; exp: Record<string, unknown>; raw: unknown }> {
   let file: string = p.positionals[0] ?? "";
-  let raw: unknown;
-  let exp: Record<string, unknown>;
   if (resumeDir !== undefined) {
     const extra = ["config", "run-dir", "steps", "check", "precision"].filter((k) => p.values[k] !== undefined);
     if (extra.length)
@@ -169,39 +170,83 @@ async function train(argv: readonly string[], io: CliIo, locks: RunLock[]): Prom
     const saved = await savedConfig(resumeDir);
     file ||= typeof saved.workflow === "string" ? saved.workflow : "";
     if (!file) throw usageError(`train: ${join(resumeDir, CONFIG_FILE)} names no workflow; pass the workflow file`, "train");
-    exp = await loadExports(file);
-    raw = withRuntimeFlags({ ...saved, runDir: resumeDir }, p);
-  } else {
-    if (!file) throw usageError("train: missing the workflow file", "train");
-    exp = await loadExports(file);
-    const cfgPath = str(p, "config");
-    raw = cfgPath ? await readConfigFile(cfgPath) : exp.config;
-    if (raw === undefined)
-      throw new MasoError(
-        "CONFIG_MISSING",
-        `${file} exports no 'config' and no --config was given`,
-        "pass --config <file> (see docs/config.md)",
-      );
-    if (raw === null || typeof raw !== "object" || Array.isArray(raw))
-      throw new MasoError(
-        "CONFIG_NOT_MAPPING",
-        `${cfgPath ?? `${file}'s config export`} is ${raw === null ? "null" : Array.isArray(raw) ? "a list" : typeof raw}, not a config object`,
-        "see docs/config.md",
-      );
-    const steps = num(p, "steps", "train", { int: true, min: 1 });
-    const r = raw as Record<string, unknown>;
-    raw = withRuntimeFlags(
-      withPrecision(
-        {
-          ...r,
-          ...(str(p, "run-dir") && { runDir: str(p, "run-dir") }),
-          ...(steps !== undefined && { schedule: { ...(r.schedule as object), steps } }),
-        },
-        precisionFlag(p, "train"),
-      ) as Record<string, unknown>,
-      p,
-    );
+    return { file, exp: await loadExports(file), raw: withRuntimeFlags({ ...saved, runDir: resumeDir }, p) };
   }
+  if (!file) throw usageError("train: missing the workflow file", "train");
+  const exp = await loadExports(file);
+  const cfgPath = str(p, "config");
+  const raw = cfgPath ? await readConfigFile(cfgPath) : exp.config;
+  if (raw === undefined)
+    throw new MasoError(
+      "CONFIG_MISSING",
+      `${file} exports no 'config' and no --config was given`,
+      "pass --config <file> (see docs/config.md)",
+    );
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw))
+    throw new MasoError(
+      "CONFIG_NOT_MAPPING",
+      `${cfgPath ?? `${file}'s config export`} is ${raw === null ? "null" : Array.isArray(raw) ? "a list" : typeof raw}, not a config object`,
+      "see docs/config.md",
+    );
+  const steps = num(p, "steps", "train", { int: true, min: 1 });
+  const r = raw as Record<string, unknown>;
+  const flagged = withPrecision(
+    {
+      ...r,
+      ...(str(p, "run-dir") && { runDir: str(p, "run-dir") }),
+      ...(steps !== undefined && { schedule: { ...(r.schedule as object), steps } }),
+    },
+    precisionFlag(p, "train"),
+  ) as Record<string, unknown>;
+  return { file, exp, raw: withRuntimeFlags(flagged, p) };
+}
+
+/**
+ * What each finished step prints: the progress line, each warning once while it holds, rollbacks
+ * and failed episodes. `progress` is read at every step (a resume replaces it).
+ */
+function stepPrinter(progress: () => ReturnType<typeof createProgress>) {
+  const warned = new Set<string>(); // warnings shown and still holding: said once, until they stop
+  let footnoted = false;
+  return <S>(row: TrainRow, report: StepReport<S>) => {
+    const out = progress();
+    out.update({
+      step: row.step,
+      episodes: row.episodes.count,
+      tokens: row.tokens,
+      values: { eval: row.eval?.metric },
+      // roles whose records were all unrewarded this step have no reward to show
+      roleRewards: Object.fromEntries(Object.entries(report.roles).flatMap(([r, m]) => (m.samples > 0 ? [[r, m.reward]] : []))),
+    });
+    const now = new Set<string>();
+    for (const w of row.warnings ?? []) {
+      const key = `${w.code}:${w.role ?? ""}`;
+      now.add(key);
+      if (warned.has(key)) continue;
+      out.log(`warning: ${w.message}`);
+      out.log(`  ${w.hint}`);
+      if (!footnoted) out.log('  (said once while it holds; metrics.jsonl lists every step\'s under "warnings")');
+      footnoted = true;
+    }
+    warned.clear();
+    for (const k of now) warned.add(k);
+    for (const b of row.rollback ?? [])
+      out.log(
+        `step ${row.step}: rolled ${b.roles.map((r) => `"${r}"`).join(", ")} (${b.model} ${b.unit}) back to checkpoint step ${b.step}${b.checkpoint === "best" ? " (best on dev)" : ""}`,
+      );
+    const first = report.rewards.failures[0];
+    if (first)
+      out.log(
+        `step ${row.step}: ${row.episodes.failed} of ${row.episodes.count} episodes failed and trained on nothing (first: ${first.episodeId} ${first.code}: ${first.message})`,
+      );
+  };
+}
+
+/** The command; a run-directory lock it takes goes into `locks`, which `run` releases when it ends. */
+async function train(argv: readonly string[], io: CliIo, locks: RunLock[]): Promise<number> {
+  const p = parseFlags("train", argv, FLAGS, 1);
+  const resumeDir = str(p, "resume");
+  const { file, exp, raw } = await runInput(p, resumeDir);
   const wf = exp.workflow as Workflow<object, string>;
   const roles = workflowRoles(wf);
   const source = resumeDir !== undefined ? join(resumeDir, CONFIG_FILE) : (str(p, "config") ?? `${file} (config export)`);
@@ -232,8 +277,6 @@ async function train(argv: readonly string[], io: CliIo, locks: RunLock[]): Prom
   }
   const { schedule } = config;
   let progress = createProgress(io.out, { total: schedule.steps });
-  const warned = new Set<string>(); // warnings shown and still holding: said once, until they stop
-  let footnoted = false;
   const result = await runTraining({
     runDir: config.runDir,
     lock,
@@ -268,37 +311,7 @@ async function train(argv: readonly string[], io: CliIo, locks: RunLock[]): Prom
       for (const s of skipped) progress.log(`skipped corrupt checkpoint ${s}`);
       progress.log(`resumed from step ${step}`);
     },
-    onStep: (row, report) => {
-      progress.update({
-        step: row.step,
-        episodes: row.episodes.count,
-        tokens: row.tokens,
-        values: { eval: row.eval?.metric },
-        // roles whose records were all unrewarded this step have no reward to show
-        roleRewards: Object.fromEntries(Object.entries(report.roles).flatMap(([r, m]) => (m.samples > 0 ? [[r, m.reward]] : []))),
-      });
-      const now = new Set<string>();
-      for (const w of row.warnings ?? []) {
-        const key = `${w.code}:${w.role ?? ""}`;
-        now.add(key);
-        if (warned.has(key)) continue;
-        progress.log(`warning: ${w.message}`);
-        progress.log(`  ${w.hint}`);
-        if (!footnoted) progress.log('  (said once while it holds; metrics.jsonl lists every step\'s under "warnings")');
-        footnoted = true;
-      }
-      warned.clear();
-      for (const k of now) warned.add(k);
-      for (const b of row.rollback ?? [])
-        progress.log(
-          `step ${row.step}: rolled ${b.roles.map((r) => `"${r}"`).join(", ")} (${b.model} ${b.unit}) back to checkpoint step ${b.step}${b.checkpoint === "best" ? " (best on dev)" : ""}`,
-        );
-      const first = report.rewards.failures[0];
-      if (first)
-        progress.log(
-          `step ${row.step}: ${row.episodes.failed} of ${row.episodes.count} episodes failed and trained on nothing (first: ${first.episodeId} ${first.code}: ${first.message})`,
-        );
-    },
+    onStep: stepPrinter(() => progress),
     onCheckpoint: (step, dir) => progress.log(`checkpoint step ${step}: ${dir}`),
     beforeCommit: checkpointPauseHook(io),
   });

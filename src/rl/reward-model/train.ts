@@ -8,6 +8,7 @@ import { createAdamW, type ParamGroup } from "../../engine/optim/adamw.js";
 import type { Tokenizer } from "../../engine/tokenizer/types.js";
 import { MasoError } from "../../errors.js";
 import { createRng } from "../../rng.js";
+import { pearson } from "../correlation.js";
 import type { RewardExample } from "./data.js";
 import { type RewardIds, rewardIds, rewardInput, rewardScores } from "./score.js";
 
@@ -97,22 +98,6 @@ function encode(tok: Tokenizer, examples: readonly RewardExample[], maxTokens: n
   return { encoded, truncated };
 }
 
-function pearson(xs: readonly number[], ys: readonly number[]): number | null {
-  const n = xs.length;
-  if (n < 2) return null;
-  const mx = xs.reduce((a, v) => a + v, 0) / n;
-  const my = ys.reduce((a, v) => a + v, 0) / n;
-  let sxy = 0;
-  let sxx = 0;
-  let syy = 0;
-  for (let i = 0; i < n; i++) {
-    sxy += (xs[i] - mx) * (ys[i] - my);
-    sxx += (xs[i] - mx) ** 2;
-    syy += (ys[i] - my) ** 2;
-  }
-  return sxx > 0 && syy > 0 ? sxy / Math.sqrt(sxx * syy) : null;
-}
-
 /** Held-out figures of the model's current head over encoded examples. */
 function evaluate(model: Decoder, set: readonly Encoded[]): RewardEval {
   const scores = set.length
@@ -138,7 +123,8 @@ function evaluate(model: Decoder, set: readonly Encoded[]): RewardEval {
     }
   }
   const mse = got.length ? got.reduce((a, v, i) => a + (v - want[i]) ** 2, 0) / got.length : null;
-  return { pairs, accuracy: pairs ? wins / pairs : null, scored: got.length, mse, pearson: pearson(got, want) };
+  const r = pearson(got, want);
+  return { pairs, accuracy: pairs ? wins / pairs : null, scored: got.length, mse, pearson: Number.isNaN(r) ? null : r };
 }
 
 /**
