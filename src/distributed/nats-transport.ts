@@ -11,6 +11,7 @@ import { type Transport, trafficMeter } from "../runtime/transport.js";
 import type { HostOp, HostOps, PartLocation } from "./host-ops.js";
 import type { MemberWatch } from "./membership.js";
 import { decodeJson, encodeJson, rpcClient } from "./rpc.js";
+import type { Sealer } from "./run-key.js";
 import { opSubject, type WorkerAddress, workerLabel } from "./subjects.js";
 
 export interface NatsTransportOptions {
@@ -18,6 +19,8 @@ export interface NatsTransportOptions {
   /** The server's URL, named by NATS_DISCONNECTED. */
   url: string;
   run: string;
+  /** Seals and opens every message with the run key. */
+  sealer: Sealer;
   /** Replicas per model (1: one worker process). */
   replicas: Readonly<Record<string, number>>;
   callTimeoutMs: number;
@@ -62,10 +65,10 @@ function mergeStates(states: WorkerState[]): WorkerState {
 /**
  * A Transport to worker processes on NATS; `groups()` are the models of `replicas`.
  * @example
- * const transport = natsTransport({ nc, url, run: "r1", replicas: { coder: 1, reviewer: 1 }, callTimeoutMs: 600_000, watch });
+ * const transport = natsTransport({ nc, url, run: "r1", sealer, replicas: { coder: 1, reviewer: 1 }, callTimeoutMs: 600_000, watch });
  */
 export function natsTransport(o: NatsTransportOptions): NatsTransport {
-  const rpc = rpcClient(o.nc, o.run, o.url);
+  const rpc = rpcClient(o.nc, o.run, o.sealer, o.url);
   const lost = new Map<string, string>();
   /** Workers that answered a call: a later "no responders" from one of them means it is gone. */
   const served = new Set<string>();
@@ -134,10 +137,14 @@ export function natsTransport(o: NatsTransportOptions): NatsTransport {
     op: K,
     req: Parameters<HostOps[K]>[0],
   ): Promise<Awaited<ReturnType<HostOps[K]>>> => decodeJson(await send(w, op, encodeJson(req))) as Awaited<ReturnType<HostOps[K]>>;
-  /** The update barrier: every replica fetches rank 0's weights of `version` before the call returns. */
-  const syncReplicas = async (model: string, version: number) => {
+  /**
+   * The update barrier: every replica fetches rank 0's current weights before the call returns,
+   * and takes them only if their sha256 is the one rank 0 told the controller.
+   */
+  const syncReplicas = async (model: string) => {
+    const { version, sha256 } = await hostCall(ranks(model)[0], "weightsDigest", {});
     const replicas = ranks(model).slice(1);
-    const got = await Promise.all(replicas.map((w) => hostCall(w, "syncWeights", { version })));
+    const got = await Promise.all(replicas.map((w) => hostCall(w, "syncWeights", { version, sha256 })));
     got.forEach((g, i) => {
       if (g.version !== version)
         throw new MasoError("WEIGHTS_STALE", `replica ${workerLabel(replicas[i])} serves version ${g.version}, rank 0 ${version}`, "");
@@ -158,7 +165,7 @@ export function natsTransport(o: NatsTransportOptions): NatsTransport {
       }
       if (op === "state") return mergeStates((await Promise.all(all.map((w) => counted(w, op, msg)))) as WorkerState[]) as ResponseOf<K>;
       const out = (await counted(all[0], op, msg)) as ResponseOf<K>;
-      if (op === "update" && replicated(group)) await syncReplicas(group, (await hostCall(all[0], "hello", {})).version);
+      if (op === "update" && replicated(group)) await syncReplicas(group);
       return out;
     },
     groups: () => Object.keys(o.replicas),
@@ -168,8 +175,8 @@ export function natsTransport(o: NatsTransportOptions): NatsTransport {
       await hostCall(ranks(model)[0], "checkpointSave", loc);
     },
     async loadCheckpointPart(model, loc) {
-      const { version } = await hostCall(ranks(model)[0], "checkpointLoad", loc);
-      if (replicated(model)) await syncReplicas(model, version);
+      await hostCall(ranks(model)[0], "checkpointLoad", loc);
+      if (replicated(model)) await syncReplicas(model);
     },
     host: hostCall,
     lose,

@@ -15,6 +15,7 @@ import type { NatsAuth } from "./connect.js";
 import { type HelloResponse, type HostOps, type PartLocation, WEIGHTS_OP } from "./host-ops.js";
 import { type Heartbeat, startHeartbeat } from "./membership.js";
 import { decodeJson, encodeJson, rpcClient, serveRpc } from "./rpc.js";
+import { type Sealer, senderAddress, sha256 } from "./run-key.js";
 import { opSubject, type WorkerAddress, workerLabel, workerSubjects } from "./subjects.js";
 import { applyWeights, packWeights } from "./weights.js";
 
@@ -24,6 +25,10 @@ export interface WorkerHostOptions {
   url: string;
   auth: NatsAuth;
   run: string;
+  /** The run key: the heartbeat thread seals its entries with it. */
+  runKey: Buffer;
+  /** Seals and opens this worker's messages (its sender id names its address). */
+  sealer: Sealer;
   address: WorkerAddress;
   wg: WorkerGroup;
   /** Where checkpoint parts are written and read (the run directory, at the controller's path or a mount of it). */
@@ -86,7 +91,7 @@ function checkRecord(r: SampleRecord): SampleRecord {
 /**
  * Serves `wg` until a shutdown op or stop(); announces the worker with a heartbeat once it listens.
  * @example
- * const host = await serveWorkerGroup({ nc, url, auth, run: "r1", address: { model: "coder", rank: 0 }, wg, runDir, trainsBase: false, threads: 1, heartbeatMs: 1000, callTimeoutMs: 600000 });
+ * const host = await serveWorkerGroup({ nc, url, auth, run: "r1", runKey, sealer, address: { model: "coder", rank: 0 }, wg, runDir, trainsBase: false, threads: 1, heartbeatMs: 1000, callTimeoutMs: 600000 });
  * await host.stopped;
  */
 export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost> {
@@ -94,7 +99,7 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
   const label = `worker ${workerLabel(address)}`;
   const rank0 = { model: address.model, rank: 0 };
   const isReplica = address.rank > 0;
-  const rpc = rpcClient(o.nc, run);
+  const rpc = rpcClient(o.nc, run, o.sealer);
   let version = 0;
   /** Replicas: rank 0's sample id → this replica's id, for chained prompts and discards. */
   const local = new Map<number, number>();
@@ -118,6 +123,16 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
       worker: workerLabel(rank0),
     });
   const toRank0 = async (op: string, body: unknown) => decodeJson(await requestRank0(op, body));
+  /** Rank 0: this version's packed weights and their sha256, packed once however many replicas fetch them. */
+  let packed: { version: number; bytes: Uint8Array; sha256: string } | null = null;
+  const packedWeights = () => {
+    if (packed?.version !== version) {
+      packed = null; // the old copy goes before the new one is made
+      const bytes = packWeights(wg.model, o.trainsBase, version);
+      packed = { version, bytes, sha256: sha256(bytes) };
+    }
+    return packed;
+  };
 
   /** A replica's generate: sample here, then hand the sample to rank 0 and answer with its id there. */
   const replicaGenerate = async (req: GenerateRequest) => {
@@ -153,9 +168,19 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
       setVersion(version + 1);
       return { version };
     },
+    async weightsDigest() {
+      if (isReplica) throw new MasoError("WORKER_NOT_RANK0", `${label} is a replica; rank 0 holds the weights to sync`, "");
+      const p = packedWeights();
+      return { version: p.version, sha256: p.sha256 };
+    },
     async syncWeights(req) {
       if (!isReplica) return { version };
-      setVersion(applyWeights(wg.model, o.trainsBase, await requestRank0(WEIGHTS_OP, req)));
+      const bytes = await requestRank0(WEIGHTS_OP, { version: req.version });
+      // the run key already authenticates rank 0's reply; the digest the controller got from rank 0
+      // also pins its content, not only its layout
+      if (sha256(bytes) !== req.sha256)
+        throw new MasoError("WEIGHTS_HASH", `${label}: the weights from rank 0 do not have the sha256 rank 0 announced`, "");
+      setVersion(applyWeights(wg.model, o.trainsBase, bytes));
       wg.weightsChanged();
       return { version };
     },
@@ -169,13 +194,16 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
     },
   };
 
-  const handle = async (op: string, payload: Uint8Array): Promise<Uint8Array> => {
+  const handle = async (op: string, payload: Uint8Array, from: string): Promise<Uint8Array> => {
     const req = decodeJson(payload) as never;
     if (op === WEIGHTS_OP) {
+      const asker = senderAddress(from);
+      if (isReplica || asker?.model !== address.model || asker.rank === 0)
+        throw new MasoError("WEIGHTS_DENIED", `${label} sends its weights to replicas of ${address.model} only, not to ${from}`, "");
       const want = (req as { version: number }).version;
       if (want !== version)
         throw new MasoError("WEIGHTS_STALE", `${label} holds weights version ${version}, a replica asked for ${want}`, "");
-      return packWeights(wg.model, o.trainsBase, version);
+      return packedWeights().bytes;
     }
     // own keys only: an op named after an Object.prototype member must not reach it
     if (Object.hasOwn(host, op)) return encodeJson(await host[op as keyof HostOps](req));
@@ -205,13 +233,14 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
     await heartbeat?.stop();
     done();
   };
-  const server = serveRpc(o.nc, workerSubjects(run, address), run, label, handle);
+  const server = serveRpc(o.nc, workerSubjects(run, address), run, o.sealer, label, handle);
   // announce only once the subscription is on the server: a controller may call the moment it sees the beat
   await o.nc.flush();
   heartbeat = await startHeartbeat({
     url: o.url,
     auth: o.auth,
     run,
+    runKey: o.runKey,
     intervalMs: o.heartbeatMs,
     reconnectSeconds: o.reconnectSeconds,
     entry: {
