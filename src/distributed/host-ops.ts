@@ -54,8 +54,10 @@ export interface HostOps {
   hello(req: Record<string, never>): Promise<HelloResponse>;
   checkpointSave(req: PartSaveRequest): Promise<PartSaveResponse>;
   checkpointLoad(req: PartLoadRequest): Promise<PartLoadResponse>;
-  /** Replicas: fetch rank 0's weights of `version` worker-to-worker and serve them from now on. */
-  syncWeights(req: { version: number }): Promise<{ version: number }>;
+  /** Rank 0: the version and sha256 of the weights a replica would fetch now. */
+  weightsDigest(req: Record<string, never>): Promise<{ version: number; sha256: string }>;
+  /** Replicas: fetch rank 0's weights of `version` worker-to-worker, check their sha256, and serve them from now on. */
+  syncWeights(req: { version: number; sha256: string }): Promise<{ version: number }>;
   /** Rank 0, from a replica: cache a sample the replica generated; returns its id on rank 0. */
   adopt(req: SampleRecord): Promise<{ id: number }>;
   /** Replies, then the worker process exits. */

@@ -10,6 +10,7 @@ import { dirname, join } from "node:path";
 import { type JetStreamClient, type JetStreamManager, jetstream, jetstreamManager, StorageType } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { MasoError } from "../errors.js";
+import type { Sealer } from "./run-key.js";
 import { listFilesRecursive } from "../fs/fs-util.js";
 
 /** Chunk size: well under the server's default max_payload (1 MiB), as the object store does. */
@@ -77,9 +78,9 @@ function checkTransfer(t: PartTransfer, what: string): void {
  * Opens (creating if needed) the run's part stream; both sides may be first. `fresh` (the
  * controller) purges what a controller that died mid-transfer left in it.
  * @example
- * const store = await openPartStore(nc, "r1", 16 * 2 ** 30);
+ * const store = await openPartStore(nc, "r1", sealer, 16 * 2 ** 30);
  */
-export async function openPartStore(nc: NatsConnection, run: string, maxBytes: number, fresh = false): Promise<PartStore> {
+export async function openPartStore(nc: NatsConnection, run: string, sealer: Sealer, maxBytes: number, fresh = false): Promise<PartStore> {
   const name = partStream(run);
   let jsm: JetStreamManager;
   try {
@@ -101,20 +102,21 @@ export async function openPartStore(nc: NatsConnection, run: string, maxBytes: n
     async upload(dir, what, files) {
       const id = randomBytes(12).toString("hex");
       try {
-        return await upload(js, run, id, dir, what, maxBytes, files);
+        return await upload(js, sealer, run, id, dir, what, maxBytes, files);
       } catch (e) {
         // nobody else knows this transfer's id: its stored chunks go now
         await discard(id).catch(() => {});
         throw e;
       }
     },
-    download: (t, dir, what) => download(jsm, name, run, t, dir, what, maxBytes),
+    download: (t, dir, what) => download(jsm, sealer, name, run, t, dir, what, maxBytes),
     discard,
   };
 }
 
 async function upload(
   js: JetStreamClient,
+  sealer: Sealer,
   run: string,
   id: string,
   dir: string,
@@ -144,8 +146,10 @@ async function upload(
         if (bytesRead === 0) break;
         const chunk = buf.subarray(0, bytesRead);
         hash.update(chunk);
+        // sealed like every message of the run: a token holder can neither read a part nor swap a chunk
+        const subject = chunkSubject(run, id, i, chunks);
         // awaited: the chunk is stored on the server before the transfer is reported
-        await js.publish(chunkSubject(run, id, i, chunks), chunk).catch((e: Error) => {
+        await js.publish(subject, sealer.seal(`part ${subject}`, chunk).bytes).catch((e: Error) => {
           throw transferError(what, path, `upload of chunk ${chunks} failed: ${e.message}`);
         });
         bytes += bytesRead;
@@ -161,6 +165,7 @@ async function upload(
 
 async function download(
   jsm: JetStreamManager,
+  sealer: Sealer,
   stream: string,
   run: string,
   t: PartTransfer,
@@ -183,10 +188,13 @@ async function download(
           throw transferError(what, f.path, `download of chunk ${c} failed: ${e.message}`);
         });
         if (!m) throw transferError(what, f.path, `chunk ${c} of ${f.chunks} is not on the server`);
-        hash.update(m.data);
-        bytes += m.data.length;
+        // a stored message may be read again (a retried load): no replay check, only the key
+        const opened = sealer.open(`part ${chunkSubject(run, t.id, i, c)}`, m.data, true);
+        if (!opened) throw transferError(what, f.path, `chunk ${c} is not sealed with this run's key`);
+        hash.update(opened.body);
+        bytes += opened.body.length;
         if (bytes > f.bytes) throw transferError(what, f.path, `more than the ${f.bytes} bytes the sender reported`);
-        await fh.write(m.data);
+        await fh.write(opened.body);
       }
       await fh.sync();
     } finally {

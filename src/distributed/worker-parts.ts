@@ -41,7 +41,7 @@ const readOrNull = (path: string) => readFile(path).catch(() => null);
 /**
  * Saves and loads `wg`'s checkpoint part in place or over JetStream.
  * @example
- * const parts = workerParts({ wg, label: "worker solver/0", runDir, store: () => openPartStore(nc, run, max) });
+ * const parts = workerParts({ wg, label: "worker solver/0", runDir, store: () => openPartStore(nc, run, sealer, max) });
  */
 export function workerParts(o: WorkerPartsOptions): WorkerParts {
   /** The checkpoint's directory on this machine, refusing a location outside `<runDir>/checkpoints`. */

@@ -14,10 +14,13 @@ import { connectNats } from "../../src/distributed/connect.js";
 import { type NatsServer, startNatsServer } from "../../src/distributed/nats-server.js";
 import { CHUNK_BYTES, openPartStore, partStream } from "../../src/distributed/part-transfer.js";
 import { saveRemotePart } from "../../src/distributed/remote-parts.js";
+import { newRunKey, parseRunKey, runSealer } from "../../src/distributed/run-key.js";
 import { listFilesRecursive } from "../../src/fs/fs-util.js";
 import { MasoError } from "../../src/errors.js";
 
 const RUN = "xfer";
+// the chunks are sealed with the run key like every message of a run
+const sealer = runSealer(parseRunKey(newRunKey(), "TEST"), "test#1");
 let server: NatsServer;
 let nc: NatsConnection;
 const root = mkdtempSync(join(tmpdir(), "maso-part-transfer-"));
@@ -49,7 +52,7 @@ describe("checkpoint part files over JetStream", () => {
     const from = join(root, "from");
     const to = join(root, "to");
     writePart(from);
-    const store = await openPartStore(nc, RUN, 1 << 30);
+    const store = await openPartStore(nc, RUN, sealer, 1 << 30);
     const t = await store.upload(from, "model solver, part wg0-solver");
     expect(t.files.map((f) => [f.path, f.chunks])).toEqual([
       ["empty.bin", 0],
@@ -67,7 +70,7 @@ describe("checkpoint part files over JetStream", () => {
   it("refuses a part over the size limit, naming it", async () => {
     const from = join(root, "big");
     writePart(from);
-    const store = await openPartStore(nc, RUN, CHUNK_BYTES);
+    const store = await openPartStore(nc, RUN, sealer, CHUNK_BYTES);
     const err = await store.upload(from, "model solver, part wg0-solver").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MasoError);
     expect((err as MasoError).code).toBe("CHECKPOINT_PART_TRANSFER");
@@ -78,7 +81,7 @@ describe("checkpoint part files over JetStream", () => {
     const runDir = join(root, "run");
     const workerDir = join(root, "worker");
     writePart(workerDir);
-    const store = await openPartStore(nc, RUN, 1 << 30);
+    const store = await openPartStore(nc, RUN, sealer, 1 << 30);
     const jsm = await jetstreamManager(nc);
     let uploaded = "";
     // the worker's side, in this process: it cannot see the probe, so it uploads; then the chunk is changed
@@ -104,7 +107,7 @@ describe("checkpoint part files over JetStream", () => {
     expect(err).toBeInstanceOf(MasoError);
     expect((err as MasoError).code).toBe("CHECKPOINT_PART_TRANSFER");
     expect((err as MasoError).message).toContain(
-      "model solver, part wg0-solver, file hf/model.safetensors: the received file does not match the sender's sha256",
+      "model solver, part wg0-solver, file hf/model.safetensors: chunk 1 is not sealed with this run's key",
     );
     expect(await listCheckpoints(runDir)).toEqual([]);
     // the failed transfer's chunks were purged all the same
