@@ -188,8 +188,8 @@ async function download(
           throw transferError(what, f.path, `download of chunk ${c} failed: ${e.message}`);
         });
         if (!m) throw transferError(what, f.path, `chunk ${c} of ${f.chunks} is not on the server`);
-        // a stored message may be read again (a retried load): no replay check, only the key
-        const opened = sealer.open(`part ${chunkSubject(run, t.id, i, c)}`, m.data, true);
+        // a stored chunk, read after later messages of its sender: the key and its unique subject, no replay check
+        const opened = sealer.openStored(`part ${chunkSubject(run, t.id, i, c)}`, m.data);
         if (!opened) throw transferError(what, f.path, `chunk ${c} is not sealed with this run's key`);
         hash.update(opened.body);
         bytes += opened.body.length;

@@ -61,6 +61,12 @@ export interface Sealer {
    * earlier message of its sender (`again`: the same message may be read twice, as a KV value is).
    */
   open(context: string, sealed: Uint8Array, again?: boolean): Opened | null;
+  /**
+   * The body of a message kept on the server under a subject of its own (a checkpoint part's
+   * chunk), or null when it is not sealed with this key for `context`. No replay check: its
+   * sequence number falls among the sender's earlier messages, and its context is unique already.
+   */
+  openStored(context: string, sealed: Uint8Array): Opened | null;
   /** Messages refused so far. */
   rejected(): number;
 }
@@ -88,6 +94,34 @@ export function runSealer(key: Buffer, sender: string, onReject?: (why: string) 
     }
     return null;
   };
+  /** The opened envelope, or null (counted, told once) when it is not sealed with this key for `context`. */
+  const decrypt = (context: string, sealed: Uint8Array): Opened | null => {
+    const b = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength);
+    const what = `a message on ${context.split(" ")[1] ?? context}`;
+    const forged = () =>
+      refuse(
+        "forged",
+        `${what} is not sealed with this run's key (a client without ${RUN_KEY_ENV}, or another run's key): dropped; later ones are dropped silently`,
+      );
+    if (b.length < 2 || b[0] !== VERSION) return forged();
+    const n = b[1];
+    const headLen = 2 + n + 8 + IV;
+    if (b.length < headLen + TAG) return forged();
+    const from = fromUtf8.decode(b.subarray(2, 2 + n));
+    const seq = Number(b.readBigUInt64BE(2 + n));
+    let body: Buffer;
+    try {
+      const d = createDecipheriv("aes-256-gcm", key, b.subarray(2 + n + 8, headLen));
+      d.setAAD(Buffer.concat([utf8.encode(context), b.subarray(0, headLen)]));
+      d.setAuthTag(b.subarray(headLen, headLen + TAG));
+      const out = d.update(b.subarray(headLen + TAG));
+      const last = d.final(); // empty for GCM: skip a copy of a large body
+      body = last.length ? Buffer.concat([out, last]) : out;
+    } catch {
+      return forged();
+    }
+    return { sender: from, seq, body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength) };
+  };
   return {
     sender,
     seal(context, body) {
@@ -111,36 +145,16 @@ export function runSealer(key: Buffer, sender: string, onReject?: (why: string) 
       return { bytes: out, seq };
     },
     open(context, sealed, again = false) {
-      const b = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength);
+      const m = decrypt(context, sealed);
+      if (!m) return null;
+      const high = seen.get(m.sender);
       const what = `a message on ${context.split(" ")[1] ?? context}`;
-      const forged = () =>
-        refuse(
-          "forged",
-          `${what} is not sealed with this run's key (a client without ${RUN_KEY_ENV}, or another run's key): dropped; later ones are dropped silently`,
-        );
-      if (b.length < 2 || b[0] !== VERSION) return forged();
-      const n = b[1];
-      const headLen = 2 + n + 8 + IV;
-      if (b.length < headLen + TAG) return forged();
-      const from = fromUtf8.decode(b.subarray(2, 2 + n));
-      const seq = Number(b.readBigUInt64BE(2 + n));
-      let body: Buffer;
-      try {
-        const d = createDecipheriv("aes-256-gcm", key, b.subarray(2 + n + 8, headLen));
-        d.setAAD(Buffer.concat([utf8.encode(context), b.subarray(0, headLen)]));
-        d.setAuthTag(b.subarray(headLen, headLen + TAG));
-        const out = d.update(b.subarray(headLen + TAG));
-        const last = d.final(); // empty for GCM: skip a copy of a large body
-        body = last.length ? Buffer.concat([out, last]) : out;
-      } catch {
-        return forged();
-      }
-      const high = seen.get(from);
-      if (high !== undefined && (again ? seq < high : seq <= high))
-        return refuse("replayed", `${what} from ${from} replays message ${seq} (seen up to ${high}): dropped`);
-      seen.set(from, seq);
-      return { sender: from, seq, body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength) };
+      if (high !== undefined && (again ? m.seq < high : m.seq <= high))
+        return refuse("replayed", `${what} from ${m.sender} replays message ${m.seq} (seen up to ${high}): dropped`);
+      seen.set(m.sender, m.seq);
+      return m;
     },
+    openStored: (context, sealed) => decrypt(context, sealed),
     rejected: () => rejected,
   };
 }

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { verifyCheckpoint } from "../../src/checkpoint/read-checkpoint.js";
+import { newRunKey } from "../../src/distributed/run-key.js";
 import { type CliRun, runCli, startCli } from "../cli/cli-harness.js";
 import { exactMetrics } from "../cli/run-files.js";
 import { WORKFLOW, perModelConfig, writeConfig } from "./per-model.js";
@@ -90,7 +91,7 @@ describe("a run whose worker shares no file system with the controller", () => {
     const token = randomBytes(24).toString("hex");
     await startServer(token);
     const url = `nats://${IP_A}:4222`;
-    const env = { MASO_NATS_TOKEN: token, MASO_THREADS: "1" };
+    const env = { MASO_NATS_TOKEN: token, MASO_THREADS: "1", MASO_RUN_KEY: newRunKey() };
     const inA = ["ip", "netns", "exec", NS_A];
     const inB = ["ip", "netns", "exec", NS_B];
     const base = {
