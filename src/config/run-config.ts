@@ -248,6 +248,8 @@ const natsSchema = z
     callTimeoutMs: z.number().int().min(100).max(86_400_000).default(600_000),
     /** how long to wait for every worker's first heartbeat */
     startupTimeoutMs: z.number().int().min(100).max(3_600_000).default(180_000),
+    /** the largest checkpoint part (one model's files) carried over NATS to a worker without the run directory */
+    maxPartMiB: posInt(1_048_576).default(16_384),
   })
   .strict();
 

@@ -4,12 +4,15 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { Kvm } from "@nats-io/kv";
 import { connectNats, type NatsAuth } from "./connect.js";
+import { runSealer, sealKv, senderId } from "./run-key.js";
 
 interface HeartbeatData {
   url: string;
   auth: NatsAuth;
   bucket: string;
   key: string;
+  /** The run key, hex: every entry is sealed with it. */
+  runKey: string;
   intervalMs: number;
   reconnectSeconds: number;
   entry: Record<string, unknown>;
@@ -24,9 +27,11 @@ void nc.closed().then(() => {
   if (!stopping) parentPort?.postMessage({ closed: true });
 });
 const kv = await new Kvm(nc).open(d.bucket);
+// a sender of its own ("~hb" never parses as a worker address): its sequence is the beats' alone
+const sealer = runSealer(Buffer.from(d.runKey, "hex"), senderId(`${d.key}~hb`));
 let entry = d.entry;
 let beats = 0;
-const beat = () => kv.put(d.key, JSON.stringify({ ...entry, beats: beats++, at: Date.now() })).catch(() => {});
+const beat = () => kv.put(d.key, sealKv(sealer, d.bucket, d.key, { ...entry, beats: beats++, at: Date.now() })).catch(() => {});
 await beat();
 const timer = setInterval(beat, d.intervalMs);
 parentPort?.on("message", async (m: { entry?: Record<string, unknown>; stop?: boolean }) => {

@@ -1,7 +1,8 @@
-// The operations a worker process offers beyond WorkerGroupApi: checkpoint parts written and read
-// in place, the weight-sync barrier of generation replicas, and replica-to-rank-0 traffic. Types
+// The operations a worker process offers beyond WorkerGroupApi: checkpoint parts (written and read
+// in place on a shared file system, else carried over JetStream), the weight-sync barrier of generation replicas, and replica-to-rank-0 traffic. Types
 // only, shared by the worker host and the NATS transport.
 import type { SampleRecord } from "../runtime/worker-group.js";
+import type { PartTransfer } from "./part-transfer.js";
 
 export interface HelloResponse {
   model: string;
@@ -24,12 +25,39 @@ export interface PartLocation {
   part: string;
 }
 
+export interface PartSaveRequest extends PartLocation {
+  /**
+   * A file `.maso-probe-<probe>` the controller wrote in the part's directory, holding `probe`: a
+   * worker that reads it there sees the controller's run directory and writes in place; any other
+   * writes locally and uploads the files. Absent (a controller from before parts could travel): in place.
+   */
+  probe?: string;
+}
+
+export interface PartSaveResponse {
+  saved: true;
+  /** The uploaded files, when the part was not written in place. */
+  transfer?: PartTransfer;
+}
+
+export interface PartLoadRequest extends PartLocation {
+  /** sha256 of the checkpoint's manifest.json: a worker finding the same file at `checkpoint` reads in place (absent: in place). */
+  manifestSha256?: string;
+  /** The checkpoint's manifest.json and the part's files, uploaded when the worker could not see them. */
+  transfer?: PartTransfer;
+}
+
+/** `needsFiles`: the worker cannot see the checkpoint; send it the files (a transfer). */
+export type PartLoadResponse = { version: number; needsFiles?: false } | { needsFiles: true };
+
 export interface HostOps {
   hello(req: Record<string, never>): Promise<HelloResponse>;
-  checkpointSave(req: PartLocation): Promise<{ saved: true }>;
-  checkpointLoad(req: PartLocation): Promise<{ version: number }>;
-  /** Replicas: fetch rank 0's weights of `version` worker-to-worker and serve them from now on. */
-  syncWeights(req: { version: number }): Promise<{ version: number }>;
+  checkpointSave(req: PartSaveRequest): Promise<PartSaveResponse>;
+  checkpointLoad(req: PartLoadRequest): Promise<PartLoadResponse>;
+  /** Rank 0: the version and sha256 of the weights a replica would fetch now. */
+  weightsDigest(req: Record<string, never>): Promise<{ version: number; sha256: string }>;
+  /** Replicas: fetch rank 0's weights of `version` worker-to-worker, check their sha256, and serve them from now on. */
+  syncWeights(req: { version: number; sha256: string }): Promise<{ version: number }>;
   /** Rank 0, from a replica: cache a sample the replica generated; returns its id on rank 0. */
   adopt(req: SampleRecord): Promise<{ id: number }>;
   /** Replies, then the worker process exits. */

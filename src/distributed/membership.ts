@@ -7,6 +7,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { MasoError } from "../errors.js";
 import { startThread } from "../start-thread.js";
 import type { ConnectionWatch, NatsAuth } from "./connect.js";
+import { openKv, type Sealer } from "./run-key.js";
 import { memberKey, runBucket, type WorkerAddress, workerLabel } from "./subjects.js";
 
 /** What a worker announces about itself. */
@@ -49,6 +50,8 @@ export async function startHeartbeat(o: {
   url: string;
   auth: NatsAuth;
   run: string;
+  /** Seals the entries (the thread builds its own sealer from it). */
+  runKey: Buffer;
   entry: MemberEntry;
   intervalMs: number;
   reconnectSeconds: number;
@@ -58,6 +61,7 @@ export async function startHeartbeat(o: {
     auth: o.auth,
     bucket: runBucket(o.run),
     key: memberKey(o.entry),
+    runKey: o.runKey.toString("hex"),
     intervalMs: o.intervalMs,
     reconnectSeconds: o.reconnectSeconds,
     entry: o.entry,
@@ -97,7 +101,13 @@ export interface MemberWatch {
  * dead worker left behind never passes for a live one. While `conn` (the watcher's own connection)
  * is down no beat can arrive, so none is judged: silence then is the server's, not a worker's.
  */
-export async function watchMembers(kv: KV, heartbeatTimeoutMs: number, conn?: ConnectionWatch): Promise<MemberWatch> {
+export async function watchMembers(
+  kv: KV,
+  bucket: string,
+  sealer: Sealer,
+  heartbeatTimeoutMs: number,
+  conn?: ConnectionWatch,
+): Promise<MemberWatch> {
   const seen = new Map<string, { entry: MemberEntry; at: number }>();
   const lost = new Set<string>();
   const listeners: ((label: string, why: string) => void)[] = [];
@@ -114,7 +124,8 @@ export async function watchMembers(kv: KV, heartbeatTimeoutMs: number, conn?: Co
         lose(`${model}/${rank}`, "left the run");
         continue;
       }
-      const entry = JSON.parse(e.string()) as MemberEntry;
+      const entry = openKv<MemberEntry>(sealer, bucket, e.key, e.value);
+      if (!entry) continue;
       const label = workerLabel(entry);
       seen.set(label, { entry, at: Date.now() });
       // a worker rebuilding for a new controller start leaves and comes back before the run begins

@@ -8,15 +8,17 @@ import { resolve } from "node:path";
 import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { MasoError } from "../errors.js";
+import type { Cast } from "../runtime/cast.js";
 import { createController } from "../runtime/controller.js";
 import { planGroups, type Runtime, type RuntimeOptions } from "../runtime/runtime.js";
 import { type ConnectionWatch, connectNats, type NatsAuth, natsAuthFromEnv, watchConnection } from "./connect.js";
 import { openRunBucket, watchMembers } from "./membership.js";
+import { fileSha256, newRunKey, parseRunKey, RUN_KEY_ENV, runKeyFromEnv, runSealer, sealKv, senderId } from "./run-key.js";
 import { type NatsServer, startNatsServer } from "./nats-server.js";
-import { natsTransport } from "./nats-transport.js";
+import { type NatsTransport, natsTransport } from "./nats-transport.js";
 import { logTail, type SpawnedWorker, spawnWorkers } from "./spawn-workers.js";
 import { strayWorkers } from "./wrong-run.js";
-import { CONFIG_KEY, checkToken, type WorkerAddress, workerLabel } from "./subjects.js";
+import { CONFIG_KEY, checkToken, runBucket, type WorkerAddress, workerLabel } from "./subjects.js";
 
 /** `runtime.nats` of the run config. */
 export interface NatsSettings {
@@ -29,17 +31,25 @@ export interface NatsSettings {
   heartbeatTimeoutMs: number;
   callTimeoutMs: number;
   startupTimeoutMs: number;
+  /** The largest checkpoint part carried over NATS when a worker does not share the run directory. */
+  maxPartMiB?: number;
 }
+
+/** `runtime.nats.maxPartMiB`'s default (16 GiB), in bytes. */
+export const DEFAULT_MAX_PART_BYTES = 16384 * 2 ** 20;
 
 /** What workers read from the run's KV bucket to build their worker group. */
 export interface PublishedConfig {
   /** The effective run config (the run directory's config.json). */
   config: unknown;
-  /** Absolute run directory on the controller's machine (workers write checkpoint parts under it). */
+  /** Absolute run directory on the controller's machine (workers that see it write checkpoint parts under it). */
   runDir: string;
   /** Changes with every controller start; workers report it, so none from an earlier start is used. */
   session: string;
-  settings: { heartbeatMs: number; callTimeoutMs: number };
+  /** maxPartBytes: absent from an older controller's config (then the default). */
+  settings: { heartbeatMs: number; callTimeoutMs: number; maxPartBytes?: number };
+  /** sha256 of the workflow module file: a worker imports that path only if its file has this hash. */
+  workflowSha256: string | null;
 }
 
 export interface NatsRuntimeOptions {
@@ -50,7 +60,23 @@ export interface NatsRuntimeOptions {
   /** Steps already taken: 0 requires fresh workers (no updates yet). */
   startStep: number;
   auth?: NatsAuth;
+  /** The run key, 64 hex digits (default: MASO_RUN_KEY; with spawned workers a fresh one when unset). */
+  runKey?: string;
   log?: (line: string) => void;
+}
+
+/** The run key: given, from MASO_RUN_KEY, or (spawned workers only) a fresh one they get from their environment. */
+function runKeyOf(o: NatsRuntimeOptions): Buffer {
+  if (o.runKey) return parseRunKey(o.runKey, "CONFIG_RUN_KEY");
+  if (process.env[RUN_KEY_ENV] || o.settings.workers === "attach")
+    return runKeyFromEnv(process.env, "CONFIG_RUN_KEY", "a controller with attached workers");
+  return parseRunKey(newRunKey(), "CONFIG_RUN_KEY");
+}
+
+/** sha256 of the config's workflow module, for workers to pin it; null when the config names none. */
+function workflowHash(config: unknown): string | null {
+  const wf = (config as { workflow?: unknown } | null)?.workflow;
+  return typeof wf === "string" ? fileSha256(resolve(wf)) : null;
 }
 
 /** Every worker address of the run: each cast model with its replicas. */
@@ -77,6 +103,33 @@ async function stopAll(spawned: readonly SpawnedWorker[], graceMs: number): Prom
   );
 }
 
+/** Each worker's hello: it serves the roles the cast gives its model, for this start, from fresh weights in a fresh run. */
+async function checkWorkers(
+  transport: NatsTransport,
+  addresses: readonly WorkerAddress[],
+  o: { cast: Cast; session: string; run: string; startStep: number },
+): Promise<void> {
+  const { cast, session, run } = o;
+  for (const a of addresses) {
+    const hello = await transport.host(a, "hello", {});
+    const want = cast.rolesOf(a.model).sort().join(",");
+    if (hello.roles.sort().join(",") !== want)
+      throw new MasoError(
+        "WORKER_CAST",
+        `worker ${workerLabel(a)} serves roles [${hello.roles}], the cast gives it [${want}]`,
+        "restart the worker for this run",
+      );
+    if (hello.session !== session)
+      throw new MasoError("WORKER_SESSION", `worker ${workerLabel(a)} was built for another start of run ${run}`, "restart the worker");
+    if (o.startStep === 0 && hello.version !== 0)
+      throw new MasoError(
+        "WORKER_NOT_FRESH",
+        `worker ${workerLabel(a)} already holds updated weights (version ${hello.version})`,
+        "restart it: a fresh run starts from the initial weights",
+      );
+  }
+}
+
 /**
  * Builds a runtime over NATS. `close()` shuts the workers down, then the connection and any
  * embedded server.
@@ -97,6 +150,8 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
       "set runtime.nats.run (or --run-id) to the --run the workers were started with",
     );
   const run = checkToken("run id", s.run ?? `run-${randomBytes(4).toString("hex")}`);
+  const runKey = runKeyOf(o);
+  const sealer = runSealer(runKey, senderId("controller"), (why) => log(`run ${run}: ${why}`));
   let server: NatsServer | null = null;
   let nc: NatsConnection | null = null;
   let kv: KV | null = null;
@@ -118,17 +173,19 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
     conn = watchConnection(nc, url);
     kv = await openRunBucket(nc, run);
     const session = randomBytes(8).toString("hex");
+    const maxPartBytes = s.maxPartMiB ? s.maxPartMiB * 2 ** 20 : DEFAULT_MAX_PART_BYTES;
     const published: PublishedConfig = {
       config: o.config,
       runDir: resolve(o.runDir),
       session,
-      settings: { heartbeatMs: s.heartbeatMs, callTimeoutMs: s.callTimeoutMs },
+      settings: { heartbeatMs: s.heartbeatMs, callTimeoutMs: s.callTimeoutMs, maxPartBytes },
+      workflowSha256: workflowHash(o.config),
     };
-    await kv.put(CONFIG_KEY, JSON.stringify(published));
-    const watch = await watchMembers(kv, s.heartbeatTimeoutMs, conn);
+    await kv.put(CONFIG_KEY, sealKv(sealer, runBucket(run), CONFIG_KEY, published));
+    const watch = await watchMembers(kv, runBucket(run), sealer, s.heartbeatTimeoutMs, conn);
     if (s.workers === "spawn") {
       const threads = s.threads ?? Math.max(1, Math.floor(availableParallelism() / addresses.length));
-      spawned = await spawnWorkers({ url, auth, run, runDir: o.runDir, addresses, threads });
+      spawned = await spawnWorkers({ url, auth, runKey, run, runDir: o.runDir, addresses, threads });
       log(
         `started ${spawned.length} worker processes (${threads} thread${threads > 1 ? "s" : ""} each) on ${server ? "an embedded nats-server" : url}, run ${run}`,
       );
@@ -157,29 +214,15 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
       nc,
       url,
       run,
+      sealer,
       replicas: Object.fromEntries(models.map((m) => [m, s.replicas[m] ?? 1])),
       callTimeoutMs: s.callTimeoutMs,
       watch,
+      runDir: o.runDir,
+      maxPartBytes,
     });
     for (const w of spawned) void ended(w).then((how) => transport.lose(workerLabel(w.address), how));
-    for (const a of addresses) {
-      const hello = await transport.host(a, "hello", {});
-      const want = cast.rolesOf(a.model).sort().join(",");
-      if (hello.roles.sort().join(",") !== want)
-        throw new MasoError(
-          "WORKER_CAST",
-          `worker ${workerLabel(a)} serves roles [${hello.roles}], the cast gives it [${want}]`,
-          "restart the worker for this run",
-        );
-      if (hello.session !== session)
-        throw new MasoError("WORKER_SESSION", `worker ${workerLabel(a)} was built for another start of run ${run}`, "restart the worker");
-      if (o.startStep === 0 && hello.version !== 0)
-        throw new MasoError(
-          "WORKER_NOT_FRESH",
-          `worker ${workerLabel(a)} already holds updated weights (version ${hello.version})`,
-          "restart it: a fresh run starts from the initial weights",
-        );
-    }
+    await checkWorkers(transport, addresses, { cast, session, run, startStep: o.startStep });
     await Promise.all(models.map((m) => transport.call(m, "release", {})));
     const controller = createController({ ...opts, cast, transport });
     log(`all ${addresses.length} workers ready (${hostname()} controller)`);

@@ -10,7 +10,10 @@ import type { GenerateRequest, RequestOf, ResponseOf, WorkerOp, WorkerState } fr
 import { type Transport, trafficMeter } from "../runtime/transport.js";
 import type { HostOp, HostOps, PartLocation } from "./host-ops.js";
 import type { MemberWatch } from "./membership.js";
+import { openPartStore, type PartStore } from "./part-transfer.js";
+import { loadRemotePart, saveRemotePart } from "./remote-parts.js";
 import { decodeJson, encodeJson, rpcClient } from "./rpc.js";
+import type { Sealer } from "./run-key.js";
 import { opSubject, type WorkerAddress, workerLabel } from "./subjects.js";
 
 export interface NatsTransportOptions {
@@ -18,14 +21,20 @@ export interface NatsTransportOptions {
   /** The server's URL, named by NATS_DISCONNECTED. */
   url: string;
   run: string;
+  /** Seals and opens every message with the run key. */
+  sealer: Sealer;
   /** Replicas per model (1: one worker process). */
   replicas: Readonly<Record<string, number>>;
   callTimeoutMs: number;
   /** Membership: a worker it reports lost fails its pending and later calls. */
   watch: MemberWatch;
+  /** The controller's run directory, which checkpoint part locations are relative to. */
+  runDir: string;
+  /** The largest checkpoint part carried over NATS, in bytes. */
+  maxPartBytes: number;
 }
 
-/** The NATS transport plus the host operations the run loop needs (checkpoint parts in place). */
+/** The NATS transport plus the host operations the run loop needs (checkpoint parts, in place or carried). */
 export interface NatsTransport extends Transport {
   saveCheckpointPart(model: string, loc: PartLocation): Promise<void>;
   loadCheckpointPart(model: string, loc: PartLocation): Promise<void>;
@@ -59,13 +68,29 @@ function mergeStates(states: WorkerState[]): WorkerState {
   return out;
 }
 
+/** Where each checkpoint part goes: its model, location, and the run's part store (remote-parts.ts). */
+function partOptions(o: NatsTransportOptions) {
+  // opened now, before any worker can upload, because the first open purges what a controller that
+  // died mid-transfer left; a failed open is retried (without the purge) by the next checkpoint
+  let store: Promise<PartStore> | null = openPartStore(o.nc, o.run, o.sealer, o.maxPartBytes, true);
+  store.catch(() => {});
+  const partStore = () => {
+    store ??= openPartStore(o.nc, o.run, o.sealer, o.maxPartBytes);
+    return store.catch((e) => {
+      store = null;
+      throw e;
+    });
+  };
+  return (model: string, loc: PartLocation) => ({ model, runDir: o.runDir, loc, store: partStore });
+}
+
 /**
  * A Transport to worker processes on NATS; `groups()` are the models of `replicas`.
  * @example
- * const transport = natsTransport({ nc, url, run: "r1", replicas: { coder: 1, reviewer: 1 }, callTimeoutMs: 600_000, watch });
+ * const transport = natsTransport({ nc, url, run: "r1", sealer, replicas: { coder: 1, reviewer: 1 }, callTimeoutMs: 600_000, watch });
  */
 export function natsTransport(o: NatsTransportOptions): NatsTransport {
-  const rpc = rpcClient(o.nc, o.run, o.url);
+  const rpc = rpcClient(o.nc, o.run, o.sealer, o.url);
   const lost = new Map<string, string>();
   /** Workers that answered a call: a later "no responders" from one of them means it is gone. */
   const served = new Set<string>();
@@ -134,16 +159,21 @@ export function natsTransport(o: NatsTransportOptions): NatsTransport {
     op: K,
     req: Parameters<HostOps[K]>[0],
   ): Promise<Awaited<ReturnType<HostOps[K]>>> => decodeJson(await send(w, op, encodeJson(req))) as Awaited<ReturnType<HostOps[K]>>;
-  /** The update barrier: every replica fetches rank 0's weights of `version` before the call returns. */
-  const syncReplicas = async (model: string, version: number) => {
+  /**
+   * The update barrier: every replica fetches rank 0's current weights before the call returns,
+   * and takes them only if their sha256 is the one rank 0 told the controller.
+   */
+  const syncReplicas = async (model: string) => {
+    const { version, sha256 } = await hostCall(ranks(model)[0], "weightsDigest", {});
     const replicas = ranks(model).slice(1);
-    const got = await Promise.all(replicas.map((w) => hostCall(w, "syncWeights", { version })));
+    const got = await Promise.all(replicas.map((w) => hostCall(w, "syncWeights", { version, sha256 })));
     got.forEach((g, i) => {
       if (g.version !== version)
         throw new MasoError("WEIGHTS_STALE", `replica ${workerLabel(replicas[i])} serves version ${g.version}, rank 0 ${version}`, "");
     });
   };
   const replicated = (model: string) => ranks(model).length > 1;
+  const partOpts = partOptions(o);
 
   return {
     async call<K extends WorkerOp>(group: string, op: K, msg: RequestOf<K>): Promise<ResponseOf<K>> {
@@ -158,18 +188,18 @@ export function natsTransport(o: NatsTransportOptions): NatsTransport {
       }
       if (op === "state") return mergeStates((await Promise.all(all.map((w) => counted(w, op, msg)))) as WorkerState[]) as ResponseOf<K>;
       const out = (await counted(all[0], op, msg)) as ResponseOf<K>;
-      if (op === "update" && replicated(group)) await syncReplicas(group, (await hostCall(all[0], "hello", {})).version);
+      if (op === "update" && replicated(group)) await syncReplicas(group);
       return out;
     },
     groups: () => Object.keys(o.replicas),
     traffic: meter.traffic,
     resetTraffic: meter.reset,
     async saveCheckpointPart(model, loc) {
-      await hostCall(ranks(model)[0], "checkpointSave", loc);
+      await saveRemotePart(partOpts(model, loc), (req) => hostCall(ranks(model)[0], "checkpointSave", req));
     },
     async loadCheckpointPart(model, loc) {
-      const { version } = await hostCall(ranks(model)[0], "checkpointLoad", loc);
-      if (replicated(model)) await syncReplicas(model, version);
+      await loadRemotePart(partOpts(model, loc), (req) => hostCall(ranks(model)[0], "checkpointLoad", req));
+      if (replicated(model)) await syncReplicas(model);
     },
     host: hostCall,
     lose,

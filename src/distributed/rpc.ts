@@ -2,10 +2,13 @@
 // numbered chunks (headers Maso-Chunk "i/n"), reassembled by index on the other side. Every request
 // has a timeout; replies come back on one inbox subscription per client. Errors travel as data
 // (code, message, hint) and are rethrown as the same MasoError, so a refusal reads exactly as it
-// would in-process.
+// would in-process. Every body is sealed with the run key (run-key.ts): a request for its subject and
+// reply inbox, a reply for its inbox, the request it answers (sender and sequence) and its status,
+// so a client without the key can neither read a call nor forge, redirect or replay one.
 import { headers, type Msg, type MsgHdrs, type NatsConnection, nuid } from "@nats-io/transport-node";
 import { MasoError } from "../errors.js";
 import { type ConnectionWatch, watchConnection } from "./connect.js";
+import type { Sealer } from "./run-key.js";
 import { RUN_HEADER } from "./subjects.js";
 
 const CHUNK = "Maso-Chunk";
@@ -42,6 +45,9 @@ function publishChunks(nc: NatsConnection, subject: string, payload: Uint8Array,
     nc.publish(subject, payload.subarray(i * size, (i + 1) * size), { headers: h, ...(reply && { reply }) });
   }
 }
+
+const requestContext = (subject: string, reply: string) => `req ${subject} ${reply}`;
+const replyContext = (inbox: string, sender: string, seq: number, status: string) => `rep ${inbox} ${sender} ${seq} ${status}`;
 
 /** Collects chunks by key until each key's message is whole. */
 function reassembler() {
@@ -92,17 +98,19 @@ export interface RpcClient {
 
 /**
  * Starts a client on one connection; `run` goes into every request's Maso-Run header, `url` (the
- * server) into its NATS_DISCONNECTED errors.
+ * server) into its NATS_DISCONNECTED errors. A reply that does not open with the run key is
+ * ignored and the call keeps waiting for the authentic one (or its timeout): a forged first reply
+ * cannot win.
  * @example
- * const rpc = rpcClient(nc, "r1");
+ * const rpc = rpcClient(nc, "r1", sealer);
  * const bytes = await rpc.request(opSubject("r1", { model: "coder", rank: 0 }, "state"), encodeJson({}), { timeoutMs: 5000, label: "coder/0 state", worker: "coder/0" });
  */
-export function rpcClient(nc: NatsConnection, run: string, url = `nats://${nc.getServer()}`): RpcClient {
+export function rpcClient(nc: NatsConnection, run: string, sealer: Sealer, url = `nats://${nc.getServer()}`): RpcClient {
   const connection = watchConnection(nc, url);
   const prefix = `_INBOX.${nuid.next()}`;
   const pending = new Map<
     string,
-    { resolve: (b: Uint8Array) => void; reject: (e: Error) => void; o: RequestOptions; timer: NodeJS.Timeout }
+    { resolve: (b: Uint8Array) => void; reject: (e: Error) => void; o: RequestOptions; timer: NodeJS.Timeout; seq: number }
   >();
   const chunks = reassembler();
   const settle = (id: string) => {
@@ -133,11 +141,14 @@ export function rpcClient(nc: NatsConnection, run: string, url = `nats://${nc.ge
       }
       const whole = chunks.add(id, msg.headers, msg.data);
       if (!whole) return;
+      const status = msg.headers?.get(STATUS) === "error" ? "error" : "ok";
+      const opened = sealer.open(replyContext(msg.subject, sealer.sender, pending.get(id)!.seq, status), whole);
+      if (!opened) return;
       const p = settle(id)!;
-      if (msg.headers?.get(STATUS) === "error") {
-        const e = decodeJson(whole) as ErrorBody;
+      if (status === "error") {
+        const e = decodeJson(opened.body) as ErrorBody;
         p.reject(new MasoError(e.code, e.message, e.hint));
-      } else p.resolve(whole);
+      } else p.resolve(opened.body);
     },
   });
   const client: RpcClient = {
@@ -156,9 +167,12 @@ export function rpcClient(nc: NatsConnection, run: string, url = `nats://${nc.ge
             ),
           );
         }, o.timeoutMs);
-        pending.set(id, { resolve, reject, o, timer });
+        const inbox = `${prefix}.${id}`;
         try {
-          publishChunks(nc, subject, payload, { [RUN_HEADER]: run }, `${prefix}.${id}`);
+          // sealed and published in one go: a sender's sequence numbers reach each receiver in order
+          const { bytes, seq } = sealer.seal(requestContext(subject, inbox), payload);
+          pending.set(id, { resolve, reject, o, timer, seq });
+          publishChunks(nc, subject, bytes, { [RUN_HEADER]: run }, inbox);
         } catch (e) {
           settle(id);
           reject(new MasoError("NATS_PUBLISH", `${o.label}: cannot send: ${(e as Error).message}`, "check the NATS connection"));
@@ -183,35 +197,48 @@ export function rpcClient(nc: NatsConnection, run: string, url = `nats://${nc.ge
   return client;
 }
 
-/** What a served operation returns: bytes, or an error that travels back as data. */
-export type RpcHandler = (op: string, payload: Uint8Array) => Promise<Uint8Array>;
+/** What a served operation returns: bytes, or an error that travels back as data. `from` is the authenticated sender id. */
+export type RpcHandler = (op: string, payload: Uint8Array, from: string) => Promise<Uint8Array>;
 
 /**
- * Serves requests on `subject` (a wildcard whose last token is the op). A request whose Maso-Run
- * header is not `run` is refused (WORKER_WRONG_RUN) without reaching the handler; handlers run
- * concurrently, as the in-process transport would call them.
+ * Serves requests on `subject` (a wildcard whose last token is the op). A request that does not
+ * open with the run key (forged, replayed, moved to another subject) is dropped unanswered; one
+ * whose Maso-Run header is not `run` is refused (WORKER_WRONG_RUN) without reaching the handler;
+ * handlers run concurrently, as the in-process transport would call them.
  */
-export function serveRpc(nc: NatsConnection, subject: string, run: string, label: string, handler: RpcHandler): { stop(): void } {
+export function serveRpc(
+  nc: NatsConnection,
+  subject: string,
+  run: string,
+  sealer: Sealer,
+  label: string,
+  handler: RpcHandler,
+): { stop(): void } {
   const chunks = reassembler();
-  const reply = (msg: Msg, body: Uint8Array, status: "ok" | "error") => {
-    if (msg.reply) publishChunks(nc, msg.reply, body, { [STATUS]: status });
+  const reply = (msg: Msg, req: { sender: string; seq: number }, body: Uint8Array, status: "ok" | "error") => {
+    if (!msg.reply) return;
+    const { bytes } = sealer.seal(replyContext(msg.reply, req.sender, req.seq, status), body);
+    publishChunks(nc, msg.reply, bytes, { [STATUS]: status });
   };
-  const fail = (msg: Msg, e: unknown) => {
+  const fail = (msg: Msg, req: { sender: string; seq: number }, e: unknown) => {
     const body: ErrorBody =
       e instanceof MasoError
         ? { code: e.code, message: e.what, hint: e.hint }
         : { code: "WORKER_ERROR", message: `${label}: ${(e as Error)?.message ?? String(e)}`, hint: "see the worker's log" };
-    reply(msg, encodeJson(body), "error");
+    reply(msg, req, encodeJson(body), "error");
   };
   const sub = nc.subscribe(subject, {
     callback: (err, msg) => {
       if (err) return;
       const whole = chunks.add(msg.reply ?? msg.subject, msg.headers, msg.data);
       if (!whole) return;
+      const req = sealer.open(requestContext(msg.subject, msg.reply ?? ""), whole);
+      if (!req) return;
       const from = msg.headers?.get(RUN_HEADER) ?? "";
       if (from !== run) {
         fail(
           msg,
+          req,
           new MasoError(
             "WORKER_WRONG_RUN",
             `${label} serves run "${run}" and refuses a message for run "${from}"`,
@@ -221,9 +248,9 @@ export function serveRpc(nc: NatsConnection, subject: string, run: string, label
         return;
       }
       const op = msg.subject.slice(msg.subject.lastIndexOf(".") + 1);
-      handler(op, whole).then(
-        (out) => reply(msg, out, "ok"),
-        (e) => fail(msg, e),
+      handler(op, req.body, req.sender).then(
+        (out) => reply(msg, req, out, "ok"),
+        (e) => fail(msg, req, e),
       );
     },
   });

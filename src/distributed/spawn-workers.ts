@@ -1,12 +1,13 @@
 // Local worker processes for `runtime.nats.workers: "spawn"`: one `maso worker` per model and
 // replica, each with its share of the cores, its log in <runDir>/workers/<model>-<rank>.log, and the
-// NATS credentials passed through the environment (never argv).
+// NATS credentials and the run key passed through the environment (never argv).
 import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type NatsAuth, natsAuthEnv } from "./connect.js";
+import { RUN_KEY_ENV } from "./run-key.js";
 import type { WorkerAddress } from "./subjects.js";
 
 export interface SpawnedWorker {
@@ -36,11 +37,12 @@ export async function logTail(w: SpawnedWorker, lines = 8): Promise<string> {
 /**
  * Starts one worker process per address.
  * @example
- * const workers = await spawnWorkers({ url, auth, run, runDir, addresses: [{ model: "coder", rank: 0 }], threads: 1 });
+ * const workers = await spawnWorkers({ url, auth, runKey, run, runDir, addresses: [{ model: "coder", rank: 0 }], threads: 1 });
  */
 export async function spawnWorkers(o: {
   url: string;
   auth: NatsAuth;
+  runKey: Buffer;
   run: string;
   runDir: string;
   addresses: readonly WorkerAddress[];
@@ -68,7 +70,13 @@ export async function spawnWorkers(o: {
       o.runDir,
     ];
     const child = spawn(process.execPath, args, {
-      env: { ...process.env, ...natsAuthEnv(o.auth), MASO_THREADS: String(o.threads), [PARENT_PIPE_ENV]: "1" },
+      env: {
+        ...process.env,
+        ...natsAuthEnv(o.auth),
+        [RUN_KEY_ENV]: o.runKey.toString("hex"),
+        MASO_THREADS: String(o.threads),
+        [PARENT_PIPE_ENV]: "1",
+      },
       // stdin stays open for the worker's life: it closes when this process dies, however it dies
       stdio: ["pipe", "pipe", "pipe"],
     });

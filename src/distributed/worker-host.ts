@@ -3,20 +3,19 @@
 // cache that scoring and updates read; a replica (rank > 0) generates, hands each sample to rank 0
 // (worker-to-worker) and answers with rank 0's id, so the controller sees one worker group.
 import { hostname } from "node:os";
-import { join, resolve, sep } from "node:path";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { partWriter } from "../checkpoint/write-checkpoint.js";
-import { openPartReader } from "../checkpoint/read-checkpoint.js";
 import { MasoError } from "../errors.js";
-import { workerGroupPart } from "../checkpoint/worker-group-part.js";
 import type { GenerateRequest, WorkerGroupApi, WorkerOp } from "../runtime/messages.js";
 import type { SampleRecord, WorkerGroup } from "../runtime/worker-group.js";
 import type { NatsAuth } from "./connect.js";
-import { type HelloResponse, type HostOps, type PartLocation, WEIGHTS_OP } from "./host-ops.js";
+import { type HelloResponse, type HostOps, WEIGHTS_OP } from "./host-ops.js";
 import { type Heartbeat, startHeartbeat } from "./membership.js";
+import { openPartStore, type PartStore } from "./part-transfer.js";
 import { decodeJson, encodeJson, rpcClient, serveRpc } from "./rpc.js";
+import { type Sealer, senderAddress, sha256 } from "./run-key.js";
 import { opSubject, type WorkerAddress, workerLabel, workerSubjects } from "./subjects.js";
 import { applyWeights, packWeights } from "./weights.js";
+import { workerParts } from "./worker-parts.js";
 
 export interface WorkerHostOptions {
   nc: NatsConnection;
@@ -24,10 +23,18 @@ export interface WorkerHostOptions {
   url: string;
   auth: NatsAuth;
   run: string;
+  /** The run key: the heartbeat thread seals its entries with it. */
+  runKey: Buffer;
+  /** Seals and opens this worker's messages (its sender id names its address). */
+  sealer: Sealer;
   address: WorkerAddress;
   wg: WorkerGroup;
-  /** Where checkpoint parts are written and read (the run directory, at the controller's path or a mount of it). */
+  /** Where checkpoint parts are written and read in place (the run directory, at the controller's path or a mount of it). */
   runDir: string;
+  /** Where parts are staged when the run directory is not shared (the worker's --run-dir); default the OS temp dir. */
+  stageRoot?: string;
+  /** The largest checkpoint part carried over NATS, in bytes. */
+  maxPartBytes: number;
   /** Whether the base weights train (a weight sync then carries them, not only the adapters). */
   trainsBase: boolean;
   threads: number;
@@ -83,10 +90,77 @@ function checkRecord(r: SampleRecord): SampleRecord {
   return r;
 }
 
+/** What a worker's host operations reach: its group, its place in the run, its weights version and rank 0. */
+interface HostContext {
+  wg: WorkerGroup;
+  label: string;
+  address: WorkerAddress;
+  isReplica: boolean;
+  session: string;
+  trainsBase: boolean;
+  parts: ReturnType<typeof workerParts>;
+  version(): number;
+  setVersion(v: number): void;
+  packedWeights(): { version: number; bytes: Uint8Array; sha256: string };
+  requestRank0(op: string, body: unknown): Promise<Uint8Array>;
+  stop(): Promise<void>;
+}
+
+/** The host operations (hello, checkpoints, weight syncs, adopted samples, shutdown) of one worker. */
+function hostOps(c: HostContext): HostOps {
+  return {
+    async hello(): Promise<HelloResponse> {
+      const state = await c.wg.state({});
+      const generated = Object.values(state.calls).reduce((a, by) => a + Object.values(by).reduce((x, n) => x + n, 0), 0);
+      return {
+        model: c.address.model,
+        rank: c.address.rank,
+        roles: state.roles,
+        updates: c.wg.updates,
+        version: c.version(),
+        pid: process.pid,
+        generated,
+        session: c.session,
+      };
+    },
+    checkpointSave: (req) => c.parts.save(req),
+    async checkpointLoad(req) {
+      if (!(await c.parts.load(req))) return { needsFiles: true };
+      c.wg.weightsChanged();
+      c.setVersion(c.version() + 1);
+      return { version: c.version() };
+    },
+    async weightsDigest() {
+      if (c.isReplica) throw new MasoError("WORKER_NOT_RANK0", `${c.label} is a replica; rank 0 holds the weights to sync`, "");
+      const p = c.packedWeights();
+      return { version: p.version, sha256: p.sha256 };
+    },
+    async syncWeights(req) {
+      if (!c.isReplica) return { version: c.version() };
+      const bytes = await c.requestRank0(WEIGHTS_OP, { version: req.version });
+      // the run key already authenticates rank 0's reply; the digest the controller got from rank 0
+      // also pins its content, not only its layout
+      if (sha256(bytes) !== req.sha256)
+        throw new MasoError("WEIGHTS_HASH", `${c.label}: the weights from rank 0 do not have the sha256 rank 0 announced`, "");
+      c.setVersion(applyWeights(c.wg.model, c.trainsBase, bytes));
+      c.wg.weightsChanged();
+      return { version: c.version() };
+    },
+    async adopt(r) {
+      if (c.isReplica) throw new MasoError("WORKER_NOT_RANK0", `${c.label} is a replica; samples go to rank 0`, "");
+      return { id: c.wg.adoptSample(checkRecord(r)) };
+    },
+    async shutdown() {
+      setImmediate(() => void c.stop());
+      return { stopping: true };
+    },
+  };
+}
+
 /**
  * Serves `wg` until a shutdown op or stop(); announces the worker with a heartbeat once it listens.
  * @example
- * const host = await serveWorkerGroup({ nc, url, auth, run: "r1", address: { model: "coder", rank: 0 }, wg, runDir, trainsBase: false, threads: 1, heartbeatMs: 1000, callTimeoutMs: 600000 });
+ * const host = await serveWorkerGroup({ nc, url, auth, run: "r1", runKey, sealer, address: { model: "coder", rank: 0 }, wg, runDir, trainsBase: false, threads: 1, heartbeatMs: 1000, callTimeoutMs: 600000 });
  * await host.stopped;
  */
 export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost> {
@@ -94,7 +168,7 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
   const label = `worker ${workerLabel(address)}`;
   const rank0 = { model: address.model, rank: 0 };
   const isReplica = address.rank > 0;
-  const rpc = rpcClient(o.nc, run);
+  const rpc = rpcClient(o.nc, run, o.sealer);
   let version = 0;
   /** Replicas: rank 0's sample id → this replica's id, for chained prompts and discards. */
   const local = new Map<number, number>();
@@ -104,13 +178,21 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
     version = v;
     heartbeat?.update({ version });
   };
-  const partDir = (loc: PartLocation): string => {
-    const root = resolve(o.runDir, "checkpoints");
-    const dir = resolve(o.runDir, String(loc.checkpoint));
-    if (!dir.startsWith(root + sep) || !/^[a-z0-9_-]{1,64}$/.test(String(loc.part)))
-      throw new MasoError("WORKER_PATH", `${label}: checkpoint location ${JSON.stringify(loc)} is outside ${root}`, "");
-    return dir;
-  };
+  let store: Promise<PartStore> | null = null;
+  const parts = workerParts({
+    wg,
+    label,
+    runDir: o.runDir,
+    stageRoot: o.stageRoot,
+    store: () => {
+      store ??= openPartStore(o.nc, run, o.sealer, o.maxPartBytes);
+      // a failed open is retried by the next checkpoint instead of failing every later one
+      return store.catch((e) => {
+        store = null;
+        throw e;
+      });
+    },
+  });
   const requestRank0 = (op: string, body: unknown): Promise<Uint8Array> =>
     rpc.request(opSubject(run, rank0, op), encodeJson(body), {
       timeoutMs: o.callTimeoutMs,
@@ -118,6 +200,16 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
       worker: workerLabel(rank0),
     });
   const toRank0 = async (op: string, body: unknown) => decodeJson(await requestRank0(op, body));
+  /** Rank 0: this version's packed weights and their sha256, packed once however many replicas fetch them. */
+  let packed: { version: number; bytes: Uint8Array; sha256: string } | null = null;
+  const packedWeights = () => {
+    if (packed?.version !== version) {
+      packed = null; // the old copy goes before the new one is made
+      const bytes = packWeights(wg.model, o.trainsBase, version);
+      packed = { version, bytes, sha256: sha256(bytes) };
+    }
+    return packed;
+  };
 
   /** A replica's generate: sample here, then hand the sample to rank 0 and answer with its id there. */
   const replicaGenerate = async (req: GenerateRequest) => {
@@ -128,54 +220,31 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
     return { ...res, sampleHandle: { ...res.sampleHandle, id } };
   };
 
-  const host: HostOps = {
-    async hello(): Promise<HelloResponse> {
-      const state = await wg.state({});
-      const generated = Object.values(state.calls).reduce((a, by) => a + Object.values(by).reduce((x, n) => x + n, 0), 0);
-      return {
-        model: address.model,
-        rank: address.rank,
-        roles: state.roles,
-        updates: wg.updates,
-        version,
-        pid: process.pid,
-        generated,
-        session: o.session,
-      };
-    },
-    async checkpointSave(loc) {
-      await workerGroupPart(loc.part, wg).save(partWriter(join(partDir(loc), loc.part)));
-      return { saved: true };
-    },
-    async checkpointLoad(loc) {
-      await workerGroupPart(loc.part, wg).load(await openPartReader(partDir(loc), loc.part));
-      wg.weightsChanged();
-      setVersion(version + 1);
-      return { version };
-    },
-    async syncWeights(req) {
-      if (!isReplica) return { version };
-      setVersion(applyWeights(wg.model, o.trainsBase, await requestRank0(WEIGHTS_OP, req)));
-      wg.weightsChanged();
-      return { version };
-    },
-    async adopt(r) {
-      if (isReplica) throw new MasoError("WORKER_NOT_RANK0", `${label} is a replica; samples go to rank 0`, "");
-      return { id: wg.adoptSample(checkRecord(r)) };
-    },
-    async shutdown() {
-      setImmediate(() => void stop());
-      return { stopping: true };
-    },
-  };
+  const host = hostOps({
+    wg,
+    label,
+    address,
+    isReplica,
+    session: o.session,
+    trainsBase: o.trainsBase,
+    parts,
+    version: () => version,
+    setVersion,
+    packedWeights,
+    requestRank0,
+    stop: () => stop(),
+  });
 
-  const handle = async (op: string, payload: Uint8Array): Promise<Uint8Array> => {
+  const handle = async (op: string, payload: Uint8Array, from: string): Promise<Uint8Array> => {
     const req = decodeJson(payload) as never;
     if (op === WEIGHTS_OP) {
+      const asker = senderAddress(from);
+      if (isReplica || asker?.model !== address.model || asker.rank === 0)
+        throw new MasoError("WEIGHTS_DENIED", `${label} sends its weights to replicas of ${address.model} only, not to ${from}`, "");
       const want = (req as { version: number }).version;
       if (want !== version)
         throw new MasoError("WEIGHTS_STALE", `${label} holds weights version ${version}, a replica asked for ${want}`, "");
-      return packWeights(wg.model, o.trainsBase, version);
+      return packedWeights().bytes;
     }
     // own keys only: an op named after an Object.prototype member must not reach it
     if (Object.hasOwn(host, op)) return encodeJson(await host[op as keyof HostOps](req));
@@ -205,13 +274,14 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
     await heartbeat?.stop();
     done();
   };
-  const server = serveRpc(o.nc, workerSubjects(run, address), run, label, handle);
+  const server = serveRpc(o.nc, workerSubjects(run, address), run, o.sealer, label, handle);
   // announce only once the subscription is on the server: a controller may call the moment it sees the beat
   await o.nc.flush();
   heartbeat = await startHeartbeat({
     url: o.url,
     auth: o.auth,
     run,
+    runKey: o.runKey,
     intervalMs: o.heartbeatMs,
     reconnectSeconds: o.reconnectSeconds,
     entry: {

@@ -1,14 +1,17 @@
 // The life of a `maso worker` process: connect, wait for the controller's published run config,
 // build this model's worker group from it (the caller knows how: the CLI maps a config onto
-// models), serve it until the controller shuts it down, then exit cleanly.
+// models), serve it until the controller shuts it down, then exit cleanly. The config counts only
+// when it opens with the run key (MASO_RUN_KEY): a client with the server's token alone cannot
+// make a worker build, or import, anything.
 import type { KV } from "@nats-io/kv";
 import { MasoError } from "../errors.js";
 import type { TrainMode } from "../runtime/models.js";
 import type { WorkerGroup } from "../runtime/worker-group.js";
 import { connectNats, type NatsAuth } from "./connect.js";
 import { openRunBucket } from "./membership.js";
-import type { PublishedConfig } from "./nats-runtime.js";
-import { CONFIG_KEY, checkToken, type WorkerAddress, workerLabel } from "./subjects.js";
+import { DEFAULT_MAX_PART_BYTES, type PublishedConfig } from "./nats-runtime.js";
+import { openKv, runSealer, type Sealer, senderId } from "./run-key.js";
+import { CONFIG_KEY, checkToken, runBucket, type WorkerAddress, workerLabel } from "./subjects.js";
 import { serveWorkerGroup, type WorkerHost } from "./worker-host.js";
 import { whileWaiting } from "./wrong-run.js";
 
@@ -16,12 +19,14 @@ export interface WorkerProcessOptions {
   url: string;
   auth: NatsAuth;
   run: string;
+  /** The run key (MASO_RUN_KEY): every message and the published config are sealed with it. */
+  runKey: Buffer;
   address: WorkerAddress;
   threads: number;
   /** Where checkpoint parts go (default: the controller's run directory path). */
   runDir?: string;
-  /** Builds this model's worker group from the published run config. */
-  build: (config: unknown) => Promise<{ wg: WorkerGroup; train: TrainMode }>;
+  /** Builds this model's worker group from the published run config and the workflow module's pinned sha256. */
+  build: (config: unknown, workflowSha256: string | null) => Promise<{ wg: WorkerGroup; train: TrainMode }>;
   log: (line: string) => void;
   /** How long to keep reconnecting to a server that went away before exiting (default 30). */
   reconnectSeconds?: number;
@@ -29,9 +34,15 @@ export interface WorkerProcessOptions {
 
 /**
  * The next published config whose session is not `after`, polled every 250 ms; null once `until`
- * resolves first.
+ * resolves first. A value that does not open with the run key is skipped (the sealer says so once).
  */
-async function nextConfig(kv: KV, after: string | null, until?: Promise<void>): Promise<PublishedConfig | null> {
+async function nextConfig(
+  kv: KV,
+  sealer: Sealer,
+  bucket: string,
+  after: string | null,
+  until?: Promise<void>,
+): Promise<PublishedConfig | null> {
   let over = false;
   void until?.then(() => {
     over = true;
@@ -39,8 +50,8 @@ async function nextConfig(kv: KV, after: string | null, until?: Promise<void>): 
   while (!over) {
     const e = await kv.get(CONFIG_KEY).catch(() => null);
     if (e && e.operation === "PUT") {
-      const p = JSON.parse(e.string()) as PublishedConfig;
-      if (p.session !== after) return p;
+      const p = openKv<PublishedConfig>(sealer, bucket, CONFIG_KEY, e.value);
+      if (p && p.session !== after) return p;
     }
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -63,12 +74,17 @@ function tripwire(): { fired: Promise<never>; fire: (e: Error) => void } {
  * when the connection (its own or its heartbeat's) closes for good: a worker that no server can
  * reach serves nobody, and one left running would read as a lost worker, not a lost server.
  * @example
- * await runWorkerProcess({ url, auth, run: "r1", address: { model: "coder", rank: 0 }, threads: 1, build, log: console.log });
+ * await runWorkerProcess({ url, auth, run: "r1", runKey, address: { model: "coder", rank: 0 }, threads: 1, build, log: console.log });
  */
 export async function runWorkerProcess(o: WorkerProcessOptions): Promise<void> {
   checkToken("run id", o.run);
   checkToken("model name", o.address.model);
   const label = workerLabel(o.address);
+  const bucket = runBucket(o.run);
+  const say = (why: string) => o.log(`worker ${label}: ${why}`);
+  const sealer = runSealer(o.runKey, senderId(label), say);
+  // the config is read again every 250 ms: its own replay marks, apart from the controller's calls
+  const configs = runSealer(o.runKey, sealer.sender, say);
   const reconnectSeconds = o.reconnectSeconds ?? 30;
   const nc = await connectNats(o.url, o.auth, `maso-worker ${o.run} ${label}`, reconnectSeconds);
   let closing = false;
@@ -92,21 +108,26 @@ export async function runWorkerProcess(o: WorkerProcessOptions): Promise<void> {
     let session: string | null = null;
     for (;;) {
       o.log(`worker ${label}: waiting for the run config of ${o.run}`);
-      const waiting = whileWaiting({ nc, kv, run: o.run, address: o.address, log: o.log });
-      const published: PublishedConfig | null = await Promise.race([nextConfig(kv, session, over), lost.fired]).finally(() =>
-        waiting.stop(),
+      const waiting = whileWaiting({ nc, kv, sealer, run: o.run, address: o.address, log: o.log });
+      const published: PublishedConfig | null = await Promise.race([nextConfig(kv, configs, bucket, session, over), lost.fired]).finally(
+        () => waiting.stop(),
       );
       if (!published) break;
       session = published.session;
-      const { wg, train } = await o.build(published.config);
+      const { wg, train } = await o.build(published.config, published.workflowSha256 ?? null);
       host = await serveWorkerGroup({
         nc,
         url: o.url,
         auth: o.auth,
         run: o.run,
+        runKey: o.runKey,
+        sealer,
         address: o.address,
         wg,
         runDir: o.runDir ?? published.runDir,
+        // parts of a run directory this machine cannot see are staged in its own --run-dir
+        stageRoot: o.runDir,
+        maxPartBytes: published.settings.maxPartBytes ?? DEFAULT_MAX_PART_BYTES,
         trainsBase: train === "full",
         threads: o.threads,
         heartbeatMs: published.settings.heartbeatMs,
@@ -118,7 +139,7 @@ export async function runWorkerProcess(o: WorkerProcessOptions): Promise<void> {
       o.log(`worker ${label}: serving ${wg.name} (${o.threads} thread${o.threads > 1 ? "s" : ""})`);
       // a controller that starts again (a resume) publishes a new session: rebuild from its config
       const until = Promise.race([host.stopped, over]);
-      const restarted = nextConfig(kv, published.session, until).then((p) => p !== null);
+      const restarted = nextConfig(kv, configs, bucket, published.session, until).then((p) => p !== null);
       if (!(await Promise.race([restarted, host.stopped.then(() => false), lost.fired]))) break;
       await host.stop();
       o.log(`worker ${label}: the controller of ${o.run} started again; building a fresh worker group`);

@@ -5,6 +5,7 @@
 // in turn looks for controllers that published a config under another run id. Each says so once.
 import { type KV, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
+import { type Sealer, sealKv } from "./run-key.js";
 import { CONFIG_KEY, runBucket, type WorkerAddress, workerLabel } from "./subjects.js";
 
 const PREFIX = runBucket("");
@@ -22,11 +23,19 @@ async function otherRuns(nc: NatsConnection, run: string): Promise<string[]> {
  * The worker's side, while it waits for its run's config: keeps its waiting entry fresh and, once,
  * names the runs whose controllers published a config instead. stop() removes the entry.
  */
-export function whileWaiting(o: { nc: NatsConnection; kv: KV; run: string; address: WorkerAddress; log: (line: string) => void }) {
+export function whileWaiting(o: {
+  nc: NatsConnection;
+  kv: KV;
+  sealer: Sealer;
+  run: string;
+  address: WorkerAddress;
+  log: (line: string) => void;
+}) {
   let told = false;
   let beats = 0;
   const tick = async () => {
-    await o.kv.put(waitingKey(o.address), JSON.stringify({ pid: process.pid, beats: beats++ }));
+    const key = waitingKey(o.address);
+    await o.kv.put(key, sealKv(o.sealer, runBucket(o.run), key, { pid: process.pid, beats: beats++ }));
     if (told || beats < 3) return;
     const kvm = new Kvm(o.nc);
     const published: string[] = [];

@@ -1,5 +1,5 @@
-// Checkpoint parts for an RL runtime: one per worker group (in this process, or written in place by a
-// worker process), plus the run's own state (step, task cursor, seed). Saving and loading only; it
+// Checkpoint parts for an RL runtime: one per worker group (in this process, or saved by a worker
+// process: in place on a shared file system, else carried over NATS), plus the run's own state (step, task cursor, seed). Saving and loading only; it
 // never changes training maths.
 import { workerGroupPart, workerPartName } from "../checkpoint/worker-group-part.js";
 import type { Checkpointable } from "../checkpoint/types.js";
@@ -31,8 +31,8 @@ export function checkRunState(v: unknown): RunState {
 }
 
 /**
- * A worker group in another process as a checkpoint part: that process writes and reads its files
- * in place, at the same path relative to the run directory (the files never cross the transport).
+ * A worker group in another process as a checkpoint part, located by its path relative to the run
+ * directory: the transport has the worker write and read it there, or carries its files.
  */
 function remoteGroupPart(name: string, model: string, remote: RemoteParts, runDir: string): Checkpointable {
   const at = (partDir: string) => ({ checkpoint: relative(runDir, dirname(partDir)), part: name });

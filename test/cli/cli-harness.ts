@@ -20,9 +20,10 @@ export interface CliRun {
   done: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `maso <args>`. */
-export function startCli(args: readonly string[], env: Record<string, string> = {}): CliRun {
-  const child = spawn(process.execPath, ["--import", "tsx", ENTRY, ...args], {
+/** Starts `maso <args>`; `wrap` prefixes the command (e.g. `ip netns exec <ns>`). */
+export function startCli(args: readonly string[], env: Record<string, string> = {}, wrap: readonly string[] = []): CliRun {
+  const [cmd, ...pre] = [...wrap, process.execPath];
+  const child = spawn(cmd, [...pre, "--import", "tsx", ENTRY, ...args], {
     cwd: REPO,
     env: { ...process.env, ...env, FORCE_COLOR: "0" },
     stdio: ["ignore", "pipe", "pipe"],
@@ -70,8 +71,9 @@ export function startCli(args: readonly string[], env: Record<string, string> = 
 export async function runCli(
   args: readonly string[],
   env: Record<string, string> = {},
+  wrap: readonly string[] = [],
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const r = startCli(args, env);
+  const r = startCli(args, env, wrap);
   const { code } = await r.done;
   return { code, stdout: r.stdout(), stderr: r.stderr() };
 }

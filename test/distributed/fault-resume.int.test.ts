@@ -10,6 +10,7 @@ import { type NatsServer, startNatsServer } from "../../src/distributed/nats-ser
 import { type CliRun, runCli, startCli } from "../cli/cli-harness.js";
 import { exactMetrics, runTrajectories } from "../cli/run-files.js";
 import { WORKFLOW, perModelConfig, writeConfig } from "./per-model.js";
+import { newRunKey } from "../../src/distributed/run-key.js";
 
 const STEPS = 10;
 const HEARTBEAT_TIMEOUT_MS = 1500;
@@ -25,7 +26,7 @@ afterAll(async () => {
 describe("a worker killed mid-run", () => {
   it("fails the step within the heartbeat timeout, naming it; --resume then matches the uninterrupted run", async () => {
     server = await startNatsServer();
-    const env = { MASO_NATS_TOKEN: server.token, MASO_THREADS: "1" };
+    const env = { MASO_NATS_TOKEN: server.token, MASO_THREADS: "1", MASO_RUN_KEY: newRunKey() };
     const base = {
       schedule: { steps: STEPS, tasksPerStep: 2, concurrency: 8 },
       checkpoint: { every: 2, keep: 2 },

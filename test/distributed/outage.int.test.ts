@@ -10,6 +10,7 @@ import { type NatsServer, startNatsServer } from "../../src/distributed/nats-ser
 import { type CliRun, runCli, startCli } from "../cli/cli-harness.js";
 import { exactMetrics } from "../cli/run-files.js";
 import { WORKFLOW, perModelConfig, writeConfig } from "./per-model.js";
+import { newRunKey } from "../../src/distributed/run-key.js";
 
 const root = mkdtempSync(join(tmpdir(), "maso-nats-outage-"));
 const servers: NatsServer[] = [];
@@ -30,7 +31,7 @@ const base = (steps: number) => ({
 async function attachedRun(name: string, steps: number, workerFlags: string[] = []) {
   const server = await startNatsServer();
   servers.push(server);
-  const env = { MASO_NATS_TOKEN: server.token, MASO_THREADS: "1" };
+  const env = { MASO_NATS_TOKEN: server.token, MASO_THREADS: "1", MASO_RUN_KEY: newRunKey() };
   const runtime = {
     transport: "nats",
     nats: { url: server.url, workers: "attach", run: name, heartbeatMs: 200, heartbeatTimeoutMs: 1500 },

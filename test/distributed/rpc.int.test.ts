@@ -8,6 +8,11 @@ import { connectNats } from "../../src/distributed/connect.js";
 import { type NatsServer, startNatsServer } from "../../src/distributed/nats-server.js";
 import { decodeJson, encodeJson, rpcClient, serveRpc } from "../../src/distributed/rpc.js";
 import { MasoError } from "../../src/errors.js";
+import { newRunKey, parseRunKey, runSealer, senderId } from "../../src/distributed/run-key.js";
+
+const runKey = parseRunKey(newRunKey(), "TEST");
+/** Each endpoint its own sealer, as each process has. */
+const sealer = () => runSealer(runKey, senderId("test"));
 
 let server: NatsServer;
 let nc: NatsConnection;
@@ -26,14 +31,14 @@ describe("rpc over nats-server", () => {
   it("carries payloads several times max_payload in both directions, byte for byte", async () => {
     const max = nc.info!.max_payload;
     const big = new Uint8Array(3 * max + 12345).map((_, i) => (i * 7919) % 251);
-    const srv = serveRpc(nc, "maso.r1.big.0.*", "r1", "big/0", async (op, payload) => {
+    const srv = serveRpc(nc, "maso.r1.big.0.*", "r1", sealer(), "big/0", async (op, payload) => {
       expect(op).toBe("echo");
       const out = new Uint8Array(payload.length + 1);
       out.set(payload);
       out[payload.length] = 42;
       return out;
     });
-    const rpc = rpcClient(nc, "r1");
+    const rpc = rpcClient(nc, "r1", sealer());
     const back = await rpc.request("maso.r1.big.0.echo", big, opts());
     expect(back.length).toBe(big.length + 1);
     expect(Buffer.from(back.subarray(0, big.length)).equals(Buffer.from(big))).toBe(true);
@@ -42,11 +47,11 @@ describe("rpc over nats-server", () => {
   });
 
   it("rethrows a worker's MasoError with its code, message and hint; other errors name the worker", async () => {
-    const srv = serveRpc(nc, "maso.r1.err.0.*", "r1", "worker err/0", async (op) => {
+    const srv = serveRpc(nc, "maso.r1.err.0.*", "r1", sealer(), "worker err/0", async (op) => {
       if (op === "maso") throw new MasoError("SAMPLE_UNKNOWN", "no sample 9", "send handles from this step");
       throw new Error("boom");
     });
-    const rpc = rpcClient(nc, "r1");
+    const rpc = rpcClient(nc, "r1", sealer());
     const e = (await rpc.request("maso.r1.err.0.maso", encodeJson({}), opts()).catch((x: unknown) => x)) as MasoError;
     expect(e).toBeInstanceOf(MasoError);
     expect([e.code, e.message, e.hint]).toEqual([
@@ -63,8 +68,8 @@ describe("rpc over nats-server", () => {
   });
 
   it("times out a call nobody answers, naming it", async () => {
-    const srv = serveRpc(nc, "maso.r1.slow.0.*", "r1", "slow/0", () => new Promise<Uint8Array>(() => {}));
-    const rpc = rpcClient(nc, "r1");
+    const srv = serveRpc(nc, "maso.r1.slow.0.*", "r1", sealer(), "slow/0", () => new Promise<Uint8Array>(() => {}));
+    const rpc = rpcClient(nc, "r1", sealer());
     const t0 = Date.now();
     await expect(rpc.request("maso.r1.slow.0.update", encodeJson({}), { ...opts(300), label: "slow/0 update" })).rejects.toMatchObject({
       code: "WORKER_TIMEOUT",
@@ -77,11 +82,11 @@ describe("rpc over nats-server", () => {
 
   it("refuses a message for another run before it reaches the handler", async () => {
     let reached = false;
-    const srv = serveRpc(nc, "maso.r1.w.0.*", "r1", "worker w/0", async () => {
+    const srv = serveRpc(nc, "maso.r1.w.0.*", "r1", sealer(), "worker w/0", async () => {
       reached = true;
       return encodeJson({});
     });
-    const intruder = rpcClient(nc, "r2");
+    const intruder = rpcClient(nc, "r2", sealer());
     await expect(intruder.request("maso.r1.w.0.update", encodeJson({}), opts())).rejects.toMatchObject({ code: "WORKER_WRONG_RUN" });
     expect(reached).toBe(false);
     intruder.close();
@@ -98,12 +103,12 @@ describe("rpc over nats-server", () => {
     const a = await connectNats(own.url, { token: own.token }, "a");
     const b = await connectNats(own.url, { token: own.token }, "b");
     let hold = true;
-    serveRpc(b, "maso.r1.x.0.*", "r1", "x/0", async (_op, p) => {
+    serveRpc(b, "maso.r1.x.0.*", "r1", sealer(), "x/0", async (_op, p) => {
       while (hold) await new Promise((r) => setTimeout(r, 20));
       return p;
     });
     await b.flush(); // the subscription is on the server before a request can find no responder
-    const rpc = rpcClient(a, "r1");
+    const rpc = rpcClient(a, "r1", sealer());
     const pending = rpc.request("maso.r1.x.0.update", encodeJson({ n: 1 }), { ...opts(60_000), label: "x/0 update" });
     await new Promise((r) => setTimeout(r, 200));
     const t0 = Date.now();

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { type NatsServer, startNatsServer } from "../../src/distributed/nats-server.js";
 import { type CliRun, startCli } from "../cli/cli-harness.js";
 import { WORKFLOW, perModelConfig, writeConfig } from "./per-model.js";
+import { newRunKey } from "../../src/distributed/run-key.js";
 
 const root = mkdtempSync(join(tmpdir(), "maso-nats-wrong-run-"));
 let server: NatsServer | null = null;
@@ -20,7 +21,7 @@ afterAll(async () => {
 describe("a worker of another run", () => {
   it("is reported by the controller and reports itself within seconds", async () => {
     server = await startNatsServer();
-    const env = { MASO_NATS_TOKEN: server.token, MASO_THREADS: "1" };
+    const env = { MASO_NATS_TOKEN: server.token, MASO_THREADS: "1", MASO_RUN_KEY: newRunKey() };
     const runtime = { transport: "nats", nats: { url: server.url, workers: "attach", run: "right", startupTimeoutMs: 8000 } };
     const config = writeConfig(root, "c.json", perModelConfig({ runtime }));
     const worker = startCli(["worker", "--nats", server.url, "--run", "wrong", "--model", "planner", "--threads", "1"], env);

@@ -17,7 +17,7 @@ const LONG: Record<string, number> = {
   "src/gateway/app.ts:gatewayApp": 181,
   "src/envs/code-verifier/run-submission.ts:runChild": 157,
   "src/envs/code-verifier/run-submission.ts:(anonymous)": 121,
-  "src/distributed/worker-host.ts:serveWorkerGroup": 137,
+  "src/distributed/worker-host.ts:serveWorkerGroup": 133,
   "src/engine/tokenizer/regex-safety.ts:analyse": 123,
 };
 

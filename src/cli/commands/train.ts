@@ -352,7 +352,8 @@ options:
   --nats <url>        run every worker group in its own process over NATS (runtime.transport "nats");
                       'embedded' starts a nats-server on 127.0.0.1 for the run (docs/distributed.md)
   --workers <mode>    spawn (default): start local worker processes; attach: use 'maso worker'
-                      processes started elsewhere for this run id
+                      processes started elsewhere for this run id; both sides need the same
+                      run key in MASO_RUN_KEY (64 hex digits, e.g. openssl rand -hex 32)
   --run-id <id>       the run id that scopes NATS subjects (needed with --workers attach)
   --eval-test         also evaluate tasks.test before training (untrained cast) and after it (the
                       cast that ships: best on dev, else the last), keep both episode files under

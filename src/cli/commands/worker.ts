@@ -2,9 +2,11 @@
 // in-process run would (the same config → runtime options → cast plan), from the config the
 // controller publishes, and serves it until the controller shuts it down.
 import { availableParallelism } from "node:os";
+import { resolve } from "node:path";
 import { MasoError } from "../../errors.js";
 import { envCount } from "../../native/binding.js";
 import { natsAuthFromEnv } from "../../distributed/connect.js";
+import { fileSha256, RUN_KEY_ENV, runKeyFromEnv } from "../../distributed/run-key.js";
 import { PARENT_PIPE_ENV } from "../../distributed/spawn-workers.js";
 import { runWorkerProcess } from "../../distributed/worker-process.js";
 import { resolveRunConfig } from "../../config/load-config.js";
@@ -45,8 +47,34 @@ export async function runtimeOptionsOf(raw: unknown, source: string) {
   return { config, cast, mod, opts: runtimeOptions(config, cast, mod) };
 }
 
+/**
+ * Refuses to import a workflow module whose file is not the one the controller hashed: even an
+ * authenticated config must not turn a worker into a loader of any path on its machine.
+ */
+export function checkPinnedWorkflow(raw: unknown, workflowSha256: string | null): void {
+  const wf = (raw as { workflow?: unknown } | null)?.workflow;
+  if (typeof wf !== "string") return; // runtimeOptionsOf refuses it
+  let got: string;
+  try {
+    got = fileSha256(resolve(wf));
+  } catch (e) {
+    throw new MasoError(
+      "WORKFLOW_FILE",
+      `cannot read workflow ${wf}: ${(e as Error).message}`,
+      "the worker needs the workflow at the same path",
+    );
+  }
+  if (workflowSha256 === null || got !== workflowSha256)
+    throw new MasoError(
+      "WORKER_MODULE_HASH",
+      `workflow ${wf} on this machine has sha256 ${got.slice(0, 12)}…, the controller's ${workflowSha256 ? `${workflowSha256.slice(0, 12)}…` : "is not published"}: not imported`,
+      "give every worker the controller's version of the workflow module (the same checkout at the same path)",
+    );
+}
+
 /** This worker's group, built from the published run config as createRuntime would build it. */
-async function buildGroup(raw: unknown, model: string) {
+async function buildGroup(raw: unknown, workflowSha256: string | null, model: string) {
+  checkPinnedWorkflow(raw, workflowSha256);
   const { groups } = planGroups((await runtimeOptionsOf(raw, "the controller's published config")).opts);
   const plan = groups.find((g) => g.name === model);
   if (!plan)
@@ -67,15 +95,18 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const orphaned = () => process.exit(1);
   // a spawned worker must not outlive its controller (killed, crashed): its stdin pipe closes then
   if (spawned) process.stdin.on("close", orphaned).resume();
+  // checked before anything connects: without it no published config or call can be opened
+  const runKey = runKeyFromEnv(io.env, "WORKER_RUN_KEY", `worker ${model}`);
   try {
     await runWorkerProcess({
       url,
       auth: natsAuthFromEnv(io.env),
+      runKey,
       run: runId,
       address: { model, rank: num(p, "rank", "worker", { int: true, min: 0, max: 255 }) ?? 0 },
       threads: threads ?? envCount("MASO_THREADS", io.env) ?? availableParallelism(),
       runDir: str(p, "run-dir"),
-      build: (config) => buildGroup(config, model),
+      build: (config, workflowSha256) => buildGroup(config, workflowSha256, model),
       log: (line) => println(io, line),
       reconnectSeconds: num(p, "reconnect-window", "worker", { min: 0.5, max: 86_400 }),
     });
@@ -97,7 +128,9 @@ in-process run would (weights, adapters, optimiser), announces itself with a hea
 every worker-group operation until the controller shuts it down. Rank 0 trains; ranks above 0 are
 generation replicas that take rank 0's weights after every update. See docs/distributed.md.
 
-Credentials come from MASO_NATS_TOKEN, or MASO_NATS_USER and MASO_NATS_PASSWORD.
+Credentials come from MASO_NATS_TOKEN, or MASO_NATS_USER and MASO_NATS_PASSWORD; the run key
+(the same 64 hex digits as the controller's) from ${RUN_KEY_ENV}: without it the worker refuses to
+start (WORKER_RUN_KEY).
 
 options:
   --nats <url>        the NATS server, e.g. nats://10.0.0.5:4222
@@ -106,7 +139,8 @@ options:
   --rank <r>          0 (default) trains; 1, 2, … are generation replicas
   --threads <n>       kernel and BLAS threads (default: MASO_THREADS, else every core)
   --run-dir <dir>     where this machine sees the run directory (default: the controller's path);
-                      checkpoint parts are written and read there
+                      checkpoint parts are written and read there when it is the controller's (a
+                      shared file system), else staged there while they travel over NATS
   --reconnect-window <s>  how long to keep reconnecting to a NATS server that went away
                       (default 30); then the worker exits with NATS_DISCONNECTED`,
   run,
