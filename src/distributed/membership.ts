@@ -23,6 +23,30 @@ export interface MemberEntry {
   session: string;
 }
 
+/**
+ * Refuses to serve an address another live worker already serves: when its membership entry exists,
+ * watches it for 2.5 heartbeat intervals, and a new beat in that time is a live worker
+ * (WORKER_DUPLICATE, naming it); an entry that stays still is a dead worker's and is taken over.
+ * Clock-free: only revisions are compared. The controller catches two that start at once
+ * (watchMembers: their beats interleave).
+ */
+export async function refuseIfServed(
+  kv: KV,
+  o: { key: string; label: string; heartbeatMs: number; read: (value: Uint8Array) => MemberEntry | null },
+): Promise<void> {
+  const first = await kv.get(o.key);
+  if (first?.operation !== "PUT") return;
+  await new Promise((r) => setTimeout(r, Math.min(2.5 * o.heartbeatMs, 60_000)));
+  const now = await kv.get(o.key);
+  if (now?.operation !== "PUT" || now.revision === first.revision) return;
+  const other = o.read(now.value);
+  throw new MasoError(
+    "WORKER_DUPLICATE",
+    `worker ${o.label} is already served${other ? ` by pid ${other.pid} on ${other.host}` : ""}: two workers for one model and rank would both answer every call`,
+    "stop one of them, or start this one with another --rank (a generation replica)",
+  );
+}
+
 /** Opens (creating if needed) the run's KV bucket; both sides may be first. */
 export async function openRunBucket(nc: NatsConnection, run: string): Promise<KV> {
   try {
@@ -109,6 +133,8 @@ export async function watchMembers(
   conn?: ConnectionWatch,
 ): Promise<MemberWatch> {
   const seen = new Map<string, { entry: MemberEntry; at: number }>();
+  /** Per address, every worker process that has beaten for it: a restart's old one never beats again, a duplicate's does. */
+  const beaters = new Map<string, Set<string>>();
   const lost = new Set<string>();
   const listeners: ((label: string, why: string) => void)[] = [];
   const lose = (label: string, why: string) => {
@@ -127,6 +153,18 @@ export async function watchMembers(
       const entry = openKv<MemberEntry>(sealer, bucket, e.key, e.value);
       if (!entry) continue;
       const label = workerLabel(entry);
+      const who = `pid ${entry.pid} on ${entry.host}`;
+      const prev = seen.get(label)?.entry;
+      const beat = beaters.get(label) ?? new Set<string>();
+      beaters.set(label, beat);
+      if (prev && `pid ${prev.pid} on ${prev.host}` !== who && beat.has(who)) {
+        lose(
+          label,
+          `is served by two worker processes (${who} and pid ${prev.pid} on ${prev.host}), which both answer every call: stop one (WORKER_DUPLICATE)`,
+        );
+        continue;
+      }
+      beat.add(who);
       seen.set(label, { entry, at: Date.now() });
       // a worker rebuilding for a new controller start leaves and comes back before the run begins
       lost.delete(label);

@@ -8,10 +8,10 @@ import { MasoError } from "../errors.js";
 import type { TrainMode } from "../runtime/models.js";
 import type { WorkerGroup } from "../runtime/worker-group.js";
 import { connectNats, type NatsAuth } from "./connect.js";
-import { openRunBucket } from "./membership.js";
+import { type MemberEntry, openRunBucket, refuseIfServed } from "./membership.js";
 import { DEFAULT_MAX_PART_BYTES, type PublishedConfig } from "./nats-runtime.js";
 import { openKv, runSealer, type Sealer, senderId } from "./run-key.js";
-import { CONFIG_KEY, checkToken, runBucket, type WorkerAddress, workerLabel } from "./subjects.js";
+import { CONFIG_KEY, checkToken, memberKey, runBucket, type WorkerAddress, workerLabel } from "./subjects.js";
 import { serveWorkerGroup, type WorkerHost } from "./worker-host.js";
 import { whileWaiting } from "./wrong-run.js";
 
@@ -114,6 +114,12 @@ export async function runWorkerProcess(o: WorkerProcessOptions): Promise<void> {
       );
       if (!published) break;
       session = published.session;
+      await refuseIfServed(kv, {
+        key: memberKey(o.address),
+        label,
+        heartbeatMs: published.settings.heartbeatMs,
+        read: (v) => openKv<MemberEntry>(configs, bucket, memberKey(o.address), v),
+      });
       const { wg, train } = await o.build(published.config, published.workflowSha256 ?? null);
       host = await serveWorkerGroup({
         nc,
