@@ -148,15 +148,14 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
       return { saved: true };
     },
     async checkpointLoad(loc) {
-      await workerGroupPart(loc.part, wg).load(await openPartReader(partDir(loc), loc.part));
-      wg.weightsChanged();
+      await workerGroupPart(loc.part, wg).load(await openPartReader(partDir(loc), loc.part)); // bumps the weight version
       setVersion(version + 1);
       return { version };
     },
     async syncWeights(req) {
       if (!isReplica) return { version };
       setVersion(applyWeights(wg.model, o.trainsBase, await requestRank0(WEIGHTS_OP, req)));
-      wg.weightsChanged();
+      wg.weightVersions.bump("weight-sync");
       return { version };
     },
     async adopt(r) {
