@@ -75,6 +75,5 @@ export async function restoreUnit(r: PartReader, wg: WorkerGroup, unit: string):
   u.params.data.set(weights);
   for (const [dst, src] of copies) dst.set(src);
   u.optimizer.state.step = saved.step;
-  wg.model.weightsWritten();
-  wg.weightsChanged();
+  wg.weightVersions.bump("checkpoint-load");
 }

@@ -81,6 +81,7 @@ export function workerGroupPart(name: string, wg: WorkerGroup): Checkpointable {
         opt.state.step = u.step;
       }
       wg.updates = meta.updates;
+      wg.weightVersions.bump("checkpoint-load");
     },
   };
 }

@@ -125,8 +125,7 @@ function hostOps(c: HostContext): HostOps {
     },
     checkpointSave: (req) => c.parts.save(req),
     async checkpointLoad(req) {
-      if (!(await c.parts.load(req))) return { needsFiles: true };
-      c.wg.weightsChanged();
+      if (!(await c.parts.load(req))) return { needsFiles: true }; // the load bumps the weight version
       c.setVersion(c.version() + 1);
       return { version: c.version() };
     },
@@ -143,7 +142,7 @@ function hostOps(c: HostContext): HostOps {
       if (sha256(bytes) !== req.sha256)
         throw new MasoError("WEIGHTS_HASH", `${c.label}: the weights from rank 0 do not have the sha256 rank 0 announced`, "");
       c.setVersion(applyWeights(c.wg.model, c.trainsBase, bytes));
-      c.wg.weightsChanged();
+      c.wg.weightVersions.bump("weight-sync");
       return { version: c.version() };
     },
     async adopt(r) {

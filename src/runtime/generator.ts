@@ -43,6 +43,6 @@ export interface Generator {
   /** `onToken` hears each generated token as it is sampled (a terminating stop token id excluded). */
   submit(request: GeneratorRequest, onToken?: (token: number) => void): Promise<GeneratorResult>;
   stats(): GeneratorStats;
-  /** Called after every update: drop anything computed with the old weights (e.g. shared prefixes). */
+  /** Called on every bump of the worker group's weight version (weight-versions.ts): drop anything computed with the old weights (e.g. shared prefixes). */
   weightsChanged?(): void;
 }

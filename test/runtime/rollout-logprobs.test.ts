@@ -73,7 +73,7 @@ describe("old log-probs from the rollout", () => {
   it("are not used for a generation a weight change overlapped", async () => {
     const wg = await group({ oldLogProbs: "rollout" });
     const during = generate(wg, 0);
-    wg.weightsChanged(); // e.g. a weight sync arrived while the sampler was decoding
+    wg.weightVersions.bump("weight-sync"); // e.g. a weight sync arrived while the sampler was decoding
     await during;
     await generate(wg, 1);
     expect((await wg.score({})).scored).toBe(1);

@@ -1,0 +1,51 @@
+// A worker group's samples and their identity: the sample cache plus what enters it (a generation
+// here, or a sample another replica of the model generated) and what leaves it for another replica.
+import { type CachedSample, sampleCache } from "./sample-cache.js";
+
+/** What identifies a generated sample and its tokens: everything scoring and training read later. */
+export type SampleRecord = Pick<CachedSample, "role" | "episode" | "node" | "visit" | "turn" | "adapter" | "temperature" | "promptLen"> & {
+  tokens: number[];
+};
+
+/** A sample as generated: its identity and tokens, and its rollout log-probs where they stand for old ones. */
+export type NewSample = Omit<SampleRecord, "tokens"> & { tokens: Int32Array; oldLogp?: Float32Array | null };
+
+/**
+ * The sample cache of one worker group, with sample identity in and out.
+ *
+ * @example
+ * const store = sampleStore(); const s = store.addNew({ role, episode, …, tokens, promptLen }); store.record(s.id);
+ */
+export function sampleStore() {
+  const cache = sampleCache();
+  /** Caches a sample with nothing scored, rewarded or estimated yet. */
+  const addNew = (r: NewSample): CachedSample =>
+    cache.add({
+      ...r,
+      oldLogp: r.oldLogp ?? null,
+      refLogp: null,
+      oldValues: null,
+      reward: null,
+      tokenRewards: null,
+      groupKey: null,
+      rawAdvantages: null,
+      rawReturns: null,
+      advantages: null,
+      returns: null,
+    });
+  return {
+    ...cache,
+    addNew,
+    /** One cached sample's identity and token ids (a generation replica hands its samples to rank 0). */
+    record(id: number): SampleRecord | undefined {
+      const s = cache.get(id);
+      if (!s) return undefined;
+      const { role, episode, node, visit, turn, adapter, temperature, promptLen } = s;
+      return { role, episode, node, visit, turn, adapter, temperature, promptLen, tokens: [...s.tokens] };
+    },
+    /** Caches a sample another replica of this model generated; returns its id here. */
+    adopt: (r: SampleRecord): number => addNew({ ...r, tokens: Int32Array.from(r.tokens) }).id,
+  };
+}
+
+export type SampleStore = ReturnType<typeof sampleStore>;
