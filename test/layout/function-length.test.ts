@@ -13,7 +13,6 @@ const LIMIT = 120;
 const LONG: Record<string, number> = {
   "src/runtime/worker-group.ts:createWorkerGroup": 335,
   "src/engine/tokenizer/regex-parse.ts:parseRegex": 240,
-  "src/gateway/app.ts:gatewayApp": 181,
   "src/envs/code-verifier/run-submission.ts:runChild": 157,
   "src/envs/code-verifier/run-submission.ts:(anonymous)": 121,
   "src/distributed/worker-host.ts:serveWorkerGroup": 137,
