@@ -76,29 +76,19 @@ function eventQueue() {
   };
 }
 
-/**
- * The gateway app over `backend`.
- * @example
- * const app = gatewayApp(backend);
- * serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 });
- */
-export function gatewayApp(backend: GatewayBackend, opts: GatewayAppOptions = {}): Hono {
-  const app = new Hono();
+/** Answers `e` as an HTTP error in `api`'s error shape (the OpenAI one outside the call routes). */
+function refuse(c: Context, e: GatewayError, api: ApiAdapter = chatApi) {
+  if (e.retryAfter !== undefined) c.header("Retry-After", String(e.retryAfter));
+  return c.json(api.errorBody(e), e.status);
+}
+
+/** Generates a call's answer once per request, or once per Idempotency-Key, telling `listener` as it decodes. */
+type OutcomeOf = (c: Context, call: GatewayCall, listener?: CompletionListener) => Promise<Outcome>;
+
+function outcomes(backend: GatewayBackend): OutcomeOf {
   // per episode: Idempotency-Key → the outcome, so a client's retry never makes a second sample
   const answers = idempotencyMemory<Promise<Outcome>>();
-  const fail = (c: Context, e: GatewayError, api: ApiAdapter = chatApi) => {
-    if (e.retryAfter !== undefined) c.header("Retry-After", String(e.retryAfter));
-    return c.json(api.errorBody(e), e.status);
-  };
-
-  app.use("*", async (c, next) => {
-    if (!opts.anyHost && !hostAllowed(c.req.header("host"), opts.allowedHosts))
-      return fail(c, { status: 403, type: "invalid_request_error", code: "host_not_allowed", message: "this Host is not served" });
-    await next();
-  });
-
-  /** Generates once per request (or per Idempotency-Key), telling `listener` as it decodes. */
-  const outcomeOf = (c: Context, call: GatewayCall, listener?: CompletionListener): Promise<Outcome> => {
+  return (c, call, listener) => {
     const key = c.req.header("idempotency-key");
     const known = key ? answers.get(call.episodeId, key) : undefined;
     if (known) return known;
@@ -122,145 +112,164 @@ export function gatewayApp(backend: GatewayBackend, opts: GatewayAppOptions = {}
     }
     return outcome;
   };
+}
 
-  /** A streamed answer: events leave as the model decodes; a refusal before any output is a plain HTTP error. */
-  const streamed = async (c: Context, api: ApiAdapter, call: GatewayCall, request: ApiRequest) => {
-    const queue = eventQueue();
-    let wire: WireStream | null = null;
-    let split: ReturnType<typeof replyStream> | null = null;
-    let markStarted = () => {};
-    const started = new Promise<null>((resolve) => {
-      markStarted = () => resolve(null);
+/** A streamed answer: events leave as the model decodes; a refusal before any output is a plain HTTP error. */
+async function streamed(c: Context, api: ApiAdapter, call: GatewayCall, request: ApiRequest, outcomeOf: OutcomeOf) {
+  const queue = eventQueue();
+  let wire: WireStream | null = null;
+  let split: ReturnType<typeof replyStream> | null = null;
+  let markStarted = () => {};
+  const started = new Promise<null>((resolve) => {
+    markStarted = () => resolve(null);
+  });
+  const begin = (callId: string) => {
+    if (wire) return;
+    wire = api.stream(call, callId, request);
+    split = replyStream(call, callId, {
+      reasoning: (d) => queue.push(wire!.reasoning(d)),
+      text: (d) => queue.push(wire!.text(d)),
+      toolCall: (i, t) => queue.push(wire!.toolCall(i, t)),
     });
-    const begin = (callId: string) => {
-      if (wire) return;
-      wire = api.stream(call, callId, request);
-      split = replyStream(call, callId, {
-        reasoning: (d) => queue.push(wire!.reasoning(d)),
-        text: (d) => queue.push(wire!.text(d)),
-        toolCall: (i, t) => queue.push(wire!.toolCall(i, t)),
-      });
-      queue.push(wire.start());
-      markStarted();
-    };
-    const signal = c.req.raw.signal;
-    const listener: CompletionListener = { started: begin, text: (d) => split?.push(d), disconnected: () => signal.aborted };
-    const outcome = outcomeOf(c, call, listener);
-    // a 429 during an update, an unknown episode, a prompt over the context: clients retry or raise on the status
-    const early = await Promise.race([started, outcome]);
-    if (early && "error" in early) return fail(c, early.error, api);
-    void outcome.then((o) => {
-      if ("error" in o) queue.push(wire!.error(o.error));
-      else {
-        begin(o.completion.callId);
-        split!.end();
-        queue.push(wire!.finish(o.completion, o.reply));
-      }
-      queue.close();
-    });
-    return streamSSE(c, async (s) => {
-      for await (const e of queue.drain()) {
-        if (s.aborted) return;
-        await s.writeSSE(e);
-      }
-    });
+    queue.push(wire.start());
+    markStarted();
   };
+  const signal = c.req.raw.signal;
+  const listener: CompletionListener = { started: begin, text: (d) => split?.push(d), disconnected: () => signal.aborted };
+  const outcome = outcomeOf(c, call, listener);
+  // a 429 during an update, an unknown episode, a prompt over the context: clients retry or raise on the status
+  const early = await Promise.race([started, outcome]);
+  if (early && "error" in early) return refuse(c, early.error, api);
+  void outcome.then((o) => {
+    if ("error" in o) queue.push(wire!.error(o.error));
+    else {
+      begin(o.completion.callId);
+      split!.end();
+      queue.push(wire!.finish(o.completion, o.reply));
+    }
+    queue.close();
+  });
+  return streamSSE(c, async (s) => {
+    for await (const e of queue.drain()) {
+      if (s.aborted) return;
+      await s.writeSSE(e);
+    }
+  });
+}
 
-  const serveCall = (api: ApiAdapter) => async (c: Context) => {
-    const t0 = performance.now();
-    const episodeId = episodeOfRequest(c, backend);
-    if (typeof episodeId !== "string") return fail(c, episodeId, api);
-    const raw = await readBoundedJson(c, MAX_BODY_BYTES);
-    if ("error" in raw) return fail(c, raw.error, api);
-    const tooMany = itemsProblem(raw.value);
-    if (tooMany) return fail(c, tooMany, api);
-    const parsed = api.parse(raw.value);
-    if ("error" in parsed) return fail(c, parsed.error, api);
-    const request = parsed.request;
-    let call: GatewayCall = { ...request.call, episodeId };
-    const roles = backend.roles(episodeId);
-    if (!roles.includes(call.role))
-      return fail(
-        c,
-        {
+/** The episode's call from a parsed request: its model must name one of the episode's roles, and a previous response must exist. */
+function episodeCall(backend: GatewayBackend, episodeId: string, request: ApiRequest): GatewayCall | { error: GatewayError } {
+  const call: GatewayCall = { ...request.call, episodeId };
+  const roles = backend.roles(episodeId);
+  if (!roles.includes(call.role))
+    return {
+      error: {
+        status: 404,
+        type: "not_found_error",
+        code: "model_not_found",
+        param: "model",
+        message: `the model "${call.role}" names no role; known roles: ${roles.join(", ")}`,
+      },
+    };
+  if (request.previousResponseId === undefined) return call;
+  const earlier = backend.conversation?.(episodeId, request.previousResponseId);
+  if (!earlier)
+    return {
+      error: {
+        status: 404,
+        type: "not_found_error",
+        code: "previous_response_not_found",
+        param: "previous_response_id",
+        message: `no response "${request.previousResponseId}" in this episode`,
+      },
+    };
+  return withPrevious(call, earlier);
+}
+
+/** The route of one model API (Chat Completions, Responses, Messages): authenticate, read, check, generate, answer. */
+const serveCall = (backend: GatewayBackend, outcomeOf: OutcomeOf, api: ApiAdapter) => async (c: Context) => {
+  const t0 = performance.now();
+  const episodeId = episodeOfRequest(c, backend);
+  if (typeof episodeId !== "string") return refuse(c, episodeId, api);
+  const raw = await readBoundedJson(c, MAX_BODY_BYTES);
+  if ("error" in raw) return refuse(c, raw.error, api);
+  const tooMany = itemsProblem(raw.value);
+  if (tooMany) return refuse(c, tooMany, api);
+  const parsed = api.parse(raw.value);
+  if ("error" in parsed) return refuse(c, parsed.error, api);
+  const request = parsed.request;
+  const call = episodeCall(backend, episodeId, request);
+  if ("error" in call) return refuse(c, call.error, api);
+  const problem = schemaProblem(call);
+  if (problem) return refuse(c, invalidRequest(problem, "response_format"), api);
+  if (request.stream) return streamed(c, api, call, request, outcomeOf);
+  const o = await outcomeOf(c, call);
+  if ("error" in o) return refuse(c, o.error, api);
+  c.header("Server-Timing", `generate;dur=${o.generationMs.toFixed(3)}, handler;dur=${(performance.now() - t0).toFixed(3)}`);
+  return c.json(api.body(call, o.completion, o.reply));
+};
+
+/** GET /v1/models: the episode's roles, as models. */
+const models = (backend: GatewayBackend) => (c: Context) => {
+  const episode = episodeOfRequest(c, backend);
+  if (typeof episode !== "string") return refuse(c, episode);
+  const data = backend.roles(episode).map((id) => ({ id, object: "model", created: 0, owned_by: "maso" }));
+  return c.json({ object: "list", data });
+};
+
+/** POST /reward and /end: an episode's result, or its end, with the results secret. */
+const episodePost = (backend: GatewayBackend, what: "report" | "end") => async (c: Context) => {
+  const id = episodeOfRequest(c, backend, "results");
+  if (typeof id !== "string") return refuse(c, id);
+  try {
+    if (what === "end") backend.end?.(id);
+    else {
+      const body = await readBoundedJson(c, MAX_REWARD_BYTES);
+      if ("error" in body) return refuse(c, body.error);
+      if (!backend.report)
+        return refuse(c, {
           status: 404,
           type: "not_found_error",
-          code: "model_not_found",
-          param: "model",
-          message: `the model "${call.role}" names no role; known roles: ${roles.join(", ")}`,
-        },
-        api,
-      );
-    if (request.previousResponseId !== undefined) {
-      const earlier = backend.conversation?.(episodeId, request.previousResponseId);
-      if (!earlier)
-        return fail(
-          c,
-          {
-            status: 404,
-            type: "not_found_error",
-            code: "previous_response_not_found",
-            param: "previous_response_id",
-            message: `no response "${request.previousResponseId}" in this episode`,
-          },
-          api,
-        );
-      call = withPrevious(call, earlier);
+          code: "no_reward_endpoint",
+          message: "this gateway takes no posted rewards",
+        });
+      backend.report(id, body.value);
     }
-    const problem = schemaProblem(call);
-    if (problem) return fail(c, invalidRequest(problem, "response_format"), api);
-    if (request.stream) return streamed(c, api, call, request);
-    const o = await outcomeOf(c, call);
-    if ("error" in o) return fail(c, o.error, api);
-    c.header("Server-Timing", `generate;dur=${o.generationMs.toFixed(3)}, handler;dur=${(performance.now() - t0).toFixed(3)}`);
-    return c.json(api.body(call, o.completion, o.reply));
-  };
+  } catch (err) {
+    if (err instanceof GatewayRefusal) return refuse(c, err.error);
+    return refuse(c, invalidRequest(err instanceof Error ? err.message : String(err), undefined, "invalid_reward"));
+  }
+  return c.json({ ok: true });
+};
 
-  const models = (c: Context) => {
-    const episode = episodeOfRequest(c, backend);
-    if (typeof episode !== "string") return fail(c, episode);
-    const data = backend.roles(episode).map((id) => ({ id, object: "model", created: 0, owned_by: "maso" }));
-    return c.json({ object: "list", data });
-  };
-
-  const episodePost = (what: "report" | "end") => async (c: Context) => {
-    const id = episodeOfRequest(c, backend, "results");
-    if (typeof id !== "string") return fail(c, id);
-    try {
-      if (what === "end") backend.end?.(id);
-      else {
-        const body = await readBoundedJson(c, MAX_REWARD_BYTES);
-        if ("error" in body) return fail(c, body.error);
-        if (!backend.report)
-          return fail(c, {
-            status: 404,
-            type: "not_found_error",
-            code: "no_reward_endpoint",
-            message: "this gateway takes no posted rewards",
-          });
-        backend.report(id, body.value);
-      }
-    } catch (err) {
-      if (err instanceof GatewayRefusal) return fail(c, err.error);
-      return fail(c, invalidRequest(err instanceof Error ? err.message : String(err), undefined, "invalid_reward"));
-    }
-    return c.json({ ok: true });
-  };
-
+/**
+ * The gateway app over `backend`.
+ * @example
+ * const app = gatewayApp(backend);
+ * serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 });
+ */
+export function gatewayApp(backend: GatewayBackend, opts: GatewayAppOptions = {}): Hono {
+  const app = new Hono();
+  app.use("*", async (c, next) => {
+    if (!opts.anyHost && !hostAllowed(c.req.header("host"), opts.allowedHosts))
+      return refuse(c, { status: 403, type: "invalid_request_error", code: "host_not_allowed", message: "this Host is not served" });
+    await next();
+  });
+  const outcomeOf = outcomes(backend);
   for (const prefix of ["", "/episodes/:episode"]) {
-    app.post(`${prefix}/reward`, episodePost("report"));
-    app.post(`${prefix}/end`, episodePost("end"));
-    app.get(`${prefix}/v1/models`, models);
-    app.post(`${prefix}/v1/chat/completions`, serveCall(chatApi));
-    app.post(`${prefix}/v1/responses`, serveCall(responsesApi));
+    app.post(`${prefix}/reward`, episodePost(backend, "report"));
+    app.post(`${prefix}/end`, episodePost(backend, "end"));
+    app.get(`${prefix}/v1/models`, models(backend));
+    app.post(`${prefix}/v1/chat/completions`, serveCall(backend, outcomeOf, chatApi));
+    app.post(`${prefix}/v1/responses`, serveCall(backend, outcomeOf, responsesApi));
     // the Anthropic SDK appends /v1/messages to its base URL, the AI SDK's provider /messages
-    app.post(`${prefix}/v1/messages`, serveCall(messagesApi));
-    app.post(`${prefix}/messages`, serveCall(messagesApi));
+    app.post(`${prefix}/v1/messages`, serveCall(backend, outcomeOf, messagesApi));
+    app.post(`${prefix}/messages`, serveCall(backend, outcomeOf, messagesApi));
   }
   app.notFound((c) =>
-    fail(c, { status: 404, type: "not_found_error", code: "not_found", message: `no route ${c.req.method} ${c.req.path}` }),
+    refuse(c, { status: 404, type: "not_found_error", code: "not_found", message: `no route ${c.req.method} ${c.req.path}` }),
   );
-  app.onError((err, c) => fail(c, { status: 500, type: "server_error", code: "internal", message: err.message }));
+  app.onError((err, c) => refuse(c, { status: 500, type: "server_error", code: "internal", message: err.message }));
   return app;
 }
 
