@@ -68,9 +68,19 @@ export interface NatsRuntimeOptions {
 /** The run key: given, from MASO_RUN_KEY, or (spawned workers only) a fresh one they get from their environment. */
 function runKeyOf(o: NatsRuntimeOptions): Buffer {
   if (o.runKey) return parseRunKey(o.runKey, "CONFIG_RUN_KEY");
-  if (process.env[RUN_KEY_ENV] || o.settings.workers === "attach")
+  return envRunKey(o.settings) ?? parseRunKey(newRunKey(), "CONFIG_RUN_KEY");
+}
+
+/**
+ * The run key the environment gives (MASO_RUN_KEY), or null where a fresh one will do (spawned
+ * workers); CONFIG_RUN_KEY when attached workers need one and it is unset or malformed. `maso
+ * train` asks before it writes the run directory.
+ * @example envRunKey({ workers: "attach" }); // throws without MASO_RUN_KEY
+ */
+export function envRunKey(settings: { workers: string }): Buffer | null {
+  if (process.env[RUN_KEY_ENV] || settings.workers === "attach")
     return runKeyFromEnv(process.env, "CONFIG_RUN_KEY", "a controller with attached workers");
-  return parseRunKey(newRunKey(), "CONFIG_RUN_KEY");
+  return null;
 }
 
 /** sha256 of the config's workflow module, for workers to pin it; null when the config names none. */

@@ -156,6 +156,38 @@ function hostOps(c: HostContext): HostOps {
   };
 }
 
+/** Rank 0 sends its weights only to a replica of its own model asking for the version it holds. */
+function checkWeightsAsker(
+  c: { label: string; address: WorkerAddress; isReplica: boolean; version: number },
+  from: string,
+  want: number,
+): void {
+  const asker = senderAddress(from);
+  if (c.isReplica || asker?.model !== c.address.model || asker.rank === 0)
+    throw new MasoError("WEIGHTS_DENIED", `${c.label} sends its weights to replicas of ${c.address.model} only, not to ${from}`, "");
+  if (want !== c.version)
+    throw new MasoError("WEIGHTS_STALE", `${c.label} holds weights version ${c.version}, a replica asked for ${want}`, "");
+}
+
+/** A replica's own ids of rank 0's sample ids, each forgotten (rank 0 discards them). */
+function forgetLocal(local: Map<number, number>, ids: readonly number[]): number[] {
+  const mine = ids.flatMap((id) => (local.has(id) ? [local.get(id)!] : []));
+  for (const id of ids) local.delete(id);
+  return mine;
+}
+
+/** The run's checkpoint part store, opened on first use; a failed open is retried by the next checkpoint, not kept. */
+function lazyPartStore(o: Pick<WorkerHostOptions, "nc" | "run" | "sealer" | "maxPartBytes">): () => Promise<PartStore> {
+  let store: Promise<PartStore> | null = null;
+  return () => {
+    store ??= openPartStore(o.nc, o.run, o.sealer, o.maxPartBytes);
+    return store.catch((e) => {
+      store = null;
+      throw e;
+    });
+  };
+}
+
 /**
  * Serves `wg` until a shutdown op or stop(); announces the worker with a heartbeat once it listens.
  * @example
@@ -177,21 +209,7 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
     version = v;
     heartbeat?.update({ version });
   };
-  let store: Promise<PartStore> | null = null;
-  const parts = workerParts({
-    wg,
-    label,
-    runDir: o.runDir,
-    stageRoot: o.stageRoot,
-    store: () => {
-      store ??= openPartStore(o.nc, run, o.sealer, o.maxPartBytes);
-      // a failed open is retried by the next checkpoint instead of failing every later one
-      return store.catch((e) => {
-        store = null;
-        throw e;
-      });
-    },
-  });
+  const parts = workerParts({ wg, label, runDir: o.runDir, stageRoot: o.stageRoot, store: lazyPartStore(o) });
   const requestRank0 = (op: string, body: unknown): Promise<Uint8Array> =>
     rpc.request(opSubject(run, rank0, op), encodeJson(body), {
       timeoutMs: o.callTimeoutMs,
@@ -237,23 +255,14 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
   const handle = async (op: string, payload: Uint8Array, from: string): Promise<Uint8Array> => {
     const req = decodeJson(payload) as never;
     if (op === WEIGHTS_OP) {
-      const asker = senderAddress(from);
-      if (isReplica || asker?.model !== address.model || asker.rank === 0)
-        throw new MasoError("WEIGHTS_DENIED", `${label} sends its weights to replicas of ${address.model} only, not to ${from}`, "");
-      const want = (req as { version: number }).version;
-      if (want !== version)
-        throw new MasoError("WEIGHTS_STALE", `${label} holds weights version ${version}, a replica asked for ${want}`, "");
+      checkWeightsAsker({ label, address, isReplica, version }, from, (req as { version: number }).version);
       return packedWeights().bytes;
     }
     // own keys only: an op named after an Object.prototype member must not reach it
     if (Object.hasOwn(host, op)) return encodeJson(await host[op as keyof HostOps](req));
     if (!API_OPS.includes(op as WorkerOp)) throw new MasoError("WORKER_OP", `${label} has no operation "${op}"`, "");
     if (isReplica && op === "generate") return encodeJson(await replicaGenerate(req));
-    if (isReplica && op === "discard") {
-      const ids = (req as { ids: number[] }).ids.flatMap((id) => (local.has(id) ? [local.get(id)!] : []));
-      for (const id of (req as { ids: number[] }).ids) local.delete(id);
-      return encodeJson(await wg.discard({ ids }));
-    }
+    if (isReplica && op === "discard") return encodeJson(await wg.discard({ ids: forgetLocal(local, (req as { ids: number[] }).ids) }));
     if (isReplica && op === "release") local.clear();
     const out = await (api[op as WorkerOp] as (r: never) => Promise<unknown>)(req);
     if (op === "update") setVersion(version + 1);

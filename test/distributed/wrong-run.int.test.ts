@@ -1,6 +1,6 @@
 // A worker started with another run id than its controller's: both sides say so within seconds,
 // and the controller's WORKER_MISSING names the stray worker.
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -41,5 +41,16 @@ describe("a worker of another run", () => {
     expect(controller.stderr()).toMatch(
       /WORKER_MISSING: .*planner\/0.*; worker planner\/0 of run "wrong" waits on this server instead.*--run right/,
     );
+  });
+
+  it("a controller for attached workers without the run key is refused before it writes the run directory", async () => {
+    const runtime = { transport: "nats", nats: { url: "nats://127.0.0.1:1", workers: "attach", run: "keyless" } };
+    const config = writeConfig(root, "keyless.json", perModelConfig({ runtime }));
+    const runDir = join(root, "keyless-run");
+    const r = startCli(["train", WORKFLOW, "--config", config, "--run-dir", runDir], { MASO_RUN_KEY: "", MASO_THREADS: "1" });
+    procs.push(r);
+    expect((await r.done).code).toBe(2);
+    expect(r.stderr()).toContain("CONFIG_RUN_KEY");
+    expect(existsSync(runDir)).toBe(false);
   });
 });

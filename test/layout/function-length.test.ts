@@ -14,7 +14,6 @@ const LONG: Record<string, number> = {
   "src/engine/tokenizer/regex-parse.ts:parseRegex": 240,
   "src/envs/code-verifier/run-submission.ts:runChild": 157,
   "src/envs/code-verifier/run-submission.ts:(anonymous)": 121,
-  "src/distributed/worker-host.ts:serveWorkerGroup": 133,
   "src/engine/tokenizer/regex-safety.ts:analyse": 123,
 };
 

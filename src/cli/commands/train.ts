@@ -20,7 +20,7 @@ import { MasoError } from "../../errors.js";
 import { readRegularFile } from "../../fs/fs-util.js";
 import type { RunLock } from "../../fs/run-lock.js";
 import { createProgress } from "../../progress/progress-display.js";
-import { createNatsRuntime } from "../../distributed/nats-runtime.js";
+import { createNatsRuntime, envRunKey } from "../../distributed/nats-runtime.js";
 import type { StepReport } from "../../runtime/controller.js";
 import { createRuntime } from "../../runtime/runtime.js";
 import type { TrainRow } from "../../run/step-row.js";
@@ -259,6 +259,7 @@ async function train(argv: readonly string[], io: CliIo, locks: RunLock[]): Prom
   // module and config checked against each other (scoring models, reward weights) before any file is written
   const mod = trainingModule(exp, file);
   const opts = runtimeOptions(config, cast, mod);
+  if (config.runtime.transport === "nats") envRunKey(config.runtime.nats);
   println(io, `workflow ${wf.name}: roles ${roles.join(", ")}`);
   for (const [role, e] of Object.entries(cast)) println(io, `  ${role} -> ${e.model}${e.adapter ? `/${e.adapter}` : ""}`);
   const effective: RunConfig = { ...config, workflow: resolve(file) };
