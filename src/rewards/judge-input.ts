@@ -6,7 +6,7 @@ import type { JudgeRecord, StepRecord, Trajectory } from "../workflow/trajectory
 import type { JudgeEndpoint } from "./judge-endpoint.js";
 import type { JudgeFailurePolicy } from "./judged-entries.js";
 import { fenceCandidate, type JudgeParser } from "./judge-parse.js";
-import type { ModelRewardItem } from "./model-rules.js";
+import { agreementMetric, type ModelRewardItem } from "./model-rules.js";
 import { selectRecords } from "./select.js";
 import type { RecordSelection } from "./types.js";
 
@@ -112,17 +112,6 @@ function inputOf<T, S>(o: JudgeOptions<T, S>, task: T, candidates: string[], rol
   return o.prompt ? o.prompt(p) : defaultPrompt(o.reference, p);
 }
 
-/** The rule's programmatic metric of an episode, or null (none, not finite, or it threw). */
-function metricOf<T, S>(o: JudgeOptions<T, S>, t: Trajectory<S>, task: T): number | null {
-  if (!o.agreeWith) return null;
-  try {
-    const m = o.agreeWith(t, task);
-    return Number.isFinite(m) ? m : null;
-  } catch {
-    return null;
-  }
-}
-
 /** One step's judge calls in batch order, and the judge records of calls whose input could not be built. */
 export function planJudgeCalls<T, S>(
   j: JudgeSetup<T, S>,
@@ -131,7 +120,7 @@ export function planJudgeCalls<T, S>(
   const { o, mode } = j;
   const calls: PlannedCall[] = [];
   const failed: [Trajectory<unknown>, JudgeRecord][] = [];
-  const base = (t: Trajectory<S>, task: T) => ({ rule: j.name, judge: j.label, metric: metricOf(o, t, task) });
+  const base = (t: Trajectory<S>, task: T) => ({ rule: j.name, judge: j.label, metric: agreementMetric(o.agreeWith, t, task) });
   const tryPlan = (targets: PlannedCall["targets"], build: () => { input: ChatMessage[] | string; count: number }) => {
     try {
       calls.push({ ...build(), targets });

@@ -9,23 +9,12 @@ import { MasoError } from "../errors.js";
 import type { JudgeRecord, Trajectory } from "../workflow/trajectory.js";
 import { judgedEntries, ruleStats } from "./judged-entries.js";
 import { type JudgeEndpoint, judgeClient } from "./judge-endpoint.js";
+import { gate } from "./judge-http.js";
 import { type JudgeOptions, type JudgeSetup, type PlannedCall, planJudgeCalls } from "./judge-input.js";
 import { parseScores } from "./judge-parse.js";
-import { judgementsOf, type ModelRewardRule, type RewardServices } from "./model-rules.js";
+import { isInfrastructureError, judgementsOf, type ModelRewardRule, type RewardServices } from "./model-rules.js";
 
 export type { JudgeOptions, JudgePromptInput } from "./judge-input.js";
-
-/** Errors that mean the run's machinery failed, not the judge: they stop the step like any other. */
-const INFRASTRUCTURE = /^(NATS_|WORKER_LOST|WORKER_OP|TRANSPORT_)/;
-
-/** Runs `f` over `items` with at most `limit` in flight, in order of start. */
-async function pooled<X>(items: readonly X[], limit: number, f: (x: X) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) await f(items[next++]);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-}
 
 /**
  * A reward rule scored by an LLM judge. Declare the judge as a frozen model in the run config and
@@ -60,12 +49,13 @@ export function judgeReward<T, S>(o: JudgeOptions<T, S>): ModelRewardRule<T, S> 
       const { calls, failed } = planJudgeCalls(setup, batch);
       const counts = { calls: 0, cacheHits: 0 };
       const answers: Omit<JudgeRecord, keyof PlannedCall["targets"][number]["record"] | "input">[][] = [];
-      await pooled(
-        calls.map((c, i) => [c, i] as const),
-        o.concurrency ?? 64,
-        async ([c, i]) => {
-          answers[i] = await judgeOnce(c, services, counts);
-        },
+      const slots = gate(o.concurrency ?? 64);
+      await Promise.all(
+        calls.map((c, i) =>
+          slots.run(async () => {
+            answers[i] = await judgeOnce(c, services, counts);
+          }),
+        ),
       );
       // appended in plan order once all calls are back, so trajectory files never depend on timing
       for (const [t, r] of failed) (t.judgements ??= []).push(r);
@@ -95,7 +85,7 @@ export function judgeReward<T, S>(o: JudgeOptions<T, S>): ModelRewardRule<T, S> 
       const bad = scores.find((s) => !(s >= lo && s <= hi));
       if (bad !== undefined) throw new Error(`score ${bad} is outside [${lo}, ${hi}]`);
     } catch (err) {
-      if (err instanceof MasoError && INFRASTRUCTURE.test(err.code)) throw err;
+      if (isInfrastructureError(err)) throw err;
       error = err instanceof MasoError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
       scores = null;
     }

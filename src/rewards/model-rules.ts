@@ -4,6 +4,7 @@
 // what it found into each trajectory's `judgements`; `fn` then reads those back like any reward
 // function. Data flows through the trajectory only, so trajectory files show what was judged.
 import type { ChatMessage } from "../engine/tokenizer/types.js";
+import { MasoError } from "../errors.js";
 import type { CompleteRequest, CompleteResponse, RateRequest, RateResponse } from "./model-calls.js";
 import type { JudgeRecord, Trajectory } from "../workflow/trajectory.js";
 import type { NamedReward } from "./types.js";
@@ -54,6 +55,35 @@ export interface ModelRewardRule<T = unknown, S = unknown> extends NamedReward<T
  */
 export function isModelRule<T, S>(r: NamedReward<T, S>): r is ModelRewardRule<T, S> {
   return typeof (r as Partial<ModelRewardRule<T, S>>).prepare === "function";
+}
+
+/**
+ * Is this a failure of the run's own machinery (the transport, a lost worker) rather than of the
+ * scoring model? Such a failure stops the step like any other; only the rest become judge records.
+ * @example
+ * catch (err) { if (isInfrastructureError(err)) throw err; record(err) }
+ */
+export function isInfrastructureError(err: unknown): boolean {
+  return err instanceof MasoError && /^(NATS_|WORKER_LOST|WORKER_OP|TRANSPORT_)/.test(err.code);
+}
+
+/**
+ * A rule's programmatic metric of an episode (`agreeWith`), or null: no metric, not finite, or it threw.
+ * @example
+ * agreementMetric(o.agreeWith, trajectory, task); // 0.67, or null
+ */
+export function agreementMetric<T, S>(
+  agreeWith: ((trajectory: Trajectory<S>, task: T) => number) | undefined,
+  trajectory: Trajectory<S>,
+  task: T,
+): number | null {
+  if (!agreeWith) return null;
+  try {
+    const m = agreeWith(trajectory, task);
+    return Number.isFinite(m) ? m : null;
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -2,6 +2,7 @@
 // item (record and trajectory modes), the scores as rewards of kind "model", and a failed call
 // recorded as errors that the failure policy turns into skips or values, never a silent 0.
 import { describe, expect, it } from "vitest";
+import { MasoError } from "../errors.js";
 import type { RateRequest } from "./model-calls.js";
 import type { RewardServices } from "./model-rules.js";
 import { rewardModelReward } from "./reward-model.js";
@@ -94,6 +95,13 @@ describe("rewardModelReward", () => {
       services(() => [Number.NaN]),
     );
     expect(nan.judgements![0]).toMatchObject({ score: null, error: "the reward model returned NaN" });
+  });
+
+  it("stops the step on a transport failure instead of recording it as a score", async () => {
+    const rule = rewardModelReward({ model: "rm" });
+    const batch = [{ trajectory: episode("a"), task: null, groupKey: "g" }];
+    const svc = services(() => new MasoError("NATS_DISCONNECTED", "server gone"));
+    await expect(rule.prepare(batch, svc)).rejects.toMatchObject({ code: "NATS_DISCONNECTED" });
   });
 
   it("splits a large step into calls of batchSize items", async () => {

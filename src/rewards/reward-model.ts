@@ -5,7 +5,15 @@
 import type { StepRecord, Trajectory } from "../workflow/trajectory.js";
 import { type JudgeFailurePolicy, judgedEntries, ruleStats } from "./judged-entries.js";
 import { selectRecords } from "./select.js";
-import { type ChatMessage, type JudgeRecord, judgementsOf, type ModelRewardItem, type ModelRewardRule } from "./model-rules.js";
+import {
+  agreementMetric,
+  type ChatMessage,
+  isInfrastructureError,
+  type JudgeRecord,
+  judgementsOf,
+  type ModelRewardItem,
+  type ModelRewardRule,
+} from "./model-rules.js";
 
 export interface RewardModelRewardOptions<T = unknown, S = unknown> {
   /** The cast model with a reward head (declared with `frozen: true`). */
@@ -56,7 +64,7 @@ function jobsOf<T, S>(item: ModelRewardItem<T, S>, o: RewardModelRewardOptions<T
   const { trajectory, task } = item;
   const selected = selectRecords(trajectory, { roles: o.roles, nodes: o.nodes });
   const targets = o.mode === "trajectory" ? selected.slice(-1) : selected;
-  const metric = o.agreeWith ? safely(() => o.agreeWith!(trajectory, task)) : null;
+  const metric = agreementMetric(o.agreeWith, trajectory, task);
   return targets.map((r) => {
     const text = safely(() => {
       const prompt = o.prompt ? o.prompt(r, trajectory, task) : r.prompt;
@@ -68,7 +76,7 @@ function jobsOf<T, S>(item: ModelRewardItem<T, S>, o: RewardModelRewardOptions<T
       trajectory: trajectory as Trajectory<unknown>,
       recordIndex: o.mode === "trajectory" ? null : r.index,
       text,
-      metric: typeof metric === "number" && Number.isFinite(metric) ? metric : null,
+      metric,
     };
   });
 }
@@ -119,6 +127,7 @@ export function rewardModelReward<T = unknown, S = unknown>(o: RewardModelReward
             out[i] = Number.isFinite(s) ? record(jobs[i], s, null, ms) : record(jobs[i], null, `the reward model returned ${s}`, ms);
           });
         } catch (e) {
+          if (isInfrastructureError(e)) throw e;
           const error = e instanceof Error ? e.message : String(e);
           for (const i of part) out[i] = record(jobs[i], null, error, performance.now() - t0);
         }
