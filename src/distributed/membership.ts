@@ -8,7 +8,7 @@ import { MasoError } from "../errors.js";
 import { startThread } from "../start-thread.js";
 import type { ConnectionWatch, NatsAuth } from "./connect.js";
 import { openKv, type Sealer } from "./run-key.js";
-import { memberKey, runBucket, type WorkerAddress, workerLabel } from "./subjects.js";
+import { memberKey, roleInbox, runBucket, type WorkerAddress, workerLabel } from "./subjects.js";
 
 /** What a worker announces about itself. */
 export interface MemberEntry {
@@ -86,6 +86,7 @@ export async function startHeartbeat(o: {
     bucket: runBucket(o.run),
     key: memberKey(o.entry),
     runKey: o.runKey.toString("hex"),
+    inbox: roleInbox(o.run, { kind: "worker", model: o.entry.model }),
     intervalMs: o.intervalMs,
     reconnectSeconds: o.reconnectSeconds,
     entry: o.entry,
