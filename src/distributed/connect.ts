@@ -70,6 +70,20 @@ export async function connectNats(
   }
 }
 
+/** Whether `e` is the server refusing a subject to this connection's credentials. */
+export const isDenied = (e: unknown): boolean => /permissions? violation/i.test((e as Error)?.message ?? "");
+
+/**
+ * NATS_PERMISSION for `what` (e.g. "worker coder/0: opening the run's KV bucket maso-r1"): the
+ * credentials belong to another role or run (nats-users.ts).
+ */
+export const permissionError = (what: string, e: unknown): MasoError =>
+  new MasoError(
+    "NATS_PERMISSION",
+    `${what}: the NATS server refuses it to these credentials (${(e as Error).message})`,
+    "give each process its own role's user for this run: maso nats-config --run <id> prints them (docs/distributed.md)",
+  );
+
 /** Whether a connection is up, and the error a call gets while it is not. */
 export interface ConnectionWatch {
   /** True from a disconnect until the reconnect, and for good once the connection closed. */

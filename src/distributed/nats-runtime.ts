@@ -11,7 +11,15 @@ import { MasoError } from "../errors.js";
 import type { Cast } from "../runtime/cast.js";
 import { createController } from "../runtime/controller.js";
 import { planGroups, type Runtime, type RuntimeOptions } from "../runtime/runtime.js";
-import { type ConnectionWatch, connectNats, type NatsAuth, natsAuthFromEnv, watchConnection } from "./connect.js";
+import {
+  type ConnectionWatch,
+  connectNats,
+  isDenied,
+  type NatsAuth,
+  natsAuthFromEnv,
+  permissionError,
+  watchConnection,
+} from "./connect.js";
 import { openRunBucket, watchMembers } from "./membership.js";
 import { fileSha256, newRunKey, parseRunKey, RUN_KEY_ENV, runKeyFromEnv, runSealer, sealKv, senderId } from "./run-key.js";
 import { type NatsServer, startNatsServer } from "./nats-server.js";
@@ -207,7 +215,9 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
       settings: { heartbeatMs: s.heartbeatMs, callTimeoutMs: s.callTimeoutMs, maxPartBytes },
       workflowSha256: workflowHash(o.config),
     };
-    await kv.put(CONFIG_KEY, sealKv(sealer, runBucket(run), CONFIG_KEY, published));
+    await kv.put(CONFIG_KEY, sealKv(sealer, runBucket(run), CONFIG_KEY, published)).catch((e) => {
+      throw isDenied(e) ? permissionError(`controller of run ${run}: publishing the run config`, e) : e;
+    });
     const watch = await watchMembers(kv, runBucket(run), sealer, s.heartbeatTimeoutMs, conn);
     if (s.workers === "spawn") {
       const threads = s.threads ?? Math.max(1, Math.floor(availableParallelism() / addresses.length));

@@ -115,6 +115,11 @@ export async function runWorkerProcess(o: WorkerProcessOptions): Promise<void> {
     for (;;) {
       o.log(`worker ${label}: waiting for the run config of ${o.run}`);
       const waiting = whileWaiting({ nc, kv, sealer, run: o.run, address: o.address, log: o.log });
+      // credentials of another model would leave this worker waiting unseen: fail at once instead
+      await Promise.race([waiting.first, lost.fired]).catch(async (e) => {
+        await waiting.stop();
+        throw e;
+      });
       const published: PublishedConfig | null = await Promise.race([nextConfig(kv, configs, bucket, session, over), lost.fired]).finally(
         () => waiting.stop(),
       );

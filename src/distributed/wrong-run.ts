@@ -6,16 +6,14 @@
 // Credentials scoped to one run (nats-users.ts) see no other run: the first refusal ends the looking.
 import { type KV, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
+import { isDenied, permissionError } from "./connect.js";
 import { type Sealer, sealKv } from "./run-key.js";
 import { CONFIG_KEY, runBucket, type WorkerAddress, workerLabel } from "./subjects.js";
 
 const PREFIX = runBucket("");
 
-/**
- * Whether `e` is the server refusing a subject to this connection: credentials scoped to one run
- * (nats-users.ts) may not list the server's buckets, so looking across runs ends there.
- */
-const denied = (e: unknown): boolean => /permission/i.test((e as Error)?.message ?? "");
+// credentials scoped to one run (nats-users.ts) may not list the server's buckets: looking across runs ends there
+const denied = isDenied;
 const waitingKey = (w: WorkerAddress) => `waiting.${w.model}.${w.rank}`;
 
 /** The run ids of the server's other maso buckets. */
@@ -60,8 +58,12 @@ export function whileWaiting(o: {
     );
   };
   const timer = setInterval(() => void tick().catch(() => {}), 1000);
-  void tick().catch(() => {});
+  const first = tick();
   return {
+    /** Resolves once the first entry is written or failed; NATS_PERMISSION when the credentials are another model's. */
+    first: first.catch((e) => {
+      if (denied(e)) throw permissionError(`worker ${workerLabel(o.address)}: writing its waiting entry in ${runBucket(o.run)}`, e);
+    }),
     async stop() {
       clearInterval(timer);
       await o.kv.delete(waitingKey(o.address)).catch(() => {});

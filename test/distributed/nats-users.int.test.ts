@@ -171,6 +171,22 @@ describe("per-role NATS users", () => {
     expect(await refusals(a, () => a.nc.publish(opSubject(RUN, { model: "a", rank: 0 }, "hello"), "x"))).toEqual([]);
   });
 
+  it("stop a worker started with another model's or another run's credentials at once, with NATS_PERMISSION", async () => {
+    const env = { MASO_NATS_USER: users[1].user, MASO_NATS_PASSWORD: users[1].password, MASO_RUN_KEY: newRunKey() };
+    expect(users[1].role).toEqual(WORKER_A);
+    for (const [run, model] of [
+      [RUN, "b"],
+      ["other", "a"],
+    ]) {
+      const r = await runCli(
+        ["worker", "--nats", server.url, "--run", run, "--model", model, "--threads", "1", "--reconnect-window", "1"],
+        env,
+      );
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/NATS_PERMISSION.*the NATS server refuses it to these credentials/);
+    }
+  });
+
   it("let an observer watch the heartbeats and publish nothing", async () => {
     const o = await as(OBSERVER);
     const a = await as(WORKER_A);
