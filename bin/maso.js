@@ -23,7 +23,7 @@ function cloneProblem() {
   if (!existsSync(`${root}src/cli/main-entry.ts`)) return undefined; // an installed package: dist/ ships built
   if (!existsSync(`${root}node_modules`)) return "dependencies are not installed: run `npm ci` (it builds dist/ and the native addon)";
   if (!existsSync(entry)) return "dist/ is not built: run `npm run build`";
-  const src = newest(`${root}src`, (n) => n.endsWith(".ts") && !n.endsWith(".test.ts"));
+  const src = newest(`${root}src`, (n) => /\.(ts|js)$/.test(n) && !n.endsWith(".test.ts")); // .js: the dashboard's browser modules
   // a second of slack: copies and checkouts can leave build outputs a hair older than their sources
   if (src > statSync(entry).mtimeMs + 1000) return "dist/ is older than src/: run `npm run build`";
   return undefined;

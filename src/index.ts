@@ -1,4 +1,5 @@
 // maso's public API. Every export is listed here explicitly; the CLI is a separate entry point.
+export { ERROR_CODES, type ErrorCode } from "./error-codes.js";
 export { MasoError } from "./errors.js";
 export { describeNative, defaultThreads } from "./native/binding.js";
 

@@ -1,13 +1,14 @@
 // Checks a cast (role -> model[/adapter]) against the workflow's roles and the declared models:
 // every role mapped, no unknown role, every model and adapter declared. Returns the resolved
 // mapping; never loads a model. The walk itself is cast-check.ts, shared with the runtime.
+import type { ErrorCode } from "../error-codes.js";
 import { type CastEntry, type CastProblem, castProblems } from "./cast-check.js";
 import { type ConfigIssue, configError } from "./issues.js";
 import type { RunConfig } from "./run-config.js";
 
 export type { CastEntry } from "./cast-check.js";
 
-type CastIssue = ConfigIssue & { code: string };
+type CastIssue = ConfigIssue & { code: ErrorCode };
 
 /**
  * The models a cast is checked against; null for a declared model that is itself invalid (roles

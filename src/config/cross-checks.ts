@@ -20,6 +20,33 @@ type Model = ReturnType<typeof modelSchema.parse>;
 const isRecord = (v: unknown): v is Raw => v !== null && typeof v === "object" && !Array.isArray(v);
 const shape = runConfigSchema.shape;
 
+/**
+ * What asynchronous RL (schedule.maxStaleness ≥ 1) cannot run with: a rollback rewrites weights a
+ * pinned rollout may still read, and generation replicas would each need the pinned version.
+ */
+function asyncIssues(
+  failures: { onCollapse: string } | undefined,
+  runtime: { nats: { replicas: Record<string, number> } } | undefined,
+): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
+  if (failures?.onCollapse === "rollback")
+    out.push({
+      code: "CONFIG_ASYNC",
+      path: "failures.onCollapse",
+      value: "rollback",
+      expected: '"warn" or "stop" with schedule.maxStaleness ≥ 1: a rollback rewrites weights that a rollout running ahead still reads',
+    });
+  for (const [model, n] of Object.entries(runtime?.nats.replicas ?? {}))
+    if (n > 1)
+      out.push({
+        code: "CONFIG_ASYNC",
+        path: `runtime.nats.replicas.${model}`,
+        value: n,
+        expected: "1 with schedule.maxStaleness ≥ 1: generation replicas do not pin weight versions yet",
+      });
+  return out;
+}
+
 /** A top-level section parsed alone (its defaults applied), or undefined when it does not parse. */
 const parsed = <T>(r: { success: true; data: T } | { success: false }): T | undefined => (r.success ? r.data : undefined);
 
@@ -128,6 +155,8 @@ export function crossCheck(input: unknown, opts: CrossCheckOptions = {}): { issu
       expected:
         '"warn" or "stop" with runtime.transport "nats": a rollback restores a role\'s weights inside its worker group, which only the in-process transport offers',
     });
+
+  if (schedule && schedule.maxStaleness > 0) issues.push(...asyncIssues(failures, runtime));
 
   const rewards = opts.rewards;
   if (rewards && isRecord(input.rewardWeights))

@@ -2,6 +2,7 @@
 // the value found and what is allowed (for unknown fields, the list of known ones). Formatting
 // only; schemas live in their own files.
 import type { z } from "zod";
+import type { ErrorCode } from "../error-codes.js";
 import { MasoError } from "../errors.js";
 
 /** One problem in a config: where, what was there, what is allowed. */
@@ -13,7 +14,7 @@ export interface ConfigIssue {
   /** what is allowed, e.g. "a number >= 0" or "one of: grpo, rloo" */
   expected: string;
   /** a more specific error code than the error's own (e.g. CONFIG_CAST_UNMAPPED_ROLE); absent for plain schema issues */
-  code?: string;
+  code?: ErrorCode;
 }
 
 /** Readable dotted path: models.a.lora.rank, stages[2].name */
@@ -161,7 +162,7 @@ export function formatIssues(issues: readonly ConfigIssue[], max = 100): string 
 
 /** A MasoError carrying the issues (as `issues`) with a message that lists all of them. */
 export function configError(
-  code: string,
+  code: ErrorCode,
   source: string,
   issues: readonly ConfigIssue[],
   hint = "see docs/config.md for every field and its default",

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { LORA_TARGETS } from "../engine/config.js";
 import { estimators } from "../rl/advantages/registry.js";
+import { MAX_STALENESS } from "../rl/update/off-policy.js";
 import { COLLAPSE_DEFAULTS as C } from "./collapse-settings.js";
 import { PRESET_NAMES } from "./model-presets.js";
 
@@ -106,6 +107,8 @@ export const algorithmSchema = z
     entropyCoef: nonNeg(10).default(0),
     /** old log-probs: a scoring forward after the rollout ("recompute", exact at any batch composition) or the sampler's own ("rollout", no forward) */
     oldLogProbs: z.enum(["rollout", "recompute"]).default("recompute"),
+    /** asynchronous RL: cap of the truncated importance weight π_prox/π_behav on each token of a stale sample */
+    importanceCap: z.number().min(1).max(1000).default(2),
     /** discount and GAE λ; default 0.99/0.95 with a critic, 1/1 for bandit estimators (GRPO, RLOO, …) */
     gamma: z.number().min(0).max(1).optional(),
     lambda: z.number().min(0).max(1).optional(),
@@ -164,6 +167,8 @@ const scheduleSchema = z
     concurrency: posInt(100_000).default(32),
     /** deadline of one episode (ms): a slower one is a failed episode (EPISODE_TIMEOUT) */
     episodeTimeoutMs: z.number().int().min(1).max(86_400_000).default(600_000),
+    /** asynchronous RL: rollouts of step n+1 generate with the weights after step n−η while earlier steps train (0: synchronous) */
+    maxStaleness: z.number().int().min(0).max(MAX_STALENESS).default(0),
   })
   .strict();
 

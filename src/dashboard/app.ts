@@ -1,4 +1,4 @@
-// The dashboard's HTTP routes (hono): the page, uPlot's files from node_modules, and a JSON API
+// The dashboard's HTTP routes (hono): the page, its browser modules, uPlot's files from node_modules, and a JSON API
 // over one or more run directories (`?run=<index>`, default 0; /api/config-diff compares them all),
 // behind a Host check (host-check.ts). Read-only: no route writes to a run directory or runs anything.
 import { readFileSync } from "node:fs";
@@ -6,6 +6,7 @@ import { createRequire } from "node:module";
 import { type Context, Hono } from "hono";
 import { MasoError } from "../errors.js";
 import { configDifferences } from "./config-diff.js";
+import { BROWSER_PATH, browserModules } from "./browser-modules.js";
 import { allowedHostNames, dashboardHostAllowed } from "./host-check.js";
 import { type MetricsTail, metricsTail } from "./metrics-tail.js";
 import { pageHtml } from "./page.js";
@@ -44,6 +45,7 @@ export function createDashboardApp(runDirs: string | readonly string[], opts: Da
   const app = new Hono();
   const uplotJs = asset("uplot/dist/uPlot.iife.min.js");
   const uplotCss = asset("uplot/dist/uPlot.min.css");
+  const modules = browserModules();
   const dirOf = (c: Context): string => {
     const q = c.req.query("run") ?? "0";
     const i = Number(q);
@@ -66,6 +68,10 @@ export function createDashboardApp(runDirs: string | readonly string[], opts: Da
   app.get("/", (c) => c.html(pageHtml(dirs)));
   app.get("/vendor/uPlot.iife.min.js", (c) => c.body(uplotJs, 200, { "content-type": "text/javascript; charset=utf-8" }));
   app.get("/vendor/uPlot.min.css", (c) => c.body(uplotCss, 200, { "content-type": "text/css; charset=utf-8" }));
+  app.get(`${BROWSER_PATH}:name`, (c) => {
+    const js = modules.get(c.req.param("name"));
+    return js === undefined ? c.notFound() : c.body(js, 200, { "content-type": "text/javascript; charset=utf-8" });
+  });
   app.get("/api/runs", (c) => c.json({ runs: dirs.map((runDir, index) => ({ index, runDir, label: labels[index] })) }));
   app.get("/api/run", async (c) => {
     const dir = dirOf(c);

@@ -1,6 +1,6 @@
-// The dashboard's single HTML page: layout, inline CSS and script, uPlot from /vendor. Markup only;
-// data arrives from the JSON API in app.ts.
-import { PAGE_SCRIPT } from "./page-script.js";
+// The dashboard's single HTML page: layout, inline CSS, uPlot from /vendor and the page's ES modules
+// from /browser (src/dashboard/browser/). Markup only; data arrives from the JSON API in app.ts.
+import { BROWSER_ENTRY } from "./browser-modules.js";
 import { PAGE_CSS } from "./page-style.js";
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -52,7 +52,7 @@ export function pageHtml(runDirs: string | readonly string[]): string {
 </div>
 </section>
 </main>
-<script>${PAGE_SCRIPT}</script>
+<script type="module" src="${BROWSER_ENTRY}"></script>
 </body>
 </html>`;
 }

@@ -1,7 +1,7 @@
 // The run summary panel's facts, from config.json, summary.json and the metric rows: before/after
 // dev metric, best step, wall time, steps and cast. A run still training has no summary.json; its
 // figures then come from the rows so far. Pure.
-import type { MetricsRow } from "../progress/metrics-writer.js";
+import type { MetricsRow } from "../progress/metrics-row.js";
 
 export interface RunOverview {
   name: string | null;

@@ -2,11 +2,12 @@
 // numbered chunks (headers Maso-Chunk "i/n"), reassembled by index on the other side. Every request
 // has a timeout; replies come back on one inbox subscription per client. Errors travel as data
 // (code, message, hint) and are rethrown as the same MasoError, so a refusal reads exactly as it
-// would in-process. Every body is sealed with the run key (run-key.ts): a request for its subject and
-// reply inbox, a reply for its inbox, the request it answers (sender and sequence) and its status,
-// so a client without the key can neither read a call nor forge, redirect or replay one.
+// would in-process (a code this side does not know becomes REMOTE_ERROR). Every body is sealed with
+// the run key (run-key.ts): a request for its subject and reply inbox, a reply for its inbox, the
+// request it answers (sender and sequence) and its status, so a client without the key can neither
+// read a call nor forge, redirect or replay one.
 import { headers, type Msg, type MsgHdrs, type NatsConnection, nuid } from "@nats-io/transport-node";
-import { MasoError } from "../errors.js";
+import { MasoError, remoteError } from "../errors.js";
 import { type ConnectionWatch, inboxOf, watchConnection } from "./connect.js";
 import type { Sealer } from "./run-key.js";
 import { RUN_HEADER } from "./subjects.js";
@@ -147,7 +148,7 @@ export function rpcClient(nc: NatsConnection, run: string, sealer: Sealer, url =
       const p = settle(id)!;
       if (status === "error") {
         const e = decodeJson(opened.body) as ErrorBody;
-        p.reject(new MasoError(e.code, e.message, e.hint));
+        p.reject(remoteError(e.code, e.message, e.hint));
       } else p.resolve(opened.body);
     },
   });

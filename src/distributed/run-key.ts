@@ -5,6 +5,7 @@
 // sequence number, so a message moved to another subject or replayed is refused as well).
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import type { ErrorCode } from "../error-codes.js";
 import { MasoError } from "../errors.js";
 
 /** The environment variable that gives a controller or an attached worker the run key. */
@@ -20,14 +21,14 @@ const fromUtf8 = new TextDecoder();
 export const newRunKey = (): string => randomBytes(32).toString("hex");
 
 /** Checks a run key's form (64 hex digits) and returns its bytes. */
-export function parseRunKey(hex: string, code: string): Buffer {
+export function parseRunKey(hex: string, code: ErrorCode): Buffer {
   if (!/^[0-9a-fA-F]{64}$/.test(hex.trim()))
     throw new MasoError(code, `${RUN_KEY_ENV} is not a run key`, "a run key is 64 hex digits, e.g. from 'openssl rand -hex 32'");
   return Buffer.from(hex.trim(), "hex");
 }
 
 /** The run key from MASO_RUN_KEY; `code` names the error when it is unset or malformed. */
-export function runKeyFromEnv(env: NodeJS.ProcessEnv, code: string, who: string): Buffer {
+export function runKeyFromEnv(env: NodeJS.ProcessEnv, code: ErrorCode, who: string): Buffer {
   const hex = env[RUN_KEY_ENV];
   if (!hex)
     throw new MasoError(

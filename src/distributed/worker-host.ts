@@ -67,6 +67,7 @@ const API_OPS: readonly WorkerOp[] = [
   "diagnostics",
   "discard",
   "release",
+  "pin",
   "state",
 ];
 

@@ -19,7 +19,7 @@ describe("asDiskError", () => {
     ]);
     const other = sysError("EACCES");
     expect(asDiskError(other, "/x")).toBe(other);
-    const own = new MasoError("X", "y");
+    const own = new MasoError("USAGE", "y");
     expect(asDiskError(own, "/x")).toBe(own);
   });
 

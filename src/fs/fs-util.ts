@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { closeSync, constants as fsConstants, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { type FileHandle, open, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
+import type { ErrorCode } from "../error-codes.js";
 import { MasoError } from "../errors.js";
 
 // O_NONBLOCK makes opening a FIFO return at once instead of waiting for a writer (0 where the
@@ -154,7 +155,7 @@ export async function refuseSpecialFiles(dir: string, depth: number, skip: reado
 }
 
 // the disk codes are disk-error.ts's (DISK_FULL, DISK_READ_ONLY), with hints for a one-off write
-const IO_CODES: Record<string, [code: string, what: string, hint: string]> = {
+const IO_CODES: Record<string, [code: ErrorCode, what: string, hint: string]> = {
   ENOSPC: ["DISK_FULL", "no space left on the device", "free disk space, or write somewhere else"],
   EDQUOT: ["DISK_FULL", "disk quota exceeded", "free space within the quota, or write somewhere else"],
   EROFS: ["DISK_READ_ONLY", "the file system is read-only", "write somewhere else"],

@@ -1,6 +1,7 @@
 // The metrics.jsonl view of a step's per-role metrics (src/runtime/step-metrics.ts builds them):
 // nested names (reward.total, kl.ref, length.response, …) and 0/1 for flags. A role with no rewarded
 // record this step logs only its rollout figures. Pure; the key order is the file's.
+import type { OffPolicyMetrics } from "../rl/update/types.js";
 import type { RoleStepMetrics } from "../runtime/step-metrics.js";
 import type { MetricValues } from "./metrics-writer.js";
 
@@ -30,6 +31,16 @@ export function roleRow(m: RoleStepMetrics): MetricValues {
     value: { loss: m.valueLoss, explainedVariance: m.explainedVariance },
     updated: m.updated ? 1 : 0,
     skippedMinibatches: m.skippedMinibatches,
+    ...(m.offPolicy && { offPolicy: offPolicyRow(m.offPolicy) }),
+  };
+}
+
+/** Asynchronous RL's figures: `lag.<k>` samples k versions behind, dropped, importance mean/max/clipped. */
+function offPolicyRow(o: OffPolicyMetrics): MetricValues {
+  return {
+    lag: { ...o.lag },
+    dropped: o.dropped,
+    importance: { mean: o.importanceMean, max: o.importanceMax, clipped: o.importanceClipped },
   };
 }
 

@@ -13,7 +13,7 @@ import type { BestPointer } from "../checkpoint/best.js";
 import type { RunLock } from "../fs/run-lock.js";
 import { type MetricValues, type MetricsWriter, openMetricsWriter, readMetrics, SUMMARY_FILE } from "../progress/metrics-writer.js";
 import { appendRewards } from "../progress/reward-writer.js";
-import { failedStepTrajectories, type StepReport } from "../runtime/controller.js";
+import { failedStepTrajectories, type RolledOut, type StepReport } from "../runtime/controller.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { StepItem } from "../runtime/step-context.js";
 import { stepFailure } from "../runtime/step-failures.js";
@@ -54,6 +54,11 @@ export interface TrainRunOptions<S extends object, T> {
    * episodes failed; a step where every episode failed always stops. Default 1: only that.
    */
   maxFailedFraction?: number;
+  /**
+   * Asynchronous RL (schedule.maxStaleness, η): rollouts run up to η steps ahead of training with a
+   * fixed lag (see `pipelined`); the runtime must be built with the same η. Default 0: synchronous.
+   */
+  maxStaleness?: number;
   /** Early warnings of a collapsing role and what to do on one (default: warn only); see collapse-watch.ts. */
   collapse?: CollapseOptions;
   onStep?: (row: TrainRow, report: StepReport<S>) => void;
@@ -138,25 +143,29 @@ async function trainSteps<S extends object, T>(
   const taskId = o.taskId ?? ((_: T, i: number) => `task-${i}`);
   const rows: TrainRow[] = [];
   const t0 = performance.now();
-  while (state.step < o.steps) {
-    const stepNo = state.step + 1;
-    const picked = nextTasks(state.cursor, o.tasksPerStep, o.tasks.length, o.seed);
-    const items: StepItem<S, T>[] = picked.flatMap((ti, k) =>
+
+  /** The episodes of step `stepNo`, drawn through the seeded cursor (in step order). */
+  const drawItems = (stepNo: number): StepItem<S, T>[] =>
+    nextTasks(state.cursor, o.tasksPerStep, o.tasks.length, o.seed).flatMap((ti, k) =>
       Array.from({ length: o.groupSize }, (_, g) => ({
         episode: { id: `s${stepNo}-t${k}-g${g}`, state: o.initialState(o.tasks[ti]), taskId: taskId(o.tasks[ti], ti) },
         task: o.tasks[ti],
       })),
     );
-    let report: StepReport<S>;
+  const progress = (stepNo: number) => o.onRollout && ((done: number, total: number) => o.onRollout?.(stepNo, done, total));
+  /** A step's report, or its failure with the rollout it still leaves on disk. */
+  const reported = async (stepNo: number, run: () => Promise<StepReport<S>>): Promise<StepReport<S>> => {
     try {
-      o.onRollout?.(stepNo, 0, items.length);
-      report = await rt.controller.step(items, o.onRollout && ((done, total) => o.onRollout?.(stepNo, done, total)));
+      return await run();
     } catch (err) {
-      // a step that failed after its rollout still leaves its episodes on disk
       const rolled = failedStepTrajectories(err);
       if (rolled) await appendTrajectories(runDir, stepNo, rolled as Trajectory[]);
       throw err;
     }
+  };
+
+  /** Files, metrics row, warnings, evaluation and checkpoint of a trained step. */
+  const recordStep = async (stepNo: number, report: StepReport<S>): Promise<void> => {
     state.step = stepNo;
     // the controller's one reward pass: the files and metrics show exactly what trained
     const { rewards } = report;
@@ -172,18 +181,17 @@ async function trainSteps<S extends object, T>(
       o.onStep?.(row, report);
       throw stop;
     }
-    const last = stepNo === o.steps;
     let newBest = null;
-    if (o.eval && o.eval.tasks.length > 0 && ((o.eval.every > 0 && stepNo % o.eval.every === 0) || last)) {
-      const keep = keepsEpisodes(o.eval, stepNo, o.steps) ? { split: "dev", step: stepNo, checkpoint: "step" } : null;
-      const { metric, episodes } = await evaluateKept(rt, o.eval, o, keep);
+    if (evaluatesAt(o, stepNo)) {
+      const keep = keepsEpisodes(o.eval!, stepNo, o.steps) ? { split: "dev", step: stepNo, checkpoint: "step" } : null;
+      const { metric, episodes } = await evaluateKept(rt, o.eval!, o, keep);
       row.eval = { metric, episodes };
       if (selectBest) newBest = betterThan(best, stepNo, metric);
     }
     metrics.write(row);
     rows.push(row);
     o.onStep?.(row, report);
-    if (stepNo % o.checkpointEvery === 0 || last || newBest) {
+    if (stepNo % o.checkpointEvery === 0 || stepNo === o.steps || newBest) {
       metrics.sync();
       const written = await writeCheckpoint(runDir, stepNo, parts, {
         keep: o.keep,
@@ -197,8 +205,85 @@ async function trainSteps<S extends object, T>(
       }
       o.onCheckpoint?.(stepNo, written.dir);
     }
-  }
+  };
+
+  if ((o.maxStaleness ?? 0) > 0) await pipelined(o, rt, state.step, { drawItems, progress, reported, recordStep });
+  else
+    while (state.step < o.steps) {
+      const stepNo = state.step + 1;
+      const items = drawItems(stepNo);
+      o.onRollout?.(stepNo, 0, items.length);
+      const report = await reported(stepNo, () => rt.controller.step(items, progress(stepNo)));
+      await recordStep(stepNo, report);
+    }
   return { startStep, rows, best, t0, metrics };
+}
+
+/** Whether step `stepNo` evaluates on dev (every `eval.every` steps and the last). */
+function evaluatesAt<S extends object, T>(o: TrainRunOptions<S, T>, stepNo: number): boolean {
+  return !!o.eval && o.eval.tasks.length > 0 && ((o.eval.every > 0 && stepNo % o.eval.every === 0) || stepNo === o.steps);
+}
+
+/**
+ * Whether the pipeline drains after step `stepNo`: an evaluation or checkpoint needs every step up
+ * to it trained and nothing generated ahead (a checkpoint then holds no rollout in flight, so a
+ * resume continues exactly).
+ */
+function drainsAt<S extends object, T>(o: TrainRunOptions<S, T>, stepNo: number): boolean {
+  return stepNo % o.checkpointEvery === 0 || stepNo === o.steps || evaluatesAt(o, stepNo);
+}
+
+interface StepParts<S extends object, T> {
+  drawItems(stepNo: number): StepItem<S, T>[];
+  progress(stepNo: number): ((done: number, total: number) => void) | undefined;
+  reported(stepNo: number, run: () => Promise<StepReport<S>>): Promise<StepReport<S>>;
+  recordStep(stepNo: number, report: StepReport<S>): Promise<void>;
+}
+
+/**
+ * Asynchronous RL with a fixed lag η: while step n trains, the rollouts of steps n+1 … n+η run,
+ * step n+k generating with the weights after step n+k−1−η (a rollout never waits for an update it
+ * does not read). The lag is fixed by step numbers, not by timing, so a run is reproducible and its
+ * resume exact; the first rollout after a drain point (drainsAt) reads the weights just trained.
+ */
+async function pipelined<S extends object, T>(
+  o: TrainRunOptions<S, T>,
+  rt: Runtime<S, T>,
+  from: number,
+  p: StepParts<S, T>,
+): Promise<void> {
+  const eta = o.maxStaleness ?? 0;
+  const ahead = new Map<number, Promise<RolledOut<S>>>();
+  let lastDrain = from;
+  let chain: Promise<unknown> = Promise.resolve();
+  /** Starts the rollout of step `stepNo` after the one before it (controller steps count from 0). */
+  const start = (stepNo: number) => {
+    const items = p.drawItems(stepNo);
+    const weightsOf = stepNo === lastDrain + 1 ? null : Math.max(stepNo - 2 - eta, lastDrain - 1);
+    const rolled = chain.then(() => {
+      o.onRollout?.(stepNo, 0, items.length);
+      return rt.controller.rollout(items, { step: stepNo - 1, weightsOf }, p.progress(stepNo));
+    });
+    rolled.catch(() => {}); // awaited in its turn; a failure must not go unhandled meanwhile
+    chain = rolled.catch(() => {});
+    ahead.set(stepNo, rolled);
+  };
+  try {
+    for (let stepNo = from + 1; stepNo <= o.steps; stepNo++) {
+      if (!ahead.has(stepNo)) start(stepNo);
+      // the rollouts that may run while this step trains: up to η ahead, never past a drain point
+      for (let next = stepNo + 1; next <= Math.min(stepNo + eta, o.steps) && !drainsAt(o, next - 1); next++)
+        if (!ahead.has(next)) start(next);
+      const rolled = ahead.get(stepNo)!;
+      ahead.delete(stepNo);
+      const report = await p.reported(stepNo, async () => rt.controller.train(await rolled));
+      await p.recordStep(stepNo, report);
+      if (drainsAt(o, stepNo)) lastDrain = stepNo;
+    }
+  } finally {
+    // a failed step leaves no rollout of a later one running into the runtime's close
+    await Promise.allSettled(ahead.values());
+  }
 }
 
 /** After the runtime closed: the end-of-run evaluations (train-evals.ts) and summary.json. */

@@ -7,7 +7,7 @@ import { getEstimator } from "../rl/advantages/registry.js";
 import type { AssignedRewards } from "../rewards/combine.js";
 import type { AdvantageStats, AgentChainPiece } from "./messages.js";
 import { rewardedGroups } from "./score-phase.js";
-import type { ResolvedOptions, StepContext } from "./step-context.js";
+import { type ResolvedOptions, type StepContext, scopeOf } from "./step-context.js";
 
 const chained = <S extends object, T>(o: ResolvedOptions<S, T>, model: string) =>
   getEstimator(o.advantageOf(model).estimator).chain !== undefined;
@@ -71,7 +71,7 @@ export async function advantagePhase<S extends object, T>(
   const results = await Promise.all(
     groups.map((g) => {
       const a = o.advantageOf(g);
-      return o.transport.call(g, "computeAdvantages", { estimator: a.estimator, options: a.options ?? {} });
+      return o.transport.call(g, "computeAdvantages", { estimator: a.estimator, options: a.options ?? {}, ...scopeOf(ctx) });
     }),
   );
   for (const r of results) Object.assign(out, r.roles);

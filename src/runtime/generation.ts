@@ -24,6 +24,17 @@ export interface GenerationParts {
   versions: WeightVersions;
   /** Keep the sampler's log-probs as a sample's old log-probs (oldLogProbs "rollout", no critic). */
   useRolloutLogp: boolean;
+  /**
+   * Asynchronous RL: the batch new samples belong to and the weight version generation reads;
+   * samples then keep the sampler's log-probs as their behaviour log-probs.
+   */
+  pinned?: () => { batch: number; version: number };
+}
+
+/** The sampler's log-probs of every output token, or null where some are missing or not finite. */
+function samplerLogp(out: GeneratorResult): Float32Array | null {
+  if (out.logprobs.length !== out.tokens.length || !out.logprobs.every(Number.isFinite)) return null;
+  return Float32Array.from(out.logprobs);
 }
 
 /**
@@ -71,14 +82,14 @@ export function generation(p: GenerationParts) {
   /** The generation's log-probs as old log-probs, or null where a scoring forward must supply them. */
   const rolloutLogp = (out: GeneratorResult, versionAtStart: number): Float32Array | null => {
     if (!p.useRolloutLogp || versions.current() !== versionAtStart) return null;
-    if (out.logprobs.length !== out.tokens.length || !out.logprobs.every(Number.isFinite)) return null;
-    return Float32Array.from(out.logprobs);
+    return samplerLogp(out);
   };
 
   const generate = async (req: GenerateRequest, onText?: (delta: string) => void): Promise<GenerateResponse> => {
     checkRoute(p, req);
     const { prompt, chained } = promptIds(tokenizer, maxContext, store, req);
     const versionAtStart = versions.current();
+    const pinned = p.pinned?.();
     const stream = onText ? textStream(tokenizer, req.stop, onText) : undefined;
     const maxNew = req.fitContext ? fitted(maxContext, prompt, req.maxNewTokens) : req.maxNewTokens;
     const out = await p.generator.submit(
@@ -94,6 +105,7 @@ export function generation(p: GenerationParts) {
     const tokens = Int32Array.from([...prompt, ...out.tokens]);
     const oldLogp = rolloutLogp(out, versionAtStart);
     const s = store.addNew({
+      ...(pinned && { ...pinned, behaviourLogp: samplerLogp(out) }),
       role,
       episode,
       node,

@@ -87,8 +87,16 @@ export interface DiscardRequest {
   ids: number[];
 }
 
-/** Scores every cached sample not scored yet: old and reference log-probs, and values with a critic. */
-export type ScoreRequest = Record<string, never>;
+/**
+ * Asynchronous RL: which step's samples an operation touches (the step whose rollout generated
+ * them; see PinRequest). Absent: every cached sample, as in a synchronous run.
+ */
+export interface BatchScope {
+  batch?: number;
+}
+
+/** Scores every cached sample (of the batch) not scored yet: old and reference log-probs, and values with a critic. */
+export type ScoreRequest = BatchScope;
 
 export interface ScoreResponse {
   scored: number;
@@ -113,7 +121,7 @@ export interface AgentChainsResponse {
   heads: GaeContinuation[];
 }
 
-export interface ComputeAdvantagesRequest {
+export interface ComputeAdvantagesRequest extends BatchScope {
   /** A registered estimator name; a chained one finishes what agentChains computed. */
   estimator: string;
   options: EstimatorOptions;
@@ -132,7 +140,7 @@ export interface ComputeAdvantagesResponse {
   metrics: Record<string, number>;
 }
 
-export interface UpdateRequest {
+export interface UpdateRequest extends BatchScope {
   /** The RL step (0-based) this update belongs to; drives the learning-rate schedule. */
   step?: number;
   /** Roles whose samples train (default: all roles with ready samples). */
@@ -156,15 +164,31 @@ export interface UpdateResponse {
   report: UpdateReport;
   /** One per updated sample, when `returnLogRatios` was asked. */
   logRatios?: LogRatio[];
+  /** Asynchronous RL: the group's weight version after this update. */
+  version?: number;
 }
 
-export interface DiagnosticsRequest {
+export interface DiagnosticsRequest extends BatchScope {
   roles?: string[];
 }
 
 /** Per role: mean per-token k3 KL of the current policy to the reference, and how far the reference moved. */
 export interface DiagnosticsResponse {
   roles: Record<string, { samples: number; klRef: number; refDrift: number }>;
+}
+
+/** Drops every cached sample, or those of one batch (end of a step). */
+export type ReleaseRequest = BatchScope;
+
+/**
+ * Asynchronous RL, between two rollouts: generation reads weight version `version` from now on, and
+ * the samples it makes belong to `batch` (the step). Only a worker group built for asynchronous RL
+ * serves it.
+ */
+export interface PinRequest {
+  /** null: the weights in place now (only while no update runs). */
+  version: number | null;
+  batch: number;
 }
 
 export interface WorkerState {
@@ -202,8 +226,10 @@ export interface WorkerGroupApi {
   diagnostics(req: DiagnosticsRequest): Promise<DiagnosticsResponse>;
   /** Drops these cached samples; ids it does not hold are ignored. */
   discard(req: DiscardRequest): Promise<{ discarded: number }>;
-  /** Drops every cached sample (end of a step). */
-  release(req: Record<string, never>): Promise<{ released: number }>;
+  /** Drops every cached sample, or one batch's (end of a step). */
+  release(req: ReleaseRequest): Promise<{ released: number }>;
+  /** Asynchronous RL: the weight version and batch of the next rollout's generations. */
+  pin(req: PinRequest): Promise<{ version: number }>;
   state(req: Record<string, never>): Promise<WorkerState>;
 }
 

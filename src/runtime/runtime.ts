@@ -55,7 +55,8 @@ export function planGroups<S extends object, T>(opts: RuntimeOptions<S, T>): { c
   const groups = [...cast.models].map(([name, spec]) => {
     const roles = Object.fromEntries(cast.rolesOf(name).map((r) => [r, cast.roles.get(r)!.adapter]));
     const trainer = perModel ? (opts.trainer as Record<string, TrainerOptions>)[name] : (opts.trainer as TrainerOptions | undefined);
-    return { name, spec, options: { roles, trainer, generator: opts.generator } };
+    const staleness = opts.maxStaleness ? { staleness: opts.maxStaleness } : {};
+    return { name, spec, options: { roles, trainer, generator: opts.generator, ...staleness } };
   });
   return { cast, groups };
 }

@@ -15,6 +15,14 @@ export interface CachedSample {
   temperature: number;
   tokens: Int32Array;
   promptLen: number;
+  /**
+   * Asynchronous RL: the step whose rollout generated it (phases of a step touch only its own
+   * samples while the next step's rollout adds more), the weight version it was generated with,
+   * and the sampler's log-probs under those weights (the behaviour policy). null/0 otherwise.
+   */
+  batch: number | null;
+  version: number;
+  behaviourLogp: Float32Array | null;
   /** Filled by scoring (lazily, before the first use and before any update). */
   oldLogp: Float32Array | null;
   refLogp: Float32Array | null;
@@ -60,20 +68,22 @@ export function sampleCache() {
     remove: (id: number): boolean => map.delete(id),
     /** Every sample in a canonical order (episode, turn, node, visit), so that how episodes
      * interleaved during generation (concurrency) cannot change scoring or update numerics. */
-    all: () => [...map.values()].sort(canonicalOrder),
+    all: (batch?: number) => [...map.values()].filter((s) => batch === undefined || s.batch === batch).sort(canonicalOrder),
     size: () => map.size,
-    clear(): number {
+    /** Drops every sample, or those of one batch; returns how many. */
+    clear(batch?: number): number {
       const n = map.size;
-      map.clear();
-      return n;
+      if (batch === undefined) map.clear();
+      else for (const [id, s] of map) if (s.batch === batch) map.delete(id);
+      return n - map.size;
     },
   };
 }
 
 export type SampleCache = ReturnType<typeof sampleCache>;
 
-/** The trainer's view of a fully prepared sample. */
-export function toTrainSample(s: CachedSample, happoFactor: number): TrainSample {
+/** The trainer's view of a fully prepared sample; `weights` (off-policy.ts) scale its advantages per token. */
+export function toTrainSample(s: CachedSample, happoFactor: number, weights?: Float32Array): TrainSample {
   return {
     id: s.id,
     role: s.role,
@@ -85,7 +95,7 @@ export function toTrainSample(s: CachedSample, happoFactor: number): TrainSample
     oldLogp: s.oldLogp as Float32Array,
     refLogp: s.refLogp,
     oldValues: s.oldValues,
-    advantages: s.advantages as Float32Array,
+    advantages: weights ? (s.advantages as Float32Array).map((a, t) => a * weights[t]) : (s.advantages as Float32Array),
     returns: s.returns as Float32Array,
     happoFactor,
   };

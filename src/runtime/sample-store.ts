@@ -8,7 +8,10 @@ export type SampleRecord = Pick<CachedSample, "role" | "episode" | "node" | "vis
 };
 
 /** A sample as generated: its identity and tokens, and its rollout log-probs where they stand for old ones. */
-export type NewSample = Omit<SampleRecord, "tokens"> & { tokens: Int32Array; oldLogp?: Float32Array | null };
+export type NewSample = Omit<SampleRecord, "tokens"> & {
+  tokens: Int32Array;
+  oldLogp?: Float32Array | null;
+} & Partial<Pick<CachedSample, "batch" | "version" | "behaviourLogp">>;
 
 /**
  * The sample cache of one worker group, with sample identity in and out.
@@ -22,6 +25,9 @@ export function sampleStore() {
   const addNew = (r: NewSample): CachedSample =>
     cache.add({
       ...r,
+      batch: r.batch ?? null,
+      version: r.version ?? 0,
+      behaviourLogp: r.behaviourLogp ?? null,
       oldLogp: r.oldLogp ?? null,
       refLogp: null,
       oldValues: null,

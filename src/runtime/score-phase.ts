@@ -2,7 +2,7 @@
 // log-probs, reference log-probs and (with a critic) values in a few packed forwards, before any
 // advantage or update reads them. Groups holding no rewarded sample have nothing anyone reads.
 import type { AssignedRewards } from "../rewards/combine.js";
-import type { StepContext } from "./step-context.js";
+import { type StepContext, scopeOf } from "./step-context.js";
 
 /** The worker groups that hold this step's rewarded samples. */
 export function rewardedGroups(assigned: AssignedRewards): string[] {
@@ -16,5 +16,5 @@ export function rewardedGroups(assigned: AssignedRewards): string[] {
  * await scorePhase(ctx, assigned);
  */
 export async function scorePhase<S extends object, T>(ctx: StepContext<S, T>, assigned: AssignedRewards): Promise<void> {
-  await Promise.all(rewardedGroups(assigned).map((g) => ctx.o.transport.call(g, "score", {})));
+  await Promise.all(rewardedGroups(assigned).map((g) => ctx.o.transport.call(g, "score", scopeOf(ctx))));
 }

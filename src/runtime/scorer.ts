@@ -30,11 +30,11 @@ export function sampleScorer(model: Decoder, spec: Pick<ResolvedModelSpec, "refe
         : null;
 
   /**
-   * Old log-probs and values of samples that lack them, then reference log-probs of samples that
+   * Old log-probs and values of samples (of `batch`, or all) that lack them, then reference log-probs of samples that
    * lack those, in a few packed forwards each; returns how many samples it scored.
    */
-  const score = (): number => {
-    const all = cache.all();
+  const score = (batch?: number): number => {
+    const all = cache.all(batch);
     const needOld = all.filter((s) => s.oldLogp === null);
     if (needOld.length > 0) {
       const cur = scoreSamples(model, needOld, { values: model.valueHead !== null });

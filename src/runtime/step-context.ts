@@ -5,6 +5,7 @@ import { MasoError } from "../errors.js";
 import type { HappoKey } from "../rl/advantages/happo.js";
 import type { EstimatorOptions } from "../rl/advantages/types.js";
 import type { NamedReward } from "../rewards/types.js";
+import { MAX_STALENESS } from "../rl/update/off-policy.js";
 import { checkTimeout } from "../workflow/deadline.js";
 import type { Workflow } from "../workflow/graph-types.js";
 import type { EpisodeInput } from "../workflow/episode.js";
@@ -58,6 +59,11 @@ export interface ControllerOptions<S extends object, T> {
   seed?: number;
   /** Number of the first step (default 0); a resumed run passes the steps already taken. */
   startStep?: number;
+  /**
+   * Asynchronous RL: η, the most weight versions a trained sample may lag (default 0: synchronous).
+   * With η ≥ 1 the worker groups must be built with the same staleness; see Controller.rollout.
+   */
+  maxStaleness?: number;
 }
 
 export interface ResolvedOptions<S extends object, T> extends ControllerOptions<S, T> {
@@ -65,6 +71,7 @@ export interface ResolvedOptions<S extends object, T> extends ControllerOptions<
   agentOrder: readonly string[];
   criticWarmupSteps: number;
   seed: number;
+  maxStaleness: number;
   advantageOf: (model: string) => AdvantageChoice;
 }
 
@@ -73,7 +80,15 @@ export interface StepContext<S extends object, T> {
   o: ResolvedOptions<S, T>;
   step: number;
   timer: PhaseTimer;
+  /** Asynchronous RL: the batch (this step's) every worker operation is scoped to. */
+  batch?: number;
+  /** Asynchronous RL: each updated group's weight version after its update this step. */
+  versions?: Map<string, number>;
 }
+
+/** The batch scope of a worker request: this step's samples only under asynchronous RL. */
+export const scopeOf = <S extends object, T>(ctx: StepContext<S, T>): { batch?: number } =>
+  ctx.batch === undefined ? {} : { batch: ctx.batch };
 
 /** One unit of work for a step: an episode and the task its rewards are computed against. */
 export interface StepItem<S, T> {
@@ -93,6 +108,9 @@ export function resolveOptions<S extends object, T>(o: ControllerOptions<S, T>):
   const updateOrder = o.updateOrder ?? "together";
   if (!["together", "round-robin", "happo"].includes(updateOrder))
     throw new MasoError("CONTROLLER_CONFIG", `updateOrder is "${updateOrder}"`, "use together, round-robin or happo");
+  const maxStaleness = o.maxStaleness ?? 0;
+  if (!Number.isInteger(maxStaleness) || maxStaleness < 0 || maxStaleness > MAX_STALENESS)
+    throw new MasoError("CONTROLLER_CONFIG", `maxStaleness is ${maxStaleness}`, `use an integer from 0 to ${MAX_STALENESS}`);
   const single = typeof (o.advantage as AdvantageChoice).estimator === "string";
   const perModel = o.advantage as Readonly<Record<string, AdvantageChoice>>;
   if (!single)
@@ -105,6 +123,7 @@ export function resolveOptions<S extends object, T>(o: ControllerOptions<S, T>):
     agentOrder,
     criticWarmupSteps: o.criticWarmupSteps ?? 0,
     seed: o.seed ?? 0,
+    maxStaleness,
     advantageOf: (m) => (single ? (o.advantage as AdvantageChoice) : perModel[m]),
   };
 }

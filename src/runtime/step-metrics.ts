@@ -6,6 +6,7 @@
 import type { AssignedRewards } from "../rewards/combine.js";
 import type { Trajectory } from "../workflow/trajectory.js";
 import type { AdvantageStats } from "./messages.js";
+import type { OffPolicyMetrics } from "../rl/update/types.js";
 import type { RoleUpdates } from "./update-phase.js";
 
 /** Everything logged per role per step. NaN where a figure does not apply (no reference, no critic, no records). */
@@ -38,6 +39,8 @@ export interface RoleStepMetrics {
   promptLength: number;
   outputLength: number;
   formatFailureRate: number;
+  /** Asynchronous RL only: version lag of the trained samples, dropped stale ones, importance weights. */
+  offPolicy?: OffPolicyMetrics;
 }
 
 const sum = (v: number | number[]) => (typeof v === "number" ? v : v.reduce((a, b) => a + b, 0));
@@ -111,6 +114,7 @@ export function roleMetrics(
       promptLength: ro.promptTokens / ro.records,
       outputLength: ro.outputTokens / ro.records,
       formatFailureRate: ro.formatFailures / ro.records,
+      ...(p?.offPolicy && { offPolicy: p.offPolicy }),
     };
   }
   return out;

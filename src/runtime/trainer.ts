@@ -7,8 +7,9 @@ import { actionLogRatios, happoKey } from "../rl/advantages/happo.js";
 import { concat } from "../rl/concat.js";
 import { klTerm } from "../rl/kl-estimators.js";
 import { ppoUpdate } from "../rl/update/ppo-update.js";
+import { emptyImportance, type ImportanceStats, importanceWeights } from "../rl/update/off-policy.js";
 import { scoreSamples } from "../rl/update/score.js";
-import type { TrainerConfig } from "../rl/update/types.js";
+import type { OffPolicyMetrics, TrainerConfig, TrainSample } from "../rl/update/types.js";
 import { scheduleUnits, type TrainUnit } from "../rl/update/units.js";
 import type { DiagnosticsResponse, LogRatio, UpdateRequest, UpdateResponse } from "./messages.js";
 import type { ResolvedModelSpec } from "./models.js";
@@ -25,6 +26,8 @@ export interface TrainerParts {
   cache: SampleCache;
   scorer: Pick<SampleScorer, "referenceForward">;
   versions: WeightVersions;
+  /** Asynchronous RL: the most versions a trained sample may lag (η); absent for a synchronous run. */
+  staleness?: number;
 }
 
 /** Σ(log π_new − log π_old) per sample, scored with the weights in place now. */
@@ -41,13 +44,56 @@ function logRatiosNow(model: Decoder, samples: readonly CachedSample[]): LogRati
 }
 
 /**
+ * Asynchronous RL: the samples an update trains — those at most `staleness` versions behind the
+ * weights in place (`now`; the others are dropped and counted) — each with its advantages weighted
+ * by the truncated importance weight π_prox/π_behav (off-policy.ts), and per role the figures.
+ */
+function offPolicySamples(
+  ready: readonly CachedSample[],
+  now: number,
+  staleness: number,
+  cfg: TrainerConfig,
+  factor: (s: CachedSample) => number,
+): { samples: CachedSample[]; train: TrainSample[]; offPolicy: Record<string, OffPolicyMetrics> } {
+  const per = new Map<string, { lag: Record<string, number>; dropped: number; w: ImportanceStats }>();
+  const samples: CachedSample[] = [];
+  const train: TrainSample[] = [];
+  for (const s of ready) {
+    const m = per.get(s.role) ?? { lag: {}, dropped: 0, w: emptyImportance() };
+    per.set(s.role, m);
+    const lag = now - s.version;
+    if (lag > staleness) {
+      m.dropped++;
+      continue;
+    }
+    m.lag[lag] = (m.lag[lag] ?? 0) + 1;
+    const w =
+      s.behaviourLogp && s.oldLogp && s.behaviourLogp.length === s.oldLogp.length
+        ? importanceWeights(s.oldLogp, s.behaviourLogp, cfg.importanceCap, cfg.policyLoss === "action", m.w)
+        : undefined;
+    samples.push(s);
+    train.push(toTrainSample(s, factor(s), w));
+  }
+  const offPolicy: Record<string, OffPolicyMetrics> = {};
+  for (const [role, m] of per)
+    offPolicy[role] = {
+      lag: m.lag,
+      dropped: m.dropped,
+      importanceMean: m.w.tokens ? m.w.sum / m.w.tokens : Number.NaN,
+      importanceMax: m.w.tokens ? m.w.max : Number.NaN,
+      importanceClipped: m.w.tokens ? m.w.clipped / m.w.tokens : Number.NaN,
+    };
+  return { samples, train, offPolicy };
+}
+
+/**
  * The update and diagnostics of one model. `updates` counts updates so far: it seeds minibatch
  * shuffling, so a checkpoint load sets it back.
  *
  * @example
  * const t = trainer(parts); t.update({ policy: true, critic: false }); t.updates; // 1
  */
-export function trainer({ spec, model, units, cfg, cache, scorer, versions }: TrainerParts) {
+export function trainer({ spec, model, units, cfg, cache, scorer, versions, staleness }: TrainerParts) {
   let updates = 0;
   const metaOf = (s: CachedSample) => ({
     episode: s.episode,
@@ -57,24 +103,32 @@ export function trainer({ spec, model, units, cfg, cache, scorer, versions }: Tr
     turn: s.turn,
     reward: 0,
   });
-  const rewarded = (roles?: readonly string[]) =>
-    cache.all().filter((s) => s.reward !== null && s.advantages !== null && (!roles || roles.includes(s.role)));
+  const rewarded = (roles?: readonly string[], batch?: number) =>
+    cache.all(batch).filter((s) => s.reward !== null && s.advantages !== null && (!roles || roles.includes(s.role)));
+  // an asynchronous update lets the rollout of a later step run between its chunks
+  const pause = staleness === undefined ? undefined : () => new Promise<void>((r) => setImmediate(r));
 
-  const update = (req: UpdateRequest): UpdateResponse => {
+  const update = async (req: UpdateRequest): Promise<UpdateResponse> => {
     if (spec.train === "frozen")
       throw new MasoError("MODEL_FROZEN", `model "${spec.name}" is frozen`, "set train: 'full' or 'lora' to update it");
-    const samples = rewarded(req.roles);
+    const ready = rewarded(req.roles, req.batch);
     const factor = (s: CachedSample) => (req.happo ? (req.happo.factors[happoKey(metaOf(s), req.happo.by)] ?? 1) : 1);
-    const train = samples.map((s) => toTrainSample(s, factor(s)));
+    const { samples, train, offPolicy } =
+      staleness === undefined
+        ? { samples: ready, train: ready.map((s) => toTrainSample(s, factor(s))), offPolicy: null }
+        : offPolicySamples(ready, versions.current(), staleness, cfg, factor);
     scheduleUnits(units.values(), cfg, req.step ?? updates);
-    const report = ppoUpdate(model, units, cfg, train, { policy: req.policy, critic: req.critic }, createRng(cfg.seed + 7919 * updates++));
-    versions.bump("update");
-    return req.returnLogRatios ? { report, logRatios: logRatiosNow(model, samples) } : { report };
+    const what = { policy: req.policy, critic: req.critic };
+    const report = await ppoUpdate(model, units, cfg, train, what, createRng(cfg.seed + 7919 * updates++), pause);
+    if (offPolicy) for (const [role, m] of Object.entries(offPolicy)) if (report.roles[role]) report.roles[role].offPolicy = m;
+    const version = versions.bump("update");
+    const out: UpdateResponse = req.returnLogRatios ? { report, logRatios: logRatiosNow(model, samples) } : { report };
+    return staleness === undefined ? out : { ...out, version };
   };
 
   /** Per role: mean k3 KL of the current policy to the reference, and how far the reference moved since scoring. */
-  const diagnostics = (roles?: readonly string[]): DiagnosticsResponse => {
-    const mine = cache.all().filter((s) => s.refLogp !== null && (!roles || roles.includes(s.role)));
+  const diagnostics = (roles?: readonly string[], batch?: number): DiagnosticsResponse => {
+    const mine = cache.all(batch).filter((s) => s.refLogp !== null && (!roles || roles.includes(s.role)));
     const cur = scoreSamples(model, mine);
     const refNow = scorer.referenceForward(mine) ?? cur;
     const out: DiagnosticsResponse["roles"] = {};

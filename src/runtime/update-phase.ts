@@ -4,7 +4,8 @@
 import { accumulateHappoFactors } from "../rl/advantages/happo.js";
 import type { RoleUpdateMetrics, UpdateReport } from "../rl/update/types.js";
 import { createRng } from "../rng.js";
-import type { StepContext } from "./step-context.js";
+import type { UpdateRequest, UpdateResponse } from "./messages.js";
+import { type StepContext, scopeOf } from "./step-context.js";
 
 /** Per-role update figures: policy terms from the policy update, value terms from the critic update. */
 export type RoleUpdates = Record<string, { policy?: RoleUpdateMetrics; critic?: RoleUpdateMetrics }>;
@@ -27,6 +28,13 @@ function agentsThisStep<S extends object, T>(ctx: StepContext<S, T>, groups: rea
   return agents;
 }
 
+/** One update call, scoped to the step's batch; under asynchronous RL it notes the group's new weight version. */
+async function updateCall<S extends object, T>(ctx: StepContext<S, T>, group: string, req: UpdateRequest): Promise<UpdateResponse> {
+  const res = await ctx.o.transport.call(group, "update", { ...req, ...scopeOf(ctx) });
+  if (res.version !== undefined) ctx.versions?.set(group, res.version);
+  return res;
+}
+
 /**
  * Runs this step's updates and returns per-role metrics.
  *
@@ -37,7 +45,7 @@ export async function updatePhase<S extends object, T>(ctx: StepContext<S, T>): 
   const { o } = ctx;
   const { groups, critics } = trainable(ctx);
   const out: RoleUpdates = {};
-  const call = (g: string, policy: boolean, critic: boolean) => o.transport.call(g, "update", { step: ctx.step, policy, critic });
+  const call = (g: string, policy: boolean, critic: boolean) => updateCall(ctx, g, { step: ctx.step, policy, critic });
   if (ctx.step < o.criticWarmupSteps) {
     for (const r of await Promise.all(critics.map((g) => call(g, false, true)))) record(out, r.report, "critic");
     return out;
@@ -56,7 +64,7 @@ export async function updatePhase<S extends object, T>(ctx: StepContext<S, T>): 
   for (const role of agentsThisStep(ctx, groups)) {
     const model = o.cast.roles.get(role)!.model;
     const happo = o.updateOrder === "happo";
-    const res = await o.transport.call(model, "update", {
+    const res = await updateCall(ctx, model, {
       step: ctx.step,
       roles: [role],
       policy: true,

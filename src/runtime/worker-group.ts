@@ -11,7 +11,9 @@ import type { Generator } from "./generator.js";
 import { createDefaultGenerator } from "./lanes/lane-generator.js";
 import type { WorkerGroupApi, WorkerState } from "./messages.js";
 import { loadModel, type ResolvedModelSpec } from "./models.js";
+import { MasoError } from "../errors.js";
 import { generation } from "./generation.js";
+import { generationWeights } from "./generation-weights.js";
 import { rate } from "./rate.js";
 import { assignRewards } from "./sample-rewards.js";
 import { type SampleRecord, sampleStore } from "./sample-store.js";
@@ -30,6 +32,12 @@ export interface WorkerGroupOptions {
   trainer?: TrainerOptions;
   /** Builds the sampler (default: KV-cache Samplers on generation lanes, createDefaultGenerator; createNaiveGenerator is the reference). */
   generator?: (model: Decoder, tokenizer: Tokenizer) => Generator;
+  /**
+   * Asynchronous RL (schedule.maxStaleness η ≥ 1): the most weight versions a trained sample may
+   * lag. Generation then reads a copy of the weights pinned per rollout (generation-weights.ts)
+   * while updates write the next version, and samples are kept per step. Absent: synchronous.
+   */
+  staleness?: number;
 }
 
 /** A worker group plus in-process handles for tests and checkpoints (never sent over a transport). */
@@ -68,18 +76,24 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
   const reference = frozenReference(model, spec);
   const cfg = resolveTrainerConfig(options.trainer);
   const units: Map<string, TrainUnit> = spec.train === "frozen" ? new Map() : createUnits(model, cfg);
-  const generator = (options.generator ?? createDefaultGenerator)(model, tokenizer);
+  const asyncRl = options.staleness !== undefined;
+  const pinnable = asyncRl && spec.train !== "frozen" ? generationWeights(model, spec.train === "full", 0) : null;
+  pinnable?.keep(0);
+  const generator = (options.generator ?? createDefaultGenerator)(pinnable?.model ?? model, tokenizer);
+  let batch = 0;
 
   const versions = weightVersions();
-  versions.onBump((_, reason) => {
+  versions.onBump((version, reason) => {
     if (reason !== "update") model.weightsWritten(); // AdamW tells the bf16 weight copies itself
-    generator.weightsChanged?.(); // shared prefixes were computed with the old weights
+    // shared prefixes were computed with the old weights; a pinned generation copy changes only when pinned
+    if (pinnable) pinnable.keep(version);
+    else generator.weightsChanged?.();
   });
   const store = sampleStore();
   const counters = workerCounters();
   const { timed } = counters;
   const scorer = sampleScorer(model, spec, reference, store);
-  const train = trainer({ spec, model, units, cfg, cache: store, scorer, versions });
+  const train = trainer({ spec, model, units, cfg, cache: store, scorer, versions, staleness: options.staleness });
   const { generate, complete } = generation({
     model: spec.name,
     roles: options.roles,
@@ -89,7 +103,8 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
     store,
     counters,
     versions,
-    useRolloutLogp: cfg.oldLogProbs === "rollout" && !model.valueHead,
+    useRolloutLogp: cfg.oldLogProbs === "rollout" && !model.valueHead && !asyncRl,
+    pinned: asyncRl ? () => ({ batch, version: pinnable?.version() ?? versions.current() }) : undefined,
   });
 
   return {
@@ -110,13 +125,24 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
     complete: (req) => complete(req),
     rate: (req) => timed("rate", () => rate(model, rewardHead, tokenizer, counters, spec.name, req)),
     assignRewards: (req) => timed("rewards", () => assignRewards(store, req, spec.name)),
-    score: () => timed("score", () => ({ scored: scorer.score() })),
+    score: (req) => timed("score", () => ({ scored: scorer.score(req.batch) })),
     agentChains: (req) => timed("advantages", () => runAgentChains(req, store.get, cfg.kl)),
-    computeAdvantages: (req) => timed("advantages", () => computeAdvantages(req, store.all(), spec.name, cfg.kl)),
+    computeAdvantages: (req) => timed("advantages", () => computeAdvantages(req, store.all(req.batch), spec.name, cfg.kl)),
     update: (req) => timed("update", () => train.update(req)),
-    diagnostics: (req) => timed("diagnostics", () => train.diagnostics(req.roles)),
+    diagnostics: (req) => timed("diagnostics", () => train.diagnostics(req.roles, req.batch)),
     discard: async (req) => ({ discarded: req.ids.filter((id) => store.remove(id)).length }),
-    release: async () => ({ released: store.clear() }),
+    release: async (req) => ({ released: store.clear(req?.batch) }),
+    pin: async (req) => {
+      if (!asyncRl)
+        throw new MasoError(
+          "WORKER_SYNC",
+          `worker group "${spec.name}" was built for synchronous RL and cannot pin a weight version`,
+          "build every worker group with the run's staleness (schedule.maxStaleness ≥ 1)",
+        );
+      if (pinnable?.pin(req.version ?? versions.current())) generator.weightsChanged?.();
+      batch = req.batch;
+      return { version: pinnable?.version() ?? versions.current() };
+    },
     state: async (): Promise<WorkerState> => {
       const gen = generator.stats();
       return {

@@ -1,6 +1,7 @@
 // Deadlines for the async user code an episode waits on (function nodes, whole episodes): a race
 // against a timer that is always cleared, plus the defaults and the check for a timeout setting.
 // It cancels nothing: work that ignores the deadline is left to settle on its own, unobserved.
+import type { ErrorCode } from "../error-codes.js";
 import { MasoError } from "../errors.js";
 
 /** Function node deadline when neither the node, the workflow nor the runner sets one (ms). */
@@ -42,7 +43,7 @@ export async function withDeadline<T>(
 export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** Throws `code` unless `ms` is a positive number of milliseconds a timer can wait (undefined passes). */
-export function checkTimeout(ms: number | undefined, what: string, code: string): void {
+export function checkTimeout(ms: number | undefined, what: string, code: ErrorCode): void {
   if (ms === undefined) return;
   if (typeof ms !== "number" || !(ms > 0) || ms > MAX_TIMEOUT_MS)
     throw new MasoError(

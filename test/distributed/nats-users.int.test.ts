@@ -23,7 +23,7 @@ import { exactMetrics } from "../cli/run-files.js";
 import { perModelConfig, WORKFLOW, writeConfig } from "./per-model.js";
 
 const RUN = "perm";
-const runKey = parseRunKey(newRunKey(), "TEST");
+const runKey = parseRunKey(newRunKey(), "CONFIG_RUN_KEY");
 const users = runUsers(RUN, ["a", "b"]);
 const CONTROLLER: NatsRole = { kind: "controller" };
 const WORKER_A: NatsRole = { kind: "worker", model: "a" };

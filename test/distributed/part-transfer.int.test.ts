@@ -20,7 +20,7 @@ import { MasoError } from "../../src/errors.js";
 
 const RUN = "xfer";
 // the chunks are sealed with the run key like every message of a run
-const sealer = runSealer(parseRunKey(newRunKey(), "TEST"), "test#1");
+const sealer = runSealer(parseRunKey(newRunKey(), "CONFIG_RUN_KEY"), "test#1");
 let server: NatsServer;
 let nc: NatsConnection;
 const root = mkdtempSync(join(tmpdir(), "maso-part-transfer-"));

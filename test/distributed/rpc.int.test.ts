@@ -10,7 +10,7 @@ import { decodeJson, encodeJson, rpcClient, serveRpc } from "../../src/distribut
 import { MasoError } from "../../src/errors.js";
 import { newRunKey, parseRunKey, runSealer, senderId } from "../../src/distributed/run-key.js";
 
-const runKey = parseRunKey(newRunKey(), "TEST");
+const runKey = parseRunKey(newRunKey(), "CONFIG_RUN_KEY");
 /** Each endpoint its own sealer, as each process has. */
 const sealer = () => runSealer(runKey, senderId("test"));
 

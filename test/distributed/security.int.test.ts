@@ -163,7 +163,7 @@ describe("a client with only the server token", () => {
     await new Promise((r) => setTimeout(r, 1000));
     expect(existsSync(marker)).toBe(false);
     // a config sealed with the run key but naming another module than the one whose hash it pins
-    const sealer = runSealer(parseRunKey(runKey, "TEST"), senderId("controller"));
+    const sealer = runSealer(parseRunKey(runKey, "CONFIG_RUN_KEY"), senderId("controller"));
     await kv.put(
       "config",
       sealKv(sealer, `maso-${RUN}`, "config", { ...forged, session: "s2", workflowSha256: fileSha256(resolve(WORKFLOW)) }),

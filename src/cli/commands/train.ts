@@ -306,6 +306,7 @@ async function train(argv: readonly string[], io: CliIo, locks: RunLock[]): Prom
     onRollout: (step, done, total) => progress.phase(`step ${step} rollout`, done, total),
     resume: resumeDir !== undefined,
     maxFailedFraction: config.failures.maxFailedFraction,
+    maxStaleness: schedule.maxStaleness,
     collapse: { settings: config.failures.collapse, onCollapse: config.failures.onCollapse },
     onResume: (step, skipped) => {
       progress = createProgress(io.out, { total: schedule.steps, startStep: step });

@@ -1,11 +1,12 @@
 // One problem found by `maso train --check`, and the single error that lists them all. Data and
 // formatting only; the checks live in check-run.ts, check-models.ts and dry-episode.ts.
 import { type ConfigIssue, formatIssue } from "../../config/issues.js";
+import type { ErrorCode } from "../../error-codes.js";
 import { MasoError } from "../../errors.js";
 
 /** A problem: a stable code and a one-line message naming what is wrong and where. */
 export interface CheckProblem {
-  code: string;
+  code: ErrorCode;
   message: string;
 }
 
@@ -15,7 +16,7 @@ export function issueProblem(i: ConfigIssue): CheckProblem {
 }
 
 /** A thrown error as a check problem: a MasoError keeps its code; anything else is `fallbackCode`. */
-export function errorProblem(e: unknown, fallbackCode: string, prefix = ""): CheckProblem {
+export function errorProblem(e: unknown, fallbackCode: ErrorCode, prefix = ""): CheckProblem {
   if (e instanceof MasoError) return { code: e.code, message: `${prefix}${e.message}` };
   return { code: fallbackCode, message: `${prefix}${e instanceof Error ? e.message : String(e)}` };
 }

@@ -53,7 +53,7 @@ export async function checkTraining(input: CheckInput, io: CliIo): Promise<void>
   const { file, exp, raw, roles, source } = input;
   const problems: CheckProblem[] = [];
   const modProblems = trainingModuleProblems(exp);
-  problems.push(...modProblems.map((p) => ({ code: "WORKFLOW_MODULE", message: `${file}: ${p.what} (${p.hint})` })));
+  problems.push(...modProblems.map((p): CheckProblem => ({ code: "WORKFLOW_MODULE", message: `${file}: ${p.what} (${p.hint})` })));
   const mod = modProblems.length === 0 ? (exp as unknown as WorkflowModule<object, unknown>) : undefined;
 
   const issues = runConfigIssues(raw, { roles, rewards: rewardNames(exp) });

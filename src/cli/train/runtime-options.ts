@@ -51,6 +51,7 @@ export function trainerOptions(m: ModelCfg, config: RunConfig): TrainerOptions {
     kl: { coef: a.klCoef, estimator: a.klEstimator, placement: a.estimator === "reinforce-pp" ? "reward" : "loss" },
     entropyCoef: a.entropyCoef,
     oldLogProbs: a.oldLogProbs,
+    importanceCap: a.importanceCap,
     value: { coef: a.valueCoef, clip: a.valueClip },
     ...(a.maxApproxKl !== null && { approxKlSkip: a.maxApproxKl }),
     activationBudgetMb: a.activationBudgetMb,
@@ -171,5 +172,6 @@ export function runtimeOptions<S extends object, T>(
     maxNewTokens: config.sampling.maxNewTokens,
     episodeTimeoutMs: config.schedule.episodeTimeoutMs,
     seed: config.seed,
+    ...(config.schedule.maxStaleness > 0 && { maxStaleness: config.schedule.maxStaleness }),
   };
 }

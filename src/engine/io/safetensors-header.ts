@@ -1,6 +1,7 @@
 // The safetensors header: its dtype table, and parsing plus validation of the 8-byte length and
 // the JSON that follows. Pure functions over bytes already read; no file access happens here, and
 // every defect in the header becomes a MasoError naming the file (and tensor), never a crash.
+import type { ErrorCode } from "../../error-codes.js";
 import { MasoError } from "../../errors.js";
 
 /** Bytes per element of every dtype the safetensors format defines. */
@@ -48,7 +49,7 @@ export interface SafetensorsHeader {
 /** A header larger than this is treated as corrupt (the reference implementation uses the same bound). */
 export const MAX_HEADER_BYTES = 100_000_000;
 
-const corrupt = (code: string, file: string, what: string): MasoError =>
+const corrupt = (code: ErrorCode, file: string, what: string): MasoError =>
   new MasoError(code, `${file}: ${what}`, "the safetensors file is corrupt or truncated; re-download or re-save it");
 
 /**

@@ -15,6 +15,7 @@ export const DEFAULT_TRAINER: TrainerConfig = {
   kl: { coef: 0, estimator: "k3", placement: "loss" },
   entropyCoef: 0,
   oldLogProbs: "recompute",
+  importanceCap: 2,
   value: { coef: 0.5, clip: 0.2, huber: 10, level: "action" },
   maxGradNorm: 1,
   activationBudgetMb: 1024,
@@ -58,6 +59,7 @@ export function resolveTrainerConfig(o: TrainerOptions = {}): TrainerConfig {
   if (!["k1", "k2", "k3"].includes(c.kl.estimator)) throw bad("kl.estimator", c.kl.estimator, "k1, k2 or k3");
   if (c.kl.placement !== "loss" && c.kl.placement !== "reward") throw bad("kl.placement", c.kl.placement, '"loss" or "reward"');
   if (c.oldLogProbs !== "rollout" && c.oldLogProbs !== "recompute") throw bad("oldLogProbs", c.oldLogProbs, '"rollout" or "recompute"');
+  if (!(c.importanceCap >= 1) || !Number.isFinite(c.importanceCap)) throw bad("importanceCap", c.importanceCap, "a finite number >= 1");
   if (!(c.entropyCoef >= 0)) throw bad("entropyCoef", c.entropyCoef, "a number >= 0");
   if (c.value.level !== "token" && c.value.level !== "action") throw bad("value.level", c.value.level, '"token" or "action"');
   if (c.approxKlSkip !== undefined && !(c.approxKlSkip > 0)) throw bad("approxKlSkip", c.approxKlSkip, "a positive threshold");

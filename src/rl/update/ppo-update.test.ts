@@ -30,30 +30,30 @@ function samples(oldLogp: number): TrainSample[] {
   }));
 }
 
-function update(approxKlSkip: number | undefined, oldLogp: number, activationBudgetMb?: number) {
+async function update(approxKlSkip: number | undefined, oldLogp: number, activationBudgetMb?: number) {
   const model = new Decoder(cfg, undefined, { trainBase: false, seed: 3 });
   model.addAdapter("actor", { rank: 2, alpha: 2, targets: ["q_proj"] });
   const t = resolveTrainerConfig({ lr: 1e-2, epochs: 1, minibatchSize: 0, approxKlSkip, activationBudgetMb });
   const backward = vi.spyOn(model, "backward");
   const before = Float32Array.from(model.adapters.get("actor")!.params.data);
-  const report = ppoUpdate(model, createUnits(model, t), t, samples(oldLogp), { policy: true, critic: false }, createRng(1));
+  const report = await ppoUpdate(model, createUnits(model, t), t, samples(oldLogp), { policy: true, critic: false }, createRng(1));
   const moved = model.adapters.get("actor")!.params.data.some((p, i) => p !== before[i]);
   return { report, moved, backwards: backward.mock.calls.length, params: model.adapters.get("actor")!.params.data };
 }
 
 describe("ppoUpdate's approximate-KL guard", () => {
-  it("skips a one-chunk minibatch far from the sampling policy without running its backward", () => {
+  it("skips a one-chunk minibatch far from the sampling policy without running its backward", async () => {
     // every recorded log-prob is -30: the current policy is far from it
-    const { report, moved, backwards } = update(0.01, -30);
+    const { report, moved, backwards } = await update(0.01, -30);
     expect(report.steps).toBe(0);
     expect(report.roles.actor.skippedMinibatches).toBe(1);
     expect(moved).toBe(false);
     expect(backwards).toBe(0);
   });
 
-  it("steps a minibatch within the threshold", () => {
+  it("steps a minibatch within the threshold", async () => {
     // near what a fresh model over 40 tokens gives: ratios about 1
-    const { report, moved, backwards } = update(0.5, -Math.log(40));
+    const { report, moved, backwards } = await update(0.5, -Math.log(40));
     expect(report.steps).toBe(1);
     expect(report.roles.actor.skippedMinibatches).toBe(0);
     expect(moved).toBe(true);
@@ -62,17 +62,18 @@ describe("ppoUpdate's approximate-KL guard", () => {
 });
 
 describe("ppoUpdate's activation budget", () => {
-  it("cuts a minibatch into chunks that fit, with the update of the whole minibatch", () => {
-    const whole = update(undefined, -Math.log(40));
+  it("cuts a minibatch into chunks that fit, with the update of the whole minibatch", async () => {
+    const whole = await update(undefined, -Math.log(40));
     // a sample keeps 6 tokens × 250 floats of activations and 4 rows × 40 of logits (6.5 KiB):
     // 10 KiB holds one but not two
-    const cut = update(undefined, -Math.log(40), 10 / 1024);
+    const cut = await update(undefined, -Math.log(40), 10 / 1024);
     expect(whole.backwards).toBe(1);
     expect(cut.backwards).toBeGreaterThan(1);
     expect(cut.report.steps).toBe(1);
     const diff = Math.max(...cut.params.map((p, i) => Math.abs(p - whole.params[i])));
     expect(diff).toBeLessThan(1e-6);
-    expect(whole.params.some((p, i) => p !== update(undefined, -Math.log(40)).params[i])).toBe(false);
+    const again = await update(undefined, -Math.log(40));
+    expect(whole.params.some((p, i) => p !== again.params[i])).toBe(false);
   });
 
   it("is a size in MiB", () => {

@@ -66,19 +66,22 @@ function unitsFor(r: TrainSample, units: ReadonlyMap<string, TrainUnit>, what: U
 }
 
 /**
- * Runs PPO epochs over `samples` and returns per-role metrics.
+ * Runs PPO epochs over `samples` and returns per-role metrics. `pause`, awaited after each chunk's
+ * backward, lets an asynchronous run's rollout (on the same thread) go on during the update; it
+ * changes no number.
  *
  * @example
- * const report = ppoUpdate(model, units, cfg, samples, { policy: true, critic: false }, createRng(1));
+ * const report = await ppoUpdate(model, units, cfg, samples, { policy: true, critic: false }, createRng(1));
  */
-export function ppoUpdate(
+export async function ppoUpdate(
   model: Decoder,
   units: ReadonlyMap<string, TrainUnit>,
   cfg: TrainerConfig,
   samples: readonly TrainSample[],
   what: UpdateWhat,
   rng: Rng,
-): UpdateReport {
+  pause?: () => Promise<void>,
+): Promise<UpdateReport> {
   const t0 = performance.now();
   const stats = roleStats();
   let steps = 0;
@@ -112,6 +115,7 @@ export function ppoUpdate(
         const before = snapshotGrads(entry.mine);
         model.backward(tape, grads);
         entry.norm = Math.sqrt(deltaSq(entry.mine, before));
+        await pause?.();
       }
       if (klTooHigh(done)) {
         model.zeroGrad();

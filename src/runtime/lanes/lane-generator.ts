@@ -7,7 +7,7 @@ import type { Worker } from "node:worker_threads";
 import type { SamplerOptions } from "../../engine/generate/index.js";
 import type { Decoder } from "../../engine/model/decoder.js";
 import type { Tokenizer } from "../../engine/tokenizer/types.js";
-import { MasoError } from "../../errors.js";
+import { MasoError, remoteError } from "../../errors.js";
 import { defaultThreads, envCount } from "../../native/binding.js";
 import { lastLevelCacheBytes } from "../../native/cpu-cache.js";
 import { startThread } from "../../start-thread.js";
@@ -50,7 +50,7 @@ export function tokenizerSource(tokenizer: Tokenizer): TokenizerSource | null {
 /** Requests in flight a lane may have beyond the least busy one and still get a prompt it has cached. */
 const AFFINITY_SLACK = 4;
 
-const laneError = (e: LaneError): Error => (e.code ? new MasoError(e.code, e.message, e.hint) : new Error(e.message));
+const laneError = (e: LaneError): Error => (e.code ? remoteError(e.code, e.message, e.hint) : new Error(e.message));
 
 /**
  * Lanes start with the first request and cost nothing while idle (they never keep the process
