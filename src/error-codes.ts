@@ -160,6 +160,7 @@ export const ERROR_CODES = {
   NATS_DISCONNECTED: "the connection to the NATS server was lost",
   NATS_JETSTREAM: "the NATS server's JetStream (KV, object store) cannot be used",
   NATS_NAME: "a name cannot be part of a NATS subject",
+  NATS_PERMISSION: "the NATS server refuses a subject to these credentials (another role's or another run's user)",
   NATS_PUBLISH: "a message could not be sent over NATS",
   NATS_SERVER: "the nats-server maso started failed or did not start in time",
   NATS_SERVER_MISSING: "nats-server is not installed",

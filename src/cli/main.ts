@@ -10,6 +10,7 @@ import { evalCommand } from "./commands/eval.js";
 import { exportCommand } from "./commands/export.js";
 import { exportMetricsCommand } from "./commands/export-metrics.js";
 import { exportTrajectoriesCommand } from "./commands/export-trajectories.js";
+import { natsConfigCommand } from "./commands/nats-config.js";
 import { pretrainCommand } from "./commands/pretrain.js";
 import { rmCommand } from "./commands/rm.js";
 import { serveCommand } from "./commands/serve.js";
@@ -33,6 +34,7 @@ export const COMMANDS: readonly Command[] = [
   dashboardCommand,
   serveCommand,
   workerCommand,
+  natsConfigCommand,
   doctorCommand,
 ];
 

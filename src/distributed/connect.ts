@@ -11,6 +11,9 @@ export interface NatsAuth {
   pass?: string;
 }
 
+/** The environment variables that carry NATS credentials. */
+export const NATS_AUTH_VARS = ["MASO_NATS_TOKEN", "MASO_NATS_USER", "MASO_NATS_PASSWORD"] as const;
+
 /** Credentials from MASO_NATS_TOKEN or MASO_NATS_USER / MASO_NATS_PASSWORD. */
 export function natsAuthFromEnv(env: NodeJS.ProcessEnv = process.env): NatsAuth {
   if (env.MASO_NATS_TOKEN) return { token: env.MASO_NATS_TOKEN };
@@ -25,20 +28,36 @@ export function natsAuthEnv(auth: NatsAuth): Record<string, string> {
   return {};
 }
 
+const inboxes = new WeakMap<NatsConnection, string>();
+
+/** The inbox prefix `nc` was connected with: its replies (and JetStream's) arrive under `<prefix>.>`. */
+export const inboxOf = (nc: NatsConnection): string => inboxes.get(nc) ?? "_INBOX";
+
 /**
  * Connects to `url` (e.g. nats://10.0.0.5:4222); reconnects on its own for `reconnectSeconds`.
+ * `inbox` is the prefix of every reply subject this connection makes up (default `_INBOX`): a
+ * role's credentials may subscribe to its own prefix only (nats-users.ts).
  * @example const nc = await connectNats("nats://127.0.0.1:4222", natsAuthFromEnv(), "maso-controller");
  */
-export async function connectNats(url: string, auth: NatsAuth, name: string, reconnectSeconds = 30): Promise<NatsConnection> {
+export async function connectNats(
+  url: string,
+  auth: NatsAuth,
+  name: string,
+  reconnectSeconds = 30,
+  inbox = "_INBOX",
+): Promise<NatsConnection> {
   try {
-    return await connect({
+    const nc = await connect({
       servers: url,
       name,
       ...auth,
+      inboxPrefix: inbox,
       reconnectTimeWait: 500,
       maxReconnectAttempts: Math.max(1, Math.ceil((reconnectSeconds * 1000) / 500)),
       timeout: 10_000,
     });
+    inboxes.set(nc, inbox);
+    return nc;
   } catch (e) {
     const msg = (e as Error).message;
     if (/authori[sz]ation/i.test(msg))
@@ -50,6 +69,20 @@ export async function connectNats(url: string, auth: NatsAuth, name: string, rec
     throw new MasoError("NATS_CONNECT", `cannot reach the NATS server at ${url}: ${msg}`, "start nats-server, or check the URL");
   }
 }
+
+/** Whether `e` is the server refusing a subject to this connection's credentials. */
+export const isDenied = (e: unknown): boolean => /permissions? violation/i.test((e as Error)?.message ?? "");
+
+/**
+ * NATS_PERMISSION for `what` (e.g. "worker coder/0: opening the run's KV bucket maso-r1"): the
+ * credentials belong to another role or run (nats-users.ts).
+ */
+export const permissionError = (what: string, e: unknown): MasoError =>
+  new MasoError(
+    "NATS_PERMISSION",
+    `${what}: the NATS server refuses it to these credentials (${(e as Error).message})`,
+    "give each process its own role's user for this run: maso nats-config --run <id> prints them (docs/distributed.md)",
+  );
 
 /** Whether a connection is up, and the error a call gets while it is not. */
 export interface ConnectionWatch {

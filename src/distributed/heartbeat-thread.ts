@@ -13,13 +13,15 @@ interface HeartbeatData {
   key: string;
   /** The run key, hex: every entry is sealed with it. */
   runKey: string;
+  /** The worker's reply inbox prefix (its credentials may subscribe there only). */
+  inbox: string;
   intervalMs: number;
   reconnectSeconds: number;
   entry: Record<string, unknown>;
 }
 
 const d = workerData as HeartbeatData;
-const nc = await connectNats(d.url, d.auth, `maso-heartbeat ${d.key}`, d.reconnectSeconds);
+const nc = await connectNats(d.url, d.auth, `maso-heartbeat ${d.key}`, d.reconnectSeconds, d.inbox);
 let stopping = false;
 // closed without stop: the reconnect attempts ran out. Beats would fail quietly from now on, and the
 // controller would blame the worker: tell the worker's main thread, which exits.

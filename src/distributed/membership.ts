@@ -6,9 +6,9 @@ import { type KV, KvWatchInclude, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { MasoError } from "../errors.js";
 import { startThread } from "../start-thread.js";
-import type { ConnectionWatch, NatsAuth } from "./connect.js";
+import { type ConnectionWatch, isDenied, type NatsAuth, permissionError } from "./connect.js";
 import { openKv, type Sealer } from "./run-key.js";
-import { memberKey, runBucket, type WorkerAddress, workerLabel } from "./subjects.js";
+import { memberKey, roleInbox, runBucket, type WorkerAddress, workerLabel } from "./subjects.js";
 
 /** What a worker announces about itself. */
 export interface MemberEntry {
@@ -52,6 +52,7 @@ export async function openRunBucket(nc: NatsConnection, run: string): Promise<KV
   try {
     return await new Kvm(nc).create(runBucket(run), { history: 1 });
   } catch (e) {
+    if (isDenied(e)) throw permissionError(`opening the run's KV bucket ${runBucket(run)}`, e);
     throw new MasoError(
       "NATS_JETSTREAM",
       `cannot open the run's KV bucket ${runBucket(run)}: ${(e as Error).message}`,
@@ -86,6 +87,7 @@ export async function startHeartbeat(o: {
     bucket: runBucket(o.run),
     key: memberKey(o.entry),
     runKey: o.runKey.toString("hex"),
+    inbox: roleInbox(o.run, { kind: "worker", model: o.entry.model }),
     intervalMs: o.intervalMs,
     reconnectSeconds: o.reconnectSeconds,
     entry: o.entry,

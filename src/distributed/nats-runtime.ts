@@ -11,14 +11,23 @@ import { MasoError } from "../errors.js";
 import type { Cast } from "../runtime/cast.js";
 import { createController } from "../runtime/controller.js";
 import { planGroups, type Runtime, type RuntimeOptions } from "../runtime/runtime.js";
-import { type ConnectionWatch, connectNats, type NatsAuth, natsAuthFromEnv, watchConnection } from "./connect.js";
+import {
+  type ConnectionWatch,
+  connectNats,
+  isDenied,
+  type NatsAuth,
+  natsAuthFromEnv,
+  permissionError,
+  watchConnection,
+} from "./connect.js";
 import { openRunBucket, watchMembers } from "./membership.js";
 import { fileSha256, newRunKey, parseRunKey, RUN_KEY_ENV, runKeyFromEnv, runSealer, sealKv, senderId } from "./run-key.js";
 import { type NatsServer, startNatsServer } from "./nats-server.js";
+import { authOf, authorizationBlock, runUsers } from "./nats-users.js";
 import { type NatsTransport, natsTransport } from "./nats-transport.js";
 import { logTail, type SpawnedWorker, spawnWorkers } from "./spawn-workers.js";
 import { strayWorkers } from "./wrong-run.js";
-import { CONFIG_KEY, checkToken, runBucket, type WorkerAddress, workerLabel } from "./subjects.js";
+import { CONFIG_KEY, checkToken, type NatsRole, roleInbox, runBucket, type WorkerAddress, workerLabel } from "./subjects.js";
 
 /** `runtime.nats` of the run config. */
 export interface NatsSettings {
@@ -113,6 +122,18 @@ async function stopAll(spawned: readonly SpawnedWorker[], graceMs: number): Prom
   );
 }
 
+const CONTROLLER: NatsRole = { kind: "controller" };
+
+/**
+ * `--nats embedded`: a server for this run with one user per role (nats-users.ts). A worker may
+ * reply for as long as the controller waits for it, and a minute more.
+ */
+async function startEmbedded(run: string, models: readonly string[], callTimeoutMs: number) {
+  const users = runUsers(run, models);
+  const server = await startNatsServer({ authorization: authorizationBlock(run, users, callTimeoutMs + 60_000) });
+  return { server, users };
+}
+
 /** Each worker's hello: it serves the roles the cast gives its model, for this start, from fresh weights in a fresh run. */
 async function checkWorkers(
   transport: NatsTransport,
@@ -176,10 +197,13 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
     await server?.stop();
   };
   try {
-    server = s.url === "embedded" ? await startNatsServer() : null;
+    const embedded = s.url === "embedded" ? await startEmbedded(run, models, s.callTimeoutMs) : null;
+    server = embedded?.server ?? null;
     const url = server?.url ?? s.url;
-    const auth = server ? { token: server.token } : (o.auth ?? natsAuthFromEnv());
-    nc = await connectNats(url, auth, `maso-controller ${run}`);
+    const auth = embedded ? authOf(embedded.users, run, CONTROLLER) : (o.auth ?? natsAuthFromEnv());
+    // spawned workers on an embedded server get their model's user; otherwise the controller's credentials
+    const workerAuth = (a: WorkerAddress) => (embedded ? authOf(embedded.users, run, { kind: "worker", model: a.model }) : auth);
+    nc = await connectNats(url, auth, `maso-controller ${run}`, 30, roleInbox(run, CONTROLLER));
     conn = watchConnection(nc, url);
     kv = await openRunBucket(nc, run);
     const session = randomBytes(8).toString("hex");
@@ -191,13 +215,15 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
       settings: { heartbeatMs: s.heartbeatMs, callTimeoutMs: s.callTimeoutMs, maxPartBytes },
       workflowSha256: workflowHash(o.config),
     };
-    await kv.put(CONFIG_KEY, sealKv(sealer, runBucket(run), CONFIG_KEY, published));
+    await kv.put(CONFIG_KEY, sealKv(sealer, runBucket(run), CONFIG_KEY, published)).catch((e) => {
+      throw isDenied(e) ? permissionError(`controller of run ${run}: publishing the run config`, e) : e;
+    });
     const watch = await watchMembers(kv, runBucket(run), sealer, s.heartbeatTimeoutMs, conn);
     if (s.workers === "spawn") {
       const threads = s.threads ?? Math.max(1, Math.floor(availableParallelism() / addresses.length));
-      spawned = await spawnWorkers({ url, auth, runKey, run, runDir: o.runDir, addresses, threads });
+      spawned = await spawnWorkers({ url, auth: workerAuth, runKey, run, runDir: o.runDir, addresses, threads });
       log(
-        `started ${spawned.length} worker processes (${threads} thread${threads > 1 ? "s" : ""} each) on ${server ? "an embedded nats-server" : url}, run ${run}`,
+        `started ${spawned.length} worker processes (${threads} thread${threads > 1 ? "s" : ""} each) on ${server ? "an embedded nats-server (one NATS user per role)" : url}, run ${run}`,
       );
     } else log(`waiting for workers ${addresses.map(workerLabel).join(", ")} of run ${run} on ${url}`);
     /** How a spawned worker ended, e.g. "(pid 4711) was killed by SIGKILL". */

@@ -1,8 +1,9 @@
 // `--nats embedded`: a nats-server (Debian's `nats-server` package) for one run, bound to
-// 127.0.0.1 on a free port, with JetStream for the membership bucket and a random token, so no open
-// listener and no unauthenticated client ever exists. Tests start their servers the same way.
-// The server never outlives the process that started it (WRAPPER below), and its config file, which
-// holds the token, is removed as soon as the server has read it.
+// 127.0.0.1 on a free port, with JetStream for the membership bucket and either a random token or
+// the run's users (one per role: nats-users.ts), so no open listener and no unauthenticated client
+// ever exists. Tests start their servers the same way. The server never outlives the process that
+// started it (WRAPPER below), and its config file, which holds the secrets, is removed as soon as
+// the server has read it.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -13,6 +14,7 @@ import { MasoError } from "../errors.js";
 
 export interface NatsServer {
   url: string;
+  /** The token every client needs; empty when an `authorization` block (per-role users) replaced it. */
   token: string;
   port: number;
   /** The server's directory: its config and JetStream store (kept by stop({ keepStore }) for a restart). */
@@ -64,28 +66,26 @@ const accepts = (port: number) =>
   });
 
 /**
- * Starts nats-server on 127.0.0.1 (a free port unless given) with JetStream and token auth.
+ * Starts nats-server on 127.0.0.1 (a free port unless given) with JetStream and token auth, or
+ * with `authorization`, a config block of its own (nats-users.ts: one user per role).
  * Throws NATS_SERVER_MISSING when the binary is not installed.
  * @example
  * const server = await startNatsServer(); // server.url, server.token
  * await server.stop();
  */
-export async function startNatsServer(o: { port?: number; token?: string; storeDir?: string; binary?: string } = {}): Promise<NatsServer> {
+export async function startNatsServer(
+  o: { port?: number; token?: string; authorization?: string; storeDir?: string; binary?: string } = {},
+): Promise<NatsServer> {
   const port = o.port ?? (await freePort());
-  const token = o.token ?? randomBytes(24).toString("hex");
+  const token = o.authorization ? "" : (o.token ?? randomBytes(24).toString("hex"));
   const own = !o.storeDir;
   const storeDir = o.storeDir ?? (await mkdtemp(join(tmpdir(), "maso-nats-")));
   const bin = o.binary ?? process.env.MASO_NATS_SERVER ?? "nats-server";
-  // the token goes in a private config file, not argv, where any local user could read it
+  // the secrets go in a private config file, not argv, where any local user could read them
   const conf = join(storeDir, "server.conf");
   const q = JSON.stringify;
-  await writeFile(
-    conf,
-    `listen: ${q(`127.0.0.1:${port}`)}\njetstream { store_dir: ${q(join(storeDir, "js"))} }\nauthorization { token: ${q(token)} }\n`,
-    {
-      mode: 0o600,
-    },
-  );
+  const auth = o.authorization ?? `authorization { token: ${q(token)} }\n`;
+  await writeFile(conf, `listen: ${q(`127.0.0.1:${port}`)}\njetstream { store_dir: ${q(join(storeDir, "js"))} }\n${auth}`, { mode: 0o600 });
   let child: ChildProcess;
   let stderr = "";
   const exited = new Promise<string>((resolve) => {
@@ -117,7 +117,7 @@ export async function startNatsServer(o: { port?: number; token?: string; storeD
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  // read at start and never again (nothing reloads it): the token need not stay on disk
+  // read at start and never again (nothing reloads it): the secrets need not stay on disk
   await rm(conf, { force: true });
   return {
     url: `nats://127.0.0.1:${port}`,

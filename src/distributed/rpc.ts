@@ -8,7 +8,7 @@
 // read a call nor forge, redirect or replay one.
 import { headers, type Msg, type MsgHdrs, type NatsConnection, nuid } from "@nats-io/transport-node";
 import { MasoError, remoteError } from "../errors.js";
-import { type ConnectionWatch, watchConnection } from "./connect.js";
+import { type ConnectionWatch, inboxOf, watchConnection } from "./connect.js";
 import type { Sealer } from "./run-key.js";
 import { RUN_HEADER } from "./subjects.js";
 
@@ -108,7 +108,7 @@ export interface RpcClient {
  */
 export function rpcClient(nc: NatsConnection, run: string, sealer: Sealer, url = `nats://${nc.getServer()}`): RpcClient {
   const connection = watchConnection(nc, url);
-  const prefix = `_INBOX.${nuid.next()}`;
+  const prefix = `${inboxOf(nc)}.${nuid.next()}`;
   const pending = new Map<
     string,
     { resolve: (b: Uint8Array) => void; reject: (e: Error) => void; o: RequestOptions; timer: NodeJS.Timeout; seq: number }

@@ -6,7 +6,7 @@ import { createWriteStream } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type NatsAuth, natsAuthEnv } from "./connect.js";
+import { NATS_AUTH_VARS, type NatsAuth, natsAuthEnv } from "./connect.js";
 import { RUN_KEY_ENV } from "./run-key.js";
 import type { WorkerAddress } from "./subjects.js";
 
@@ -35,13 +35,23 @@ export async function logTail(w: SpawnedWorker, lines = 8): Promise<string> {
 }
 
 /**
- * Starts one worker process per address.
+ * A spawned worker's environment: this process's, less any NATS credentials it holds (the
+ * controller's own, with an embedded server), plus the worker's `auth` and the run key.
+ */
+export function workerEnv(base: NodeJS.ProcessEnv, auth: NatsAuth, runKey: Buffer, threads: number): NodeJS.ProcessEnv {
+  const env = { ...base };
+  for (const k of NATS_AUTH_VARS) delete env[k];
+  return { ...env, ...natsAuthEnv(auth), [RUN_KEY_ENV]: runKey.toString("hex"), MASO_THREADS: String(threads), [PARENT_PIPE_ENV]: "1" };
+}
+
+/**
+ * Starts one worker process per address, each with the NATS credentials `auth` gives its address.
  * @example
- * const workers = await spawnWorkers({ url, auth, runKey, run, runDir, addresses: [{ model: "coder", rank: 0 }], threads: 1 });
+ * const workers = await spawnWorkers({ url, auth: () => ({ token }), runKey, run, runDir, addresses: [{ model: "coder", rank: 0 }], threads: 1 });
  */
 export async function spawnWorkers(o: {
   url: string;
-  auth: NatsAuth;
+  auth: (address: WorkerAddress) => NatsAuth;
   runKey: Buffer;
   run: string;
   runDir: string;
@@ -70,13 +80,7 @@ export async function spawnWorkers(o: {
       o.runDir,
     ];
     const child = spawn(process.execPath, args, {
-      env: {
-        ...process.env,
-        ...natsAuthEnv(o.auth),
-        [RUN_KEY_ENV]: o.runKey.toString("hex"),
-        MASO_THREADS: String(o.threads),
-        [PARENT_PIPE_ENV]: "1",
-      },
+      env: workerEnv(process.env, o.auth(address), o.runKey, o.threads),
       // stdin stays open for the worker's life: it closes when this process dies, however it dies
       stdio: ["pipe", "pipe", "pipe"],
     });

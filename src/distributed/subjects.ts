@@ -39,3 +39,10 @@ export const CONFIG_KEY = "config";
 
 /** Header every request carries; a worker refuses a message whose run is not its own. */
 export const RUN_HEADER = "Maso-Run";
+
+/** Who holds a connection: the controller, a worker of one model (any rank), or a read-only observer. */
+export type NatsRole = { kind: "controller" } | { kind: "worker"; model: string } | { kind: "observer" };
+
+/** The prefix of a role's reply inboxes, `_INBOX.maso.<run>.controller` or `….worker.<model>`. */
+export const roleInbox = (run: string, role: NatsRole): string =>
+  `_INBOX.maso.${run}.${role.kind === "worker" ? `worker.${role.model}` : role.kind}`;

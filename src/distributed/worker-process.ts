@@ -11,7 +11,7 @@ import { connectNats, type NatsAuth } from "./connect.js";
 import { type MemberEntry, openRunBucket, refuseIfServed } from "./membership.js";
 import { DEFAULT_MAX_PART_BYTES, type PublishedConfig } from "./nats-runtime.js";
 import { openKv, runSealer, type Sealer, senderId } from "./run-key.js";
-import { CONFIG_KEY, checkToken, memberKey, runBucket, type WorkerAddress, workerLabel } from "./subjects.js";
+import { CONFIG_KEY, checkToken, memberKey, roleInbox, runBucket, type WorkerAddress, workerLabel } from "./subjects.js";
 import { serveWorkerGroup, type WorkerHost } from "./worker-host.js";
 import { whileWaiting } from "./wrong-run.js";
 
@@ -86,7 +86,13 @@ export async function runWorkerProcess(o: WorkerProcessOptions): Promise<void> {
   // the config is read again every 250 ms: its own replay marks, apart from the controller's calls
   const configs = runSealer(o.runKey, sealer.sender, say);
   const reconnectSeconds = o.reconnectSeconds ?? 30;
-  const nc = await connectNats(o.url, o.auth, `maso-worker ${o.run} ${label}`, reconnectSeconds);
+  const nc = await connectNats(
+    o.url,
+    o.auth,
+    `maso-worker ${o.run} ${label}`,
+    reconnectSeconds,
+    roleInbox(o.run, { kind: "worker", model: o.address.model }),
+  );
   let closing = false;
   const lost = tripwire();
   const serverLost = () =>
@@ -109,6 +115,11 @@ export async function runWorkerProcess(o: WorkerProcessOptions): Promise<void> {
     for (;;) {
       o.log(`worker ${label}: waiting for the run config of ${o.run}`);
       const waiting = whileWaiting({ nc, kv, sealer, run: o.run, address: o.address, log: o.log });
+      // credentials of another model would leave this worker waiting unseen: fail at once instead
+      await Promise.race([waiting.first, lost.fired]).catch(async (e) => {
+        await waiting.stop();
+        throw e;
+      });
       const published: PublishedConfig | null = await Promise.race([nextConfig(kv, configs, bucket, session, over), lost.fired]).finally(
         () => waiting.stop(),
       );

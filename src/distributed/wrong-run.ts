@@ -3,12 +3,17 @@
 // waiting worker keeps a `waiting.<model>.<rank>` entry fresh in its own run's bucket, and the
 // controller, while workers are missing, looks for that entry under every other run; the worker
 // in turn looks for controllers that published a config under another run id. Each says so once.
+// Credentials scoped to one run (nats-users.ts) see no other run: the first refusal ends the looking.
 import { type KV, Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
+import { isDenied, permissionError } from "./connect.js";
 import { type Sealer, sealKv } from "./run-key.js";
 import { CONFIG_KEY, runBucket, type WorkerAddress, workerLabel } from "./subjects.js";
 
 const PREFIX = runBucket("");
+
+// credentials scoped to one run (nats-users.ts) may not list the server's buckets: looking across runs ends there
+const denied = isDenied;
 const waitingKey = (w: WorkerAddress) => `waiting.${w.model}.${w.rank}`;
 
 /** The run ids of the server's other maso buckets. */
@@ -39,8 +44,13 @@ export function whileWaiting(o: {
     if (told || beats < 3) return;
     const kvm = new Kvm(o.nc);
     const published: string[] = [];
-    for (const r of await otherRuns(o.nc, o.run))
-      if ((await (await kvm.open(runBucket(r))).get(CONFIG_KEY))?.operation === "PUT") published.push(r);
+    try {
+      for (const r of await otherRuns(o.nc, o.run))
+        if ((await (await kvm.open(runBucket(r))).get(CONFIG_KEY))?.operation === "PUT") published.push(r);
+    } catch (e) {
+      if (!denied(e)) throw e;
+      told = true; // nothing to tell: these credentials see no other run
+    }
     if (published.length === 0) return;
     told = true;
     o.log(
@@ -48,8 +58,12 @@ export function whileWaiting(o: {
     );
   };
   const timer = setInterval(() => void tick().catch(() => {}), 1000);
-  void tick().catch(() => {});
+  const first = tick();
   return {
+    /** Resolves once the first entry is written or failed; NATS_PERMISSION when the credentials are another model's. */
+    first: first.catch((e) => {
+      if (denied(e)) throw permissionError(`worker ${workerLabel(o.address)}: writing its waiting entry in ${runBucket(o.run)}`, e);
+    }),
     async stop() {
       clearInterval(timer);
       await o.kv.delete(waitingKey(o.address)).catch(() => {});
@@ -83,8 +97,8 @@ export function strayWorkers(o: { nc: NatsConnection; run: string; missing: () =
       }
     }
   };
-  const timer = setInterval(() => void look().catch(() => {}), 2000);
-  void look().catch(() => {});
+  const timer = setInterval(() => void look().catch((e) => denied(e) && clearInterval(timer)), 2000);
+  void look().catch((e) => denied(e) && clearInterval(timer));
   return {
     found: () => [...found.values()],
     stop: () => clearInterval(timer),

@@ -23,7 +23,7 @@ describe("maso CLI", () => {
     }
     const top = await cli("--help");
     expect(top.out).toMatch(
-      /train .*\n {2}eval .*\n {2}compare .*\n {2}pretrain .*\n {2}sft .*\n {2}rm .*\n {2}export .*\n {2}export-metrics .*\n {2}export-trajectories .*\n {2}dashboard .*\n {2}serve .*\n {2}worker .*\n {2}doctor /,
+      /train .*\n {2}eval .*\n {2}compare .*\n {2}pretrain .*\n {2}sft .*\n {2}rm .*\n {2}export .*\n {2}export-metrics .*\n {2}export-trajectories .*\n {2}dashboard .*\n {2}serve .*\n {2}worker .*\n {2}nats-config .*\n {2}doctor /,
     );
     expect((await cli("help", "export")).out).toContain("--format <f>");
   });

@@ -128,7 +128,8 @@ in-process run would (weights, adapters, optimiser), announces itself with a hea
 every worker-group operation until the controller shuts it down. Rank 0 trains; ranks above 0 are
 generation replicas that take rank 0's weights after every update. See docs/distributed.md.
 
-Credentials come from MASO_NATS_TOKEN, or MASO_NATS_USER and MASO_NATS_PASSWORD; the run key
+Credentials come from MASO_NATS_TOKEN, or MASO_NATS_USER and MASO_NATS_PASSWORD (with per-role
+users, the pair 'maso nats-config' prints for this worker's model); the run key
 (the same 64 hex digits as the controller's) from ${RUN_KEY_ENV}: without it the worker refuses to
 start (WORKER_RUN_KEY).
 
