@@ -1,7 +1,7 @@
 // A workflow module's untrained cast, built the way `maso train` builds it (the module's config or
 // one of its `configs` variants), for scripts that sample or evaluate episodes without training.
 import { loadExports, workflowRoles } from "../../src/cli/commands/train.js";
-import { runtimeOptions } from "../../src/cli/train/runtime-options.js";
+import { runtimeFromConfig } from "../../src/run/runtime-options.js";
 import { scoredSplit, trainingModule } from "../../src/cli/train/workflow-module.js";
 import { resolveRunConfig } from "../../src/config/load-config.js";
 import { createRuntime } from "../../src/runtime/runtime.js";
@@ -20,7 +20,7 @@ export async function untrainedCast(file: string, variant: string | undefined) {
     roles: workflowRoles(mod.workflow as Workflow<object, string>),
     source: file,
   });
-  const rt = await createRuntime({ ...runtimeOptions(config, cast, mod), startStep: 0 });
+  const rt = await createRuntime({ ...runtimeFromConfig(config, cast, mod), startStep: 0 });
   return { mod, rt };
 }
 

@@ -1,8 +1,10 @@
 // The training-run configuration (`maso train`): models, cast, algorithm, sampling, schedule,
 // checkpointing, eval, seed and run directory, as zod schemas with `.strict()` objects so unknown
-// fields fail. Defaults follow the papers (see docs/config.md). Schema and types only: cross-field checks
-// (the cast against the workflow's roles) live in cast.ts, file loading in load-config.ts.
+// fields fail. Defaults follow the papers (see docs/config.md); those the library has too come from
+// its table (src/defaults.ts). Schema and types only: cross-field checks (the cast against the
+// workflow's roles) live in cast.ts, file loading in load-config.ts.
 import { z } from "zod";
+import { EPISODE_DEFAULTS as E, NEW_TOKEN_DEFAULTS, TRAINER_DEFAULTS as T } from "../defaults.js";
 import { LORA_TARGETS } from "../engine/config.js";
 import { estimators } from "../rl/advantages/registry.js";
 import { MAX_STALENESS } from "../rl/update/off-policy.js";
@@ -38,12 +40,12 @@ const loraSchema = z
 
 const optimizerSchema = z
   .object({
-    lr: z.number().positive().max(1).default(1e-5),
-    weightDecay: nonNeg(1).default(0),
-    maxGradNorm: z.number().positive().max(10_000).default(1),
-    beta1: z.number().min(0).max(0.9999).default(0.9),
-    beta2: z.number().min(0).max(0.99999).default(0.999),
-    eps: z.number().positive().max(1).default(1e-8),
+    lr: z.number().positive().max(1).default(T.lr),
+    weightDecay: nonNeg(1).default(T.weightDecay),
+    maxGradNorm: z.number().positive().max(10_000).default(T.maxGradNorm),
+    beta1: z.number().min(0).max(0.9999).default(T.beta1),
+    beta2: z.number().min(0).max(0.99999).default(T.beta2),
+    eps: z.number().positive().max(1).default(T.eps),
     schedule: z.enum(["constant", "cosine"]).default("constant"),
     warmupSteps: z.number().int().min(0).max(MAX_STEPS).default(0),
   })
@@ -96,19 +98,19 @@ export const algorithmSchema = z
   .object({
     estimator: z.enum(ESTIMATORS).default("grpo"),
     /** PPO ratio clip: [1 - clipLow, 1 + clipHigh] (DAPO's asymmetric default) */
-    clipLow: z.number().min(0).max(1).default(0.2),
-    clipHigh: z.number().min(0).max(10).default(0.28),
-    epochs: posInt(1000).default(1),
+    clipLow: z.number().min(0).max(1).default(T.clipLow),
+    clipHigh: z.number().min(0).max(10).default(T.clipHigh),
+    epochs: posInt(1000).default(T.epochs),
     /** samples per optimiser step */
-    minibatchSize: posInt(1_000_000).default(16),
+    minibatchSize: posInt(1_000_000).default(T.minibatchSize),
     /** KL-to-reference coefficient (0: no reference model kept) */
-    klCoef: nonNeg(100).default(0),
-    klEstimator: z.enum(["k1", "k2", "k3"]).default("k3"),
-    entropyCoef: nonNeg(10).default(0),
+    klCoef: nonNeg(100).default(T.klCoef),
+    klEstimator: z.enum(["k1", "k2", "k3"]).default(T.klEstimator),
+    entropyCoef: nonNeg(10).default(T.entropyCoef),
     /** old log-probs: a scoring forward after the rollout ("recompute", exact at any batch composition) or the sampler's own ("rollout", no forward) */
-    oldLogProbs: z.enum(["rollout", "recompute"]).default("recompute"),
+    oldLogProbs: z.enum(["rollout", "recompute"]).default(T.oldLogProbs),
     /** asynchronous RL: cap of the truncated importance weight π_prox/π_behav on each token of a stale sample */
-    importanceCap: z.number().min(1).max(1000).default(2),
+    importanceCap: z.number().min(1).max(1000).default(T.importanceCap),
     /** discount and GAE λ; default 0.99/0.95 with a critic, 1/1 for bandit estimators (GRPO, RLOO, …) */
     gamma: z.number().min(0).max(1).optional(),
     lambda: z.number().min(0).max(1).optional(),
@@ -120,18 +122,18 @@ export const algorithmSchema = z
       .array(z.enum(["task", "role", "turn", "model"]))
       .min(1)
       .default(["task", "role", "turn"]),
-    lossAggregation: z.enum(["token-mean", "seq-mean-token-sum", "seq-mean-token-mean", "token-sum-norm"]).default("token-mean"),
+    lossAggregation: z.enum(["token-mean", "seq-mean-token-sum", "seq-mean-token-mean", "token-sum-norm"]).default(T.aggregation),
     /** MARFT: PPO on the action (sum of token log-probs) instead of each token */
-    actionLevel: z.boolean().default(false),
-    lengthNormalize: z.boolean().default(false),
+    actionLevel: z.boolean().default(T.actionLevel),
+    lengthNormalize: z.boolean().default(T.lengthNormalize),
     /** MARFT update order: all roles together, one per step in turn, or HAPPO's sequential correction */
     updateOrder: z.enum(["together", "round-robin", "happo"]).default("together"),
-    valueCoef: nonNeg(100).default(0.5),
-    valueClip: nonNeg(1_000_000).default(0.2),
+    valueCoef: nonNeg(100).default(T.valueCoef),
+    valueClip: nonNeg(1_000_000).default(T.valueClip),
     /** skip a minibatch whose approximate KL exceeds this (null: never) */
     maxApproxKl: z.number().positive().max(1000).nullable().default(null),
     /** MiB one update chunk may keep for its backward (activations + LM-head logits); larger minibatches are cut */
-    activationBudgetMb: z.number().positive().max(1_048_576).default(1024),
+    activationBudgetMb: z.number().positive().max(1_048_576).default(T.activationBudgetMb),
     criticWarmupSteps: z.number().int().min(0).max(MAX_STEPS).default(0),
   })
   .strict();
@@ -152,7 +154,7 @@ const roleSamplingSchema = z
 const samplingSchema = roleSamplingSchema
   .extend({
     /** caps every role's maxNewTokens */
-    maxNewTokens: posInt(1_000_000).optional(),
+    maxNewTokens: posInt(NEW_TOKEN_DEFAULTS.agentCall).optional(),
     /** per-role overrides, by workflow role name */
     roles: z.record(z.string(), roleSamplingSchema).default({}),
   })
@@ -164,9 +166,9 @@ const scheduleSchema = z
     /** tasks started per step; each runs algorithm.groupSize episodes */
     tasksPerStep: posInt(100_000).default(8),
     /** most episodes in flight at once */
-    concurrency: posInt(100_000).default(32),
+    concurrency: posInt(100_000).default(E.concurrency),
     /** deadline of one episode (ms): a slower one is a failed episode (EPISODE_TIMEOUT) */
-    episodeTimeoutMs: z.number().int().min(1).max(86_400_000).default(600_000),
+    episodeTimeoutMs: z.number().int().min(1).max(86_400_000).default(E.timeoutMs),
     /** asynchronous RL: rollouts of step n+1 generate with the weights after step n−η while earlier steps train (0: synchronous) */
     maxStaleness: z.number().int().min(0).max(MAX_STALENESS).default(0),
   })
@@ -227,7 +229,7 @@ const evalSchema = z
      */
     atStart: z.boolean().default(true),
     /** most evaluation episodes in flight at once: evaluation learns nothing, so a wider decode batch only makes it faster */
-    concurrency: posInt(100_000).default(64),
+    concurrency: posInt(100_000).default(E.evalConcurrency),
   })
   .strict();
 

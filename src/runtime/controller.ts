@@ -234,7 +234,7 @@ export function createController<S extends object, T>(options: ControllerOptions
       // asynchronous RL: generation reads the weights in place, not a rollout's pinned ones
       if (asyncRl) await pin(null, EVAL_BATCH);
       const ctx: StepContext<S, T> = { o, step: stepNo, timer: phaseTimer() };
-      const { trajectories } = await rolloutPhase(ctx, items, sampling, onEpisodeDone, o.evalConcurrency ?? o.concurrency);
+      const { trajectories } = await rolloutPhase(ctx, items, sampling, onEpisodeDone, o.evalConcurrency);
       await Promise.all(groups().map((g) => o.transport.call(g, "release", asyncRl ? { batch: EVAL_BATCH } : {})));
       return trajectories;
     },

@@ -1,6 +1,7 @@
 // The resolved controller settings and per-step context every phase function receives. Types and
 // option resolution only; the phases themselves live in *-phase.ts.
 import type { Sampling } from "../workflow/role.js";
+import { EPISODE_DEFAULTS } from "../defaults.js";
 import { MasoError } from "../errors.js";
 import type { HappoKey } from "../rl/advantages/happo.js";
 import type { EstimatorOptions } from "../rl/advantages/types.js";
@@ -40,9 +41,9 @@ export interface ControllerOptions<S extends object, T> {
   criticWarmupSteps?: number;
   /** Group baseline key of an episode (default: its taskId, else its id). */
   groupKey?: (episode: EpisodeInput<S>, task: T) => string;
-  /** Episodes in flight at once (default all). */
+  /** Episodes in flight at once (default 32, src/defaults.ts). */
   concurrency?: number;
-  /** Episodes in flight at once in evaluate() (default: concurrency). */
+  /** Episodes in flight at once in evaluate() (default 64, src/defaults.ts). */
   evalConcurrency?: number;
   /** Rollout sampling overrides for every role (unset fields keep each role's own). */
   sampling?: Partial<Sampling>;
@@ -70,6 +71,8 @@ export interface ResolvedOptions<S extends object, T> extends ControllerOptions<
   updateOrder: UpdateOrder;
   agentOrder: readonly string[];
   criticWarmupSteps: number;
+  concurrency: number;
+  evalConcurrency: number;
   seed: number;
   maxStaleness: number;
   advantageOf: (model: string) => AdvantageChoice;
@@ -122,6 +125,8 @@ export function resolveOptions<S extends object, T>(o: ControllerOptions<S, T>):
     updateOrder,
     agentOrder,
     criticWarmupSteps: o.criticWarmupSteps ?? 0,
+    concurrency: o.concurrency ?? EPISODE_DEFAULTS.concurrency,
+    evalConcurrency: o.evalConcurrency ?? EPISODE_DEFAULTS.evalConcurrency,
     seed: o.seed ?? 0,
     maxStaleness,
     advantageOf: (m) => (single ? (o.advantage as AdvantageChoice) : perModel[m]),

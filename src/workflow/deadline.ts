@@ -1,13 +1,14 @@
 // Deadlines for the async user code an episode waits on (function nodes, whole episodes): a race
 // against a timer that is always cleared, plus the defaults and the check for a timeout setting.
 // It cancels nothing: work that ignores the deadline is left to settle on its own, unobserved.
+import { EPISODE_DEFAULTS } from "../defaults.js";
 import type { ErrorCode } from "../error-codes.js";
 import { MasoError } from "../errors.js";
 
 /** Function node deadline when neither the node, the workflow nor the runner sets one (ms). */
 export const DEFAULT_NODE_TIMEOUT_MS = 60_000;
 /** Episode deadline when the runner sets none (ms): generous, it only catches hangs. */
-export const DEFAULT_EPISODE_TIMEOUT_MS = 600_000;
+export const DEFAULT_EPISODE_TIMEOUT_MS = EPISODE_DEFAULTS.timeoutMs;
 
 /**
  * Settles with the work's value, or with `{ timedOut: true }` once `ms` passed first, or at once

@@ -2,6 +2,7 @@
 // output and record. It never mutates the state and never throws: user-code errors and missed
 // deadlines come back as failures.
 
+import { NEW_TOKEN_DEFAULTS } from "../defaults.js";
 import { DEFAULT_NODE_TIMEOUT_MS, MAX_TIMEOUT_MS, withDeadline } from "./deadline.js";
 import type { NodeContext } from "./context.js";
 import type { AgentIO, AgentNode, FunctionNode, NodeSpec, NodeUpdate, RoleNode, ToolNode } from "./graph-types.js";
@@ -239,8 +240,8 @@ async function execTool<S>(
   return done(update, result.ok ? result.value : { error: result.error });
 }
 
-/** New tokens of an agent's call that sets no limit, before the context lowers it (the config's largest). */
-export const UNCAPPED_NEW_TOKENS = 1_000_000;
+/** New tokens of an agent's call that sets no limit, before the context lowers it (src/defaults.ts: the config's largest). */
+export const UNCAPPED_NEW_TOKENS = NEW_TOKEN_DEFAULTS.agentCall;
 
 /** Runs an agent node: each `io.call` is a role record (visit = call number); its own record follows them. */
 async function execAgent<S>(

@@ -4,6 +4,7 @@
 import { templateVariablesProblem } from "../engine/tokenizer/template-variables.js";
 import type { Sampling } from "../engine/generate/sampling.js";
 import type { ChatMessage } from "../engine/tokenizer/types.js";
+import { NEW_TOKEN_DEFAULTS } from "../defaults.js";
 import { MasoError } from "../errors.js";
 import type { NodeContext } from "./context.js";
 
@@ -83,7 +84,8 @@ export interface Role<S, T> {
 }
 
 export const DEFAULT_SAMPLING: Sampling = { temperature: 1, topP: 1, topK: 0 };
-export const DEFAULT_MAX_NEW_TOKENS = 256;
+/** A role's maxNewTokens when defineRole sets none (src/defaults.ts). */
+export const DEFAULT_MAX_NEW_TOKENS = NEW_TOKEN_DEFAULTS.role;
 
 function invalid(role: string, what: string): MasoError {
   return new MasoError("ROLE_INVALID", `role "${role}": ${what}`, "fix the role definition passed to defineRole()");

@@ -1,6 +1,7 @@
 // Runs batches of episodes concurrently, each walking the compiled workflow (see episode.ts).
 // Role nodes go through an injected RoleCaller; this file never talks to a model itself.
 
+import { EPISODE_DEFAULTS } from "../defaults.js";
 import { MasoError } from "../errors.js";
 import { checkTimeout, DEFAULT_EPISODE_TIMEOUT_MS } from "./deadline.js";
 import { type EpisodeInput, runEpisode } from "./episode.js";
@@ -12,7 +13,7 @@ import { approxTokenCount, type TokenCounter } from "./truncate.js";
 
 export interface RunOptions {
   caller: RoleCaller;
-  /** Most episodes in flight at once (default: all). */
+  /** Most episodes in flight at once (default 32, src/defaults.ts). */
   concurrency?: number;
   /** Counts prompt tokens for roles with maxPromptTokens (default: ~4 characters per token). */
   countTokens?: TokenCounter;
@@ -56,7 +57,7 @@ export async function runEpisodes<S extends object>(
   }
   checkTimeout(options.episodeTimeoutMs, "episodeTimeoutMs", "RUNNER_INVALID");
   checkTimeout(options.nodeTimeoutMs, "nodeTimeoutMs", "RUNNER_INVALID");
-  const concurrency = Math.max(1, Math.floor(options.concurrency ?? episodes.length));
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? EPISODE_DEFAULTS.concurrency));
   const walk = {
     caller: options.caller,
     countTokens: options.countTokens ?? approxTokenCount,

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import * as demo from "../../examples/two-role-demo/workflow.js";
 import { readBest } from "../../src/checkpoint/best.js";
 import { listCheckpoints } from "../../src/checkpoint/paths.js";
-import { runtimeOptions } from "../../src/cli/train/runtime-options.js";
+import { runtimeFromConfig } from "../../src/run/runtime-options.js";
 import type { WorkflowModule } from "../../src/cli/train/workflow-module.js";
 import { resolveRunConfig } from "../../src/config/load-config.js";
 import { loadHfModel } from "../../src/engine/io/hf-model.js";
@@ -42,7 +42,7 @@ const HOT = {
 async function train(raw: object, runDir: string, onStep: (row: TrainRow, rt: Runtime<demo.State, demo.Task>) => void, resume = false) {
   const { config, cast } = resolveRunConfig({ ...raw, runDir }, { roles: ["planner", "solver"] });
   const mod: WorkflowModule<demo.State, demo.Task> = { ...demo, tasks: { train: demo.tasks.train, dev: demo.tasks.dev } };
-  const opts = runtimeOptions(config, cast, mod);
+  const opts = runtimeFromConfig(config, cast, mod);
   let rt: Runtime<demo.State, demo.Task> | undefined;
   return runTraining({
     runDir,

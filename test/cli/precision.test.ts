@@ -9,7 +9,7 @@ import * as demo from "../../examples/two-role-demo/workflow.js";
 import { parseFlags } from "../../src/cli/args.js";
 import { doctorReport, formatDoctor } from "../../src/cli/doctor.js";
 import { precisionFlag, withPrecision } from "../../src/cli/precision-flag.js";
-import { runtimeOptions } from "../../src/cli/train/runtime-options.js";
+import { runtimeFromConfig } from "../../src/run/runtime-options.js";
 import { trainingModule } from "../../src/cli/train/workflow-module.js";
 import { resolveRunConfig } from "../../src/config/load-config.js";
 import { autoPrecision, resolvePrecision } from "../../src/engine/precision.js";
@@ -37,7 +37,7 @@ describe("precision setting", () => {
     const raw = withPrecision({ ...demo.config, runDir: join(root, "unused") }, "bf16");
     const { config, cast } = resolveRunConfig(raw, { roles: ["planner", "solver"], source: "test" });
     for (const m of Object.values(config.models)) expect(m.precision).toBe("bf16");
-    const opts = runtimeOptions(config, cast, trainingModule({ ...demo }, "two-role-demo"));
+    const opts = runtimeFromConfig(config, cast, trainingModule({ ...demo }, "two-role-demo"));
     expect(opts.models.map((m) => m.precision)).toEqual(opts.models.map(() => "bf16"));
     const { decoder: bf } = await loadModel(resolveModelSpec(opts.models[0]));
     const { decoder: fp } = await loadModel(resolveModelSpec({ ...opts.models[0], precision: "fp32" }));

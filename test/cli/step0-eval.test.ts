@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readBest } from "../../src/checkpoint/best.js";
 import { listCheckpoints } from "../../src/checkpoint/paths.js";
-import { runtimeOptions } from "../../src/cli/train/runtime-options.js";
+import { runtimeFromConfig } from "../../src/run/runtime-options.js";
 import { resolveRunConfig } from "../../src/config/load-config.js";
 import { readMetrics } from "../../src/progress/metrics-writer.js";
 import { createRuntime } from "../../src/runtime/runtime.js";
@@ -32,7 +32,7 @@ type Demo = TrainRunOptions<State, Task>;
 async function train(runDir: string, steps: number, extra: Partial<Demo> = {}, evalExtra: Partial<NonNullable<Demo["eval"]>> = {}) {
   const raw = { ...demo.config, models: { base: { ...demo.config.models.base, precision: "fp32" } }, runDir };
   const { config, cast } = resolveRunConfig(raw, { roles: ["planner", "solver"] });
-  const opts = runtimeOptions(config, cast, demo);
+  const opts = runtimeFromConfig(config, cast, demo);
   return runTraining({
     ...{ runDir, tasks: demo.tasks.train, initialState: demo.initialState, taskId: demo.taskId },
     build: (startStep) => createRuntime({ ...opts, startStep }),

@@ -2,7 +2,7 @@
 // what the roles generate, and the optimiser schedule reaches the trainer.
 import { describe, expect, it } from "vitest";
 import { resolveRunConfig } from "../../src/config/load-config.js";
-import { runtimeOptions } from "../../src/cli/train/runtime-options.js";
+import { runtimeFromConfig } from "../../src/run/runtime-options.js";
 import { trainingModule } from "../../src/cli/train/workflow-module.js";
 import { createRuntime } from "../../src/runtime/runtime.js";
 import * as demo from "../../examples/two-role-demo/workflow.js";
@@ -13,7 +13,7 @@ const build = (over: object) => {
     { ...demo.config, runDir: "/tmp/unused", ...over },
     { roles: ["planner", "solver"], source: "test" },
   );
-  return runtimeOptions(config, cast, mod);
+  return runtimeFromConfig(config, cast, mod);
 };
 
 describe("run config -> runtime", () => {

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import * as demo from "../../examples/two-role-demo/workflow.js";
 import { listCheckpoints } from "../../src/checkpoint/paths.js";
-import { runtimeOptions } from "../../src/cli/train/runtime-options.js";
+import { runtimeFromConfig } from "../../src/run/runtime-options.js";
 import type { WorkflowModule } from "../../src/cli/train/workflow-module.js";
 import { resolveRunConfig } from "../../src/config/load-config.js";
 import { readMetrics } from "../../src/progress/metrics-writer.js";
@@ -34,7 +34,7 @@ async function train(
 ) {
   const { config, cast } = resolveRunConfig({ ...raw, runDir }, { roles: ["planner", "solver"] });
   const mod: WorkflowModule<demo.State, demo.Task> = { ...demo, tasks: { train: demo.tasks.train } };
-  const opts = runtimeOptions(config, cast, mod);
+  const opts = runtimeFromConfig(config, cast, mod);
   return runTraining({
     runDir,
     build: (startStep) => createRuntime({ ...opts, startStep }),

@@ -3,7 +3,7 @@
 // every reward message, and readers of a run's step files. Test code only.
 import { join } from "node:path";
 import * as demo from "../../examples/two-role-demo/workflow.js";
-import { runtimeOptions } from "../../src/cli/train/runtime-options.js";
+import { runtimeFromConfig } from "../../src/run/runtime-options.js";
 import type { WorkflowModule } from "../../src/cli/train/workflow-module.js";
 import { resolveRunConfig } from "../../src/config/load-config.js";
 import { readMetrics } from "../../src/progress/metrics-writer.js";
@@ -47,7 +47,7 @@ export async function trainDemo(
   const { steps = 2, configOver = {}, ...mod } = over;
   const module: DemoModule = { ...demo, ...mod };
   const { config, cast } = resolveRunConfig({ ...demo.config, ...configOver, runDir }, { roles: ["planner", "solver"] });
-  const opts = runtimeOptions(config, cast, module);
+  const opts = runtimeFromConfig(config, cast, module);
   const sent: RewardItem[][] = [];
   const result = runTraining({
     runDir,

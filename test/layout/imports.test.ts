@@ -21,7 +21,7 @@ function importsOf(file: string): string[] {
   return out;
 }
 
-/** The floor of each folder of src/; src/errors.ts, src/error-codes.ts, src/rng.ts and src/index.ts are not in a folder. */
+/** The floor of each folder of src/; src/errors.ts, src/error-codes.ts, src/rng.ts, src/defaults.ts and src/index.ts are not in a folder. */
 const FLOORS: Record<string, number> = {
   native: 0,
   fs: 0,
@@ -78,6 +78,10 @@ describe("the layout of src/", () => {
       .filter((f) => f.startsWith("src/runtime/"))
       .flatMap((f) => (graph.get(f) ?? []).filter((g) => /^src\/(checkpoint|progress|run|cli)\//.test(g)).map((g) => `${f} -> ${g}`));
     expect(upward).toEqual([]);
+  });
+
+  it("keeps the table of defaults free of imports, so every floor may read it", () => {
+    expect(readFileSync(join(root, "src/defaults.ts"), "utf8")).not.toMatch(/^\s*import\b|\bfrom\s*["']/m);
   });
 
   it('lets examples and recipes reach the library only through "maso"', () => {

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import * as demo from "./fixtures/demo-with-test.js";
 import { bestOfRows, readBest } from "../../src/checkpoint/best.js";
 import { listCheckpoints } from "../../src/checkpoint/paths.js";
-import { runtimeOptions } from "../../src/cli/train/runtime-options.js";
+import { runtimeFromConfig } from "../../src/run/runtime-options.js";
 import { resolveRunConfig } from "../../src/config/load-config.js";
 import { readMetrics } from "../../src/progress/metrics-writer.js";
 import { createRuntime } from "../../src/runtime/runtime.js";
@@ -112,7 +112,7 @@ describe("best-on-dev checkpoint", () => {
   it("a run stopped and resumed ends with the same pointer and checkpoints", async () => {
     const train = async (dir: string, steps: number, resume: boolean) => {
       const { config, cast } = resolveRunConfig({ ...CONFIG, runDir: dir }, { roles: ["planner", "solver"] });
-      const opts = runtimeOptions(config, cast, demo);
+      const opts = runtimeFromConfig(config, cast, demo);
       const ev = { every: 1, tasks: demo.tasks.dev, episodes: null, metric: demo.metric, selectBest: true };
       return runTraining({
         ...{ runDir: dir, tasks: demo.tasks.train, initialState: demo.initialState, taskId: demo.taskId },

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliInProcess } from "../cli/cli-harness.js";
 import * as demo from "../../examples/two-role-demo/workflow.js";
-import { runtimeOptions } from "../../src/cli/train/runtime-options.js";
+import { runtimeFromConfig } from "../../src/run/runtime-options.js";
 import { resolveRunConfig } from "../../src/config/load-config.js";
 import { presetConfig } from "../../src/config/model-presets.js";
 import { saveHfModel } from "../../src/engine/io/hf-model.js";
@@ -93,7 +93,7 @@ describe("maso rm train", () => {
     };
     const { config, cast } = resolveRunConfig(raw, { roles: ["planner", "solver"] });
     const rewards = [rewardModelReward<demo.Task, demo.State>({ model: "rm" })];
-    const opts = runtimeOptions(config, cast, { ...demo, rewards, tasks: { train: demo.tasks.train } });
+    const opts = runtimeFromConfig(config, cast, { ...demo, rewards, tasks: { train: demo.tasks.train } });
     expect(opts.models.map((m) => [m.name, m.train])).toEqual([
       ["base", "lora"],
       ["rm", "frozen"],

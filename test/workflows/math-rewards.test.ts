@@ -7,7 +7,7 @@ import type { MathState } from "../../examples/workflows/marft-math/state.js";
 import * as single from "../../examples/workflows/marft-math/single-agent.js";
 import * as dual from "../../examples/workflows/marft-math/workflow.js";
 import { workflowRoles } from "../../src/cli/commands/train.js";
-import { runtimeOptions } from "../../src/cli/train/runtime-options.js";
+import { runtimeFromConfig } from "../../src/run/runtime-options.js";
 import { resolveRunConfig } from "../../src/config/load-config.js";
 import { combineRewards, type EpisodeRewards } from "../../src/rewards/index.js";
 import { rec, traj } from "../../src/rewards/test-trajectories.js";
@@ -106,7 +106,7 @@ describe("MARFT credit assignment over the reasoner → actor chain", () => {
 describe("MARFT math configs", () => {
   const resolved = (mod: typeof dual | typeof single, raw: object) => {
     const { config, cast } = resolveRunConfig(raw, { roles: workflowRoles(mod.workflow as unknown as Workflow<object, string>) });
-    const opts = runtimeOptions(config, cast, mod);
+    const opts = runtimeFromConfig(config, cast, mod);
     return { config, opts, trainer: (opts.trainer as Record<string, TrainerOptions>).base };
   };
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import * as iterative from "../../examples/workflows/iterative-search/workflow.js";
 import * as qd from "../../examples/workflows/qd-retrieve-answer/workflow.js";
 import * as rea from "../../examples/workflows/retrieve-extract-answer/workflow.js";
-import { weightedRewards } from "../../src/cli/train/runtime-options.js";
+import { weightedRewards } from "../../src/run/runtime-options.js";
 import type { QaTask } from "../../src/envs/index.js";
 import { combineRewards } from "../../src/rewards/combine.js";
 import { rec, traj } from "../../src/rewards/test-trajectories.js";

@@ -5,7 +5,7 @@
 // head, estimator, rewards and cast all come from the module's config.
 import { join } from "node:path";
 import { workflowRoles } from "../../src/cli/commands/train.js";
-import { runtimeOptions } from "../../src/cli/train/runtime-options.js";
+import { runtimeFromConfig } from "../../src/run/runtime-options.js";
 import type { WorkflowModule } from "../../src/cli/train/workflow-module.js";
 import { resolveRunConfig } from "../../src/config/load-config.js";
 import { presetConfig } from "../../src/config/model-presets.js";
@@ -42,7 +42,7 @@ export async function trainTiny<S extends object, T>(
     sampling: { maxNewTokens: 16 },
   };
   const { config, cast } = resolveRunConfig(raw, { roles });
-  const opts = runtimeOptions(config, cast, mod);
+  const opts = runtimeFromConfig(config, cast, mod);
   // the reference configs load every model from the one base model directory; its tokenizer serves all
   const tokenizer = await loadTokenizer(Object.values(config.models)[0].weights!);
   const tiny = { ...presetConfig("tiny", tokenizer.eosTokenIds), vocabSize: tokenizer.vocabSize };

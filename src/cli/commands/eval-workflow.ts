@@ -14,7 +14,7 @@ import { type Parsed, str } from "../args.js";
 import { usageError } from "../exit-codes.js";
 import { checkpointFlag } from "../checkpoint-flag.js";
 import { precisionFlag, withPrecision } from "../precision-flag.js";
-import { runtimeOptions } from "../train/runtime-options.js";
+import { runtimeFromConfig } from "../../run/runtime-options.js";
 import { scoredSplit, trainingModule, type WorkflowModule } from "../train/workflow-module.js";
 import { loadExports, workflowRoles } from "./train.js";
 import { type CliIo, println } from "./types.js";
@@ -56,7 +56,7 @@ export async function workflowRun(src: string, rc: Record<string, unknown> | nul
     throw usageError(`${command}: a workflow file has no checkpoints; pass a run directory instead`, command);
   const roles = workflowRoles(mod.workflow as Workflow<object, string>);
   const { config, cast } = resolveRunConfig(withPrecision(raw, precisionFlag(p, command)), { roles, source });
-  const opts = runtimeOptions(config, cast, mod);
+  const opts = runtimeFromConfig(config, cast, mod);
   return { file, mod, roles, opts, choice, runDir: fromFile ? undefined : src, fromFile };
 }
 

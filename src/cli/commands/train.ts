@@ -31,7 +31,7 @@ import { num, parseFlags, str } from "../args.js";
 import { usageError } from "../exit-codes.js";
 import { precisionFlag, withPrecision } from "../precision-flag.js";
 import { checkTraining } from "../train/check-run.js";
-import { runtimeOptions } from "../train/runtime-options.js";
+import { runtimeFromConfig } from "../../run/runtime-options.js";
 import { isWorkflow, moduleExports, scoredSplit, trainingModule } from "../train/workflow-module.js";
 import { printEndOfRun } from "../train/end-of-run.js";
 import { checkpointPauseHook } from "./pretrain.js";
@@ -258,7 +258,7 @@ async function train(argv: readonly string[], io: CliIo, locks: RunLock[]): Prom
   const { config, cast } = resolveRunConfig(raw, { roles, source });
   // module and config checked against each other (scoring models, reward weights) before any file is written
   const mod = trainingModule(exp, file);
-  const opts = runtimeOptions(config, cast, mod);
+  const opts = runtimeFromConfig(config, cast, mod);
   if (config.runtime.transport === "nats") envRunKey(config.runtime.nats);
   println(io, `workflow ${wf.name}: roles ${roles.join(", ")}`);
   for (const [role, e] of Object.entries(cast)) println(io, `  ${role} -> ${e.model}${e.adapter ? `/${e.adapter}` : ""}`);

@@ -16,7 +16,7 @@ import { workflowRoles } from "../../workflow/graph-types.js";
 import type { Workflow } from "../../workflow/graph-types.js";
 import { num, parseFlags, str } from "../args.js";
 import { usageError } from "../exit-codes.js";
-import { runtimeOptions } from "../train/runtime-options.js";
+import { runtimeFromConfig } from "../../run/runtime-options.js";
 import { trainingModule } from "../train/workflow-module.js";
 import { loadExports } from "./train.js";
 import { type CliIo, type Command, println } from "./types.js";
@@ -44,7 +44,7 @@ export async function runtimeOptionsOf(raw: unknown, source: string) {
   const wf = exp.workflow as Workflow<object, string>;
   const { config, cast } = resolveRunConfig(raw, { roles: workflowRoles(wf), source });
   const mod = trainingModule(exp, saved.workflow);
-  return { config, cast, mod, opts: runtimeOptions(config, cast, mod) };
+  return { config, cast, mod, opts: runtimeFromConfig(config, cast, mod) };
 }
 
 /**

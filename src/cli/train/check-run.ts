@@ -16,7 +16,7 @@ import { promptCheck, roleModels } from "./dry-prompts.js";
 import type { Workflow } from "../../workflow/graph-types.js";
 import type { Role } from "../../workflow/role.js";
 import type { RoleCallRequest } from "../../workflow/role-call.js";
-import { runtimeOptions } from "./runtime-options.js";
+import { runtimeFromConfig } from "../../run/runtime-options.js";
 import { trainingModuleProblems, type WorkflowModule } from "./workflow-module.js";
 
 export interface CheckInput {
@@ -70,7 +70,7 @@ export async function checkTraining(input: CheckInput, io: CliIo): Promise<void>
     const { config, cast } = resolved;
     // the declarations a run hands to createRuntime, checked the way it checks them (nothing loaded)
     try {
-      const opts = runtimeOptions(config, cast, mod);
+      const opts = runtimeFromConfig(config, cast, mod);
       rewards = opts.rewards;
       defineCast({ models: opts.models, roles, cast: opts.cast });
       for (const t of Object.values(opts.trainer as Record<string, object>)) resolveTrainerConfig(t);

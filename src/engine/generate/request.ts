@@ -2,6 +2,7 @@
 // and turned into prompt tokens (plain text, chat messages through the tokenizer's template, or ids).
 // Validation only: nothing here touches the model or the cache.
 import { z } from "zod";
+import { NEW_TOKEN_DEFAULTS } from "../../defaults.js";
 import { MasoError } from "../../errors.js";
 import type { ModelConfig } from "../config.js";
 import { encodeChat } from "../tokenizer/encode-chat.js";
@@ -94,8 +95,8 @@ export interface NormalizedRequest extends Sampling {
   topLogprobs: number;
 }
 
-/** Default for {@link GenerationRequest.maxNewTokens}. */
-export const DEFAULT_MAX_NEW_TOKENS = 256;
+/** Default for {@link GenerationRequest.maxNewTokens}: a role's (src/defaults.ts). */
+export const DEFAULT_MAX_NEW_TOKENS = NEW_TOKEN_DEFAULTS.role;
 
 const int = z.number().int();
 const message = z.strictObject({ role: z.enum(["system", "user", "assistant", "tool"]), content: z.string() });

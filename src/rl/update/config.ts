@@ -1,28 +1,34 @@
-// Defaults and range checks for TrainerConfig. One place for defaults so documentation and
-// behaviour cannot drift; it never runs an update.
+// Defaults and range checks for TrainerConfig. The defaults come from the one table the run config
+// reads too (src/defaults.ts), so a library user and `maso train` get the same update; it never
+// runs an update.
+import { TRAINER_DEFAULTS as D } from "../../defaults.js";
 import { MasoError } from "../../errors.js";
 import type { TrainerConfig } from "./types.js";
 
-/** PPO defaults: 1 epoch, one minibatch, token-level clip 0.2, no KL/entropy terms, recomputed old log-probs, lr 1e-4. */
+/**
+ * PPO defaults (src/defaults.ts): 1 epoch, minibatches of 16 samples, token-level clip [0.8, 1.28],
+ * no KL/entropy terms, recomputed old log-probs, lr 1e-5.
+ */
 export const DEFAULT_TRAINER: TrainerConfig = {
-  epochs: 1,
-  minibatchSize: 0,
-  policyLoss: "token",
-  lengthNormalize: false,
-  clipLow: 0.2,
-  clipHigh: 0.2,
-  aggregation: "token-mean",
-  kl: { coef: 0, estimator: "k3", placement: "loss" },
-  entropyCoef: 0,
-  oldLogProbs: "recompute",
-  importanceCap: 2,
-  value: { coef: 0.5, clip: 0.2, huber: 10, level: "action" },
-  maxGradNorm: 1,
-  activationBudgetMb: 1024,
-  lr: 1e-4,
-  weightDecay: 0,
-  betas: [0.9, 0.999],
-  seed: 0,
+  epochs: D.epochs,
+  minibatchSize: D.minibatchSize,
+  policyLoss: D.actionLevel ? "action" : "token",
+  lengthNormalize: D.lengthNormalize,
+  clipLow: D.clipLow,
+  clipHigh: D.clipHigh,
+  aggregation: D.aggregation,
+  kl: { coef: D.klCoef, estimator: D.klEstimator, placement: D.klPlacement },
+  entropyCoef: D.entropyCoef,
+  oldLogProbs: D.oldLogProbs,
+  importanceCap: D.importanceCap,
+  value: { coef: D.valueCoef, clip: D.valueClip, huber: D.valueHuber, level: D.valueLevel },
+  maxGradNorm: D.maxGradNorm,
+  activationBudgetMb: D.activationBudgetMb,
+  lr: D.lr,
+  eps: D.eps,
+  weightDecay: D.weightDecay,
+  betas: [D.beta1, D.beta2],
+  seed: D.seed,
 };
 
 /** Optional-field form of TrainerConfig for callers. */

@@ -1,17 +1,18 @@
-// Maps a validated run config (src/config) and a workflow module onto the runtime's options:
-// model declarations, cast, per-model trainer settings, advantage estimator and update order.
+// Config → runtime: maps a validated run config (src/config) and a workflow module onto the
+// runtime's options (model declarations, cast, per-model trainer settings, advantage estimator,
+// update order), for `maso train`, `maso worker`, scripts, benchmarks and tests alike.
 // Pure translation; building the runtime is createRuntime's job.
-import type { CastEntry } from "../../config/cast-check.js";
-import { type ModelPreset, presetConfig } from "../../config/model-presets.js";
-import { CRITIC_ESTIMATORS, type RunConfig } from "../../config/run-config.js";
-import { createByteTokenizer } from "../../engine/tokenizer/byte-tokenizer.js";
-import { MasoError } from "../../errors.js";
-import { isModelRule } from "../../rewards/model-rules.js";
-import type { NamedReward } from "../../rewards/types.js";
-import type { TrainerOptions } from "../../rl/update/config.js";
-import type { CastSpec } from "../../runtime/cast.js";
-import type { ModelSpec } from "../../runtime/models.js";
-import type { RuntimeOptions } from "../../runtime/runtime.js";
+import type { CastEntry } from "../config/cast-check.js";
+import { type ModelPreset, presetConfig } from "../config/model-presets.js";
+import { CRITIC_ESTIMATORS, type RunConfig } from "../config/run-config.js";
+import { createByteTokenizer } from "../engine/tokenizer/byte-tokenizer.js";
+import { MasoError } from "../errors.js";
+import { isModelRule } from "../rewards/model-rules.js";
+import type { NamedReward } from "../rewards/types.js";
+import type { TrainerOptions } from "../rl/update/config.js";
+import type { CastSpec } from "../runtime/cast.js";
+import type { ModelSpec } from "../runtime/models.js";
+import type { RuntimeOptions } from "../runtime/runtime.js";
 import type { WorkflowModule } from "./workflow-module.js";
 
 type ModelCfg = RunConfig["models"][string];
@@ -134,9 +135,9 @@ function scoringModels<T, S>(config: RunConfig, rewards: readonly NamedReward<T,
 /**
  * Everything createRuntime needs, from the config and the module.
  * @example
- * const rt = await createRuntime({ ...runtimeOptions(config, cast, mod), startStep: 0 });
+ * const rt = await createRuntime({ ...runtimeFromConfig(config, cast, mod), startStep: 0 });
  */
-export function runtimeOptions<S extends object, T>(
+export function runtimeFromConfig<S extends object, T>(
   config: RunConfig,
   cast: Readonly<Record<string, CastEntry>>,
   mod: WorkflowModule<S, T>,
