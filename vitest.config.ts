@@ -3,7 +3,12 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   // examples and recipes import the library as "maso", as users do (tsconfig.json maps it the same way)
-  resolve: { alias: [{ find: /^maso$/, replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)) }] },
+  resolve: {
+    alias: [
+      { find: /^maso$/, replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
+      { find: /^maso\/([a-z]+)$/, replacement: fileURLToPath(new URL("./src/entry/$1.ts", import.meta.url)) },
+    ],
+  },
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 120_000,
