@@ -2,7 +2,8 @@ import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  // examples and recipes import the library as "maso", as users do (tsconfig.json maps it the same way)
+  // examples and recipes import the library as "maso" and its subpaths, as users do (tsconfig.json
+  // maps them the same way)
   resolve: {
     alias: [
       { find: /^maso$/, replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
