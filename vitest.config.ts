@@ -2,8 +2,14 @@ import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  // examples and recipes import the library as "maso", as users do (tsconfig.json maps it the same way)
-  resolve: { alias: [{ find: /^maso$/, replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)) }] },
+  // examples and recipes import the library as "maso" and its subpaths, as users do (tsconfig.json
+  // maps them the same way)
+  resolve: {
+    alias: [
+      { find: /^maso$/, replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
+      { find: /^maso\/([a-z]+)$/, replacement: fileURLToPath(new URL("./src/entry/$1.ts", import.meta.url)) },
+    ],
+  },
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 120_000,

@@ -11,7 +11,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { comparisonReport, runResults } from "../scripts/results.js";
 import type { ResultsSummary } from "../scripts/lib/results-summary.js";
-import { describeNative } from "maso";
+import { describeNative } from "maso/engine";
 
 const file = process.env.MASO_DEMO_WORKFLOW ?? "examples/workflows/iterative-coding/workflow.ts";
 // the config's 30 steps leave one seed of three without a clear gain (README); 60, with the best

@@ -4,18 +4,9 @@
 // loss before and after, and saves the model in HF format.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import {
-  Decoder,
-  createByteTokenizer,
-  describeNative,
-  evalLoss,
-  makeWorldTasks,
-  pretrain,
-  saveHfModel,
-  saveTokenizer,
-  tokenStream,
-  presetConfig,
-} from "maso";
+import { presetConfig } from "maso";
+import { makeWorldTasks } from "maso/envs";
+import { Decoder, createByteTokenizer, describeNative, evalLoss, pretrain, saveHfModel, saveTokenizer, tokenStream } from "maso/engine";
 
 const STEPS = Number(process.env.MASO_DEMO_STEPS ?? 150);
 const seed = 7;

@@ -2,19 +2,8 @@
 // with the paper's reward rule, "local format, global correctness". Type-checked with the project
 // so the README never drifts from the API. Training it needs the runtime (controller + worker
 // groups); this file only declares the workflow and its rewards.
-import {
-  END,
-  START,
-  defineRole,
-  defineTool,
-  jsonStringListParser,
-  tagParser,
-  workflow,
-  formatReward,
-  sharedOutcome,
-  f1Score,
-  type Retriever,
-} from "maso";
+import { END, START, defineRole, defineTool, jsonStringListParser, tagParser, workflow, formatReward, sharedOutcome } from "maso";
+import { f1Score, type Retriever } from "maso/envs";
 
 interface State {
   question: string;

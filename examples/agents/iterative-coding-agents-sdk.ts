@@ -10,7 +10,8 @@
 // parsers, verifier, tasks, run config and the reward rule are the workflow's (see iterative-coding.ts),
 // so greedy episodes make the same calls as the DSL workflow's.
 import { Agent, ModelBehaviorError, run } from "@openai/agents";
-import { type AgentResult, parseRoleOutput, type Role } from "maso";
+import { parseRoleOutput, type Role } from "maso";
+import type { AgentResult } from "maso/gateway";
 import { codeRole, planRole, reflectRole } from "../workflows/iterative-coding/roles.js";
 import { type CodingState, episodeMetrics, MAX_TURNS } from "../workflows/iterative-coding/state.js";
 import { verifyCode } from "../workflows/iterative-coding/verifier.js";

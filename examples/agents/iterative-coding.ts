@@ -9,7 +9,8 @@
 // role, turn) baselines are the DSL run's; rewards are the DSL's rule, reported per call: plan and
 // code at turn t get R_t − R_{t−1}, reflect at turn t gets R_{t+1} − R_t, each plus its format term.
 import OpenAI from "openai";
-import { type AgentContext, type AgentResult, parseRoleOutput, type Role } from "maso";
+import { parseRoleOutput, type Role } from "maso";
+import type { AgentContext, AgentResult } from "maso/gateway";
 import { codeRole, planRole, reflectRole } from "../workflows/iterative-coding/roles.js";
 import { type CodingState, episodeMetrics, MAX_TURNS } from "../workflows/iterative-coding/state.js";
 import { verifyCode } from "../workflows/iterative-coding/verifier.js";

@@ -3,7 +3,7 @@
 // (pretraining's planted copying circuit is free to move here).
 import { copyFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { loadHfModel, saveHfModel, Decoder, loadHfTokenizer } from "maso";
+import { loadHfModel, saveHfModel, Decoder, loadHfTokenizer } from "maso/engine";
 import { builderSchedule, exampleLoss, examplePool, type TrainingExample, type TrainStep, trainExamples } from "./train-loop.js";
 
 /** What an adaptation run takes. */

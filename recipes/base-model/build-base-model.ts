@@ -3,7 +3,7 @@
 // Evaluation figures are added to the provenance by the caller (build.ts); nothing here prints.
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { saveHfModel, type ModelConfig, Decoder, trainBpe, bpeTokenizerFiles, hfTokenizerFromFiles, createRng } from "maso";
+import { saveHfModel, type ModelConfig, Decoder, trainBpe, bpeTokenizerFiles, hfTokenizerFromFiles, createRng } from "maso/engine";
 import { plantInductionCircuit } from "./induction-init.js";
 import { buildMixture, DEFAULT_MIXTURE_COUNTS, exampleTexts, type MixtureCounts } from "./mixture.js";
 import { builderSchedule, exampleLoss, examplePool, type TrainStep, trainExamples } from "./train-loop.js";

@@ -2,7 +2,8 @@
 // models/base-qa trained on the judge mixture (judge-mixture.ts), and records its provenance and how
 // well its greedy scores agree with the token F1 they stand for on dev questions it never saw.
 //   MASO_THREADS=2 npx tsx recipes/base-model/build-judge.ts [--steps 800] [--lr 2e-3] [--from models/base-qa] [--out models/judge-qa]
-import { Decoder, loadHfModel, loadHfTokenizer, parseScores } from "maso";
+import { parseScores } from "maso";
+import { Decoder, loadHfModel, loadHfTokenizer } from "maso/engine";
 import { tasks } from "../../examples/workflows/common/world-qa.js";
 import { adaptModel } from "./adapt.js";
 import { runAdaptScript } from "./adapt-script.js";

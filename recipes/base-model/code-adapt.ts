@@ -2,16 +2,8 @@
 // the formats the iterative-coding workflow shows them) over the train split of both code families,
 // the first one models/base already saw and the graded one (levels 1 and 2) it never did. Evaluated
 // by the coder alone after the plan models/base learnt, through the real sandboxed verifier.
-import {
-  type CodeTemplate,
-  createKeyedRng,
-  Decoder,
-  EXPRESSION_TEMPLATES,
-  LOOP_TEMPLATES,
-  loadHfModel,
-  loadHfTokenizer,
-  verifyMany,
-} from "maso";
+import { type CodeTemplate, createKeyedRng, EXPRESSION_TEMPLATES, LOOP_TEMPLATES, verifyMany } from "maso/envs";
+import { Decoder, loadHfModel, loadHfTokenizer } from "maso/engine";
 import { codePrompt } from "../../examples/workflows/common/prompts.js";
 import { referenceCodeTasks } from "../../examples/workflows/common/reference-tasks.js";
 import { jsBlockParser } from "../../examples/workflows/iterative-coding/roles.js";

@@ -1,7 +1,8 @@
 // Loads a saved base model directory (HF safetensors + tokenizer files) and runs the held-out
 // evaluation of evaluate.ts on it: the whole test split, a fixed small subset, and role formats.
 // Used by eval.ts, build.ts and the checkpoint test; it never trains or writes.
-import { loadHfModel, Decoder, loadHfTokenizer, makeWorldTasks } from "maso";
+import { makeWorldTasks } from "maso/envs";
+import { loadHfModel, Decoder, loadHfTokenizer } from "maso/engine";
 import { type AnswerEval, evaluateAnswerRole, evaluateFormats, type FormatEval } from "./evaluate.js";
 
 /** Size of the fixed subset (the first test questions) the checkpoint test re-scores. */

@@ -1,23 +1,9 @@
 // Greedy evaluation of a base model on held-out material: the answer role (oracle passages for the
 // question's supporting facts → <final_answer>, EM/F1 vs gold) and format validity per role format.
 // Reads a model and tasks, returns figures; printing and files belong to eval.ts.
-import {
-  type Decoder,
-  Sampler,
-  type Tokenizer,
-  type ChatMessage,
-  makeArithmeticTasks,
-  exactMatch,
-  f1Score,
-  type QaTask,
-  type WorldTasks,
-  boxedParser,
-  jsonStringListParser,
-  searchOrEndParser,
-  tagParser,
-  textParser,
-  type Parser,
-} from "maso";
+import { type ChatMessage, boxedParser, jsonStringListParser, searchOrEndParser, tagParser, textParser, type Parser } from "maso";
+import { makeArithmeticTasks, exactMatch, f1Score, type QaTask, type WorldTasks } from "maso/envs";
+import { type Decoder, Sampler, type Tokenizer } from "maso/engine";
 import {
   answerPrompt,
   decomposePrompt,

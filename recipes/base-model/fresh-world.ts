@@ -5,18 +5,18 @@ import {
   type RetrieverDoc,
   type NameSource,
   type Entity,
-  generateWorld,
+  makeWorld,
   type World,
   type WorldShape,
   documentsOf,
   type KeyedRng,
-} from "maso";
+} from "maso/envs";
 
 import { type WorldIndex, indexWorld } from "./world-qa.js";
 
 /** `shape`'s world with every entity renamed from `names` (same ids, clusters and facts). */
 function renamedWorld(rng: KeyedRng, names: NameSource, shape: WorldShape): World {
-  const base = generateWorld(rng, shape);
+  const base = makeWorld(rng, shape);
   const entities = new Map<string, Entity>();
   for (const e of base.entities.values()) {
     const words = e.words.map((_, i) => ((e.kind === "person" && i === 0) || e.kind === "org" ? names.word(2, 2) : names.word(2, 3)));

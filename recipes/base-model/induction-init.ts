@@ -16,7 +16,8 @@
 // look is direct, so pretraining learns *which* name to copy (the selection the induction head cannot
 // make) in a few hundred steps; learning both halves at once is the plateau random init never leaves.
 // The planted entries are returned as pins: pretraining keeps them fixed (train-loop.ts).
-import { MasoError, type ModelConfig, type Rng, fillNormal, type ParamTable } from "maso";
+import { MasoError } from "maso";
+import { type ModelConfig, type Rng, fillNormal, type ParamTable } from "maso/engine";
 
 /** Strengths of the planted circuit (defaults measured on random-repeat sequences, see the test). */
 export interface InductionInitOptions {

@@ -2,7 +2,7 @@
 // candidate answer drawn like the answers a QA policy writes — the gold itself, a gold with a word
 // dropped or added, another question's answer, a phrase of the world, or nothing — labelled with
 // the candidate's token F1 against the gold, to one decimal (judgeTarget).
-import { createKeyedRng, f1Score, type QaTask } from "maso";
+import { createKeyedRng, f1Score, type QaTask } from "maso/envs";
 import { judgePrompt, judgeTarget } from "../../examples/workflows/common/prompts.js";
 import type { TrainingExample } from "./train-loop.js";
 

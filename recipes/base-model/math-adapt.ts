@@ -2,7 +2,9 @@
 // MARFT math workflows start from a model that writes out its arithmetic. Same masked next-token loop
 // as the base model (train-loop.ts), all weights trained, nothing pinned (pretraining's planted copying
 // circuit is free to move here; docs/base-model.md measures that copying from a plan got worse).
-import { loadHfModel, Decoder, type ChatMessage, loadHfTokenizer, isEquivalentAnswer, boxedParser } from "maso";
+import { type ChatMessage, boxedParser } from "maso";
+import { isEquivalentAnswer } from "maso/envs";
+import { loadHfModel, Decoder, loadHfTokenizer } from "maso/engine";
 import { greedy } from "./evaluate.js";
 import { buildMathMixture, DEFAULT_MATH_COUNTS, type MathMixtureCounts } from "./math-mixture.js";
 import { actorPrompt, mathPlanTarget, mathPrompt, reasonerPrompt, type WorkedFormat } from "../../examples/workflows/common/prompts.js";

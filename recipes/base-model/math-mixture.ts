@@ -4,15 +4,8 @@
 // steps, the reasoner's plan names the operations, and drill text teaches the arithmetic itself.
 // Train material only: the reference train split plus freshly drawn problems whose names and
 // numbers match no dev/test problem (test/recipes/math-mixture.test.ts checks both).
-import {
-  type ChatMessage,
-  makeArithmeticTasks,
-  type SyntheticMathTask as MathTask,
-  type MathStep,
-  wordSet,
-  createKeyedRng,
-  type KeyedRng,
-} from "maso";
+import type { ChatMessage } from "maso";
+import { makeArithmeticTasks, type SyntheticMathTask as MathTask, type MathStep, wordSet, createKeyedRng, type KeyedRng } from "maso/envs";
 
 import {
   actorPrompt,

@@ -1,8 +1,8 @@
 // The base model's pretraining mixture, generated from a seed with train-split material only: the
 // world's pretraining text, role-format instruction examples and a copying curriculum over freshly
 // invented names. Every fresh name avoids all dev/test entity words; the leak test checks the result.
+import type { ChatMessage } from "maso";
 import {
-  type ChatMessage,
   type SyntheticMathTask as MathTask,
   formatFeedback,
   type SyntheticCodeTask,
@@ -13,7 +13,7 @@ import {
   makeWorldTasks,
   createKeyedRng,
   type KeyedRng,
-} from "maso";
+} from "maso/envs";
 
 import { freshWorld } from "./fresh-world.js";
 import {

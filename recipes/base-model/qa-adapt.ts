@@ -1,7 +1,9 @@
 // Builds models/base-qa: models/base trained further on the QA mixture (qa-mixture.ts), so the
 // evidence roles of the QA workflows copy the retrieved document that states a fact instead of a
 // corrupted version of it. Evaluated on the reference world's dev questions with its own retriever.
-import { loadHfModel, Decoder, loadHfTokenizer, f1Score, makeWorldTasks, tagParser, createKeyedRng } from "maso";
+import { tagParser } from "maso";
+import { f1Score, makeWorldTasks } from "maso/envs";
+import { loadHfModel, Decoder, loadHfTokenizer, createKeyedRng } from "maso/engine";
 
 import { type AdaptOptions, adaptModel } from "./adapt.js";
 import { greedy } from "./evaluate.js";

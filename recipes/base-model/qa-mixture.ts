@@ -11,8 +11,8 @@
 import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ChatMessage } from "maso";
 import {
-  type ChatMessage,
   contentHash,
   openRetriever,
   createNameSource,
@@ -23,7 +23,7 @@ import {
   type RetrieverDoc,
   createKeyedRng,
   type KeyedRng,
-} from "maso";
+} from "maso/envs";
 
 import { freshRetrievalWorld } from "./fresh-world.js";
 import { buildMixture, type MixtureKind, stepQuery, subQueries } from "./mixture.js";

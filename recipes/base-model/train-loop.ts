@@ -1,18 +1,8 @@
 // Masked next-token training over mixture examples: a chat example trains only its response (and the
 // closing <|im_end|>), plain text trains every token; each example weighs the same in a batch.
 // One variable-length sequence per example (the engine packs without padding). No I/O here.
-import {
-  MasoError,
-  type Decoder,
-  createRng,
-  createAdamW,
-  lmStep,
-  type LrSchedule,
-  lrAt,
-  encodeChat,
-  type ChatMessage,
-  type Tokenizer,
-} from "maso";
+import { MasoError, type ChatMessage } from "maso";
+import { type Decoder, createRng, createAdamW, lmStep, type LrSchedule, lrAt, encodeChat, type Tokenizer } from "maso/engine";
 
 /**
  * A training example of any mixture: plain text (every token trained), a chat prompt plus its

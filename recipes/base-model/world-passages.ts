@@ -1,7 +1,8 @@
 // Oracle passages for a synthetic-world question: for each supporting fact, the first retriever
 // document about its subject that names its object. Used by the answer-role evaluation and by the
 // train-split answer examples; it reads documents only and never ranks them (that is the retriever's job).
-import { MasoError, type RetrieverDoc, type QaTask, type WorldTasks } from "maso";
+import { MasoError } from "maso";
+import type { RetrieverDoc, QaTask, WorldTasks } from "maso/envs";
 
 /** Finds the supporting passages (document texts, chain order, no duplicates) of a question. */
 export type PassageFinder = (task: QaTask) => string[];

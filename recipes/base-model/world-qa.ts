@@ -2,7 +2,7 @@
 // phrased with the world generator's templates. Used for freshly invented worlds (the copying
 // curriculum) and, through the retriever's documents, for the real world's splits.
 
-import { type Entity, type Fact, FACT_PHRASINGS, QUESTION_TEMPLATES, type Relation, type KeyedRng } from "maso";
+import { type Entity, type Fact, FACT_PHRASINGS, QUESTION_TEMPLATES, type Relation, type KeyedRng } from "maso/envs";
 
 /** A question over a world with its chain of facts. */
 export interface ChainQuestion {

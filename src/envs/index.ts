@@ -45,7 +45,7 @@ export {
 export { exactMatch, f1Score, normalizeQaAnswer } from "./tasks/qa-metric.js";
 export { createKeyedRng, hashSeed, type KeyedRng, type Rng } from "../rng.js";
 export { type CodeTask, cutSplits, type MathTask, type QaTask, type Split, type SplitFractions, type Splits } from "./tasks/types.js";
-export { type Entity, type Fact, generateWorld, type World, type WorldShape } from "./tasks/world/generate-world.js";
+export { type Entity, type Fact, makeWorld, type World, type WorldShape } from "./tasks/world/make-world.js";
 export { createNameSource, type NameSource, wordSet } from "./tasks/names.js";
 export { FACT_PHRASINGS, QUESTION_TEMPLATES, type Relation, templateWords } from "./tasks/world/phrasings.js";
 export { documentsOf, findEntityLeaks, makeWorldTasks, type WorldTaskOptions, type WorldTasks } from "./tasks/world/world-tasks.js";

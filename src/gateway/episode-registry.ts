@@ -42,11 +42,11 @@ interface Entry {
 /**
  * The registry of this process's gateway episodes.
  * @example
- * const reg = episodeRegistry();
+ * const reg = createEpisodeRegistry();
  * const g = await serveGateway(reg.backend);
  * const ep = reg.open("s1-t0-g0", handler, ["planner"]); // …the agent runs… ep.close();
  */
-export function episodeRegistry(): EpisodeRegistry {
+export function createEpisodeRegistry(): EpisodeRegistry {
   const byId = new Map<string, Entry>();
   const byKey = new Map<string, string>();
   const byResultKey = new Map<string, string>();

@@ -3,7 +3,7 @@
 // The server does not keep the process alive on its own (a run ends when its work ends).
 
 import { attributeCallsTo } from "./episode-context.js";
-import { type EpisodeRegistry, episodeRegistry } from "./episode-registry.js";
+import { type EpisodeRegistry, createEpisodeRegistry } from "./episode-registry.js";
 import { type GatewayServer, serveGateway } from "./serve.js";
 
 export interface GatewayHost {
@@ -24,7 +24,7 @@ export function gatewayHost(opts: { host?: string; port?: number } = {}): Promis
   const key = JSON.stringify([opts.host ?? "127.0.0.1", opts.port ?? 0]);
   let h = hosts.get(key);
   if (!h) {
-    const registry = episodeRegistry();
+    const registry = createEpisodeRegistry();
     h = serveGateway(registry.backend, { ...opts, unref: true }).then((server) => {
       attributeCallsTo(server.port);
       return { registry, server };

@@ -5,7 +5,7 @@ export { type AgentContext, type AgentFn, type AgentModule, type AgentResult, ag
 export { agentReward, type AgentState, type CallOutput } from "./agent-rewards.js";
 export { agentWorkflow, agentWorkflowExports, checkAgentResult } from "./agent-workflow.js";
 export { type CommandAgentOptions, commandAgent } from "./command-agent.js";
-export { episodeRegistry, type EpisodeHandler, type EpisodeRegistry } from "./episode-registry.js";
+export { createEpisodeRegistry, type EpisodeHandler, type EpisodeRegistry } from "./episode-registry.js";
 export { gatewayHost } from "./host.js";
 export { gatewayApp, MAX_BODY_BYTES } from "./app.js";
 export { IGNORED_FIELDS, parseChatRequest } from "./chat-request.js";

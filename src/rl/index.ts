@@ -12,7 +12,7 @@ export type {
   NormalizeScope,
   SampleMeta,
 } from "./advantages/types.js";
-export { createEstimatorRegistry, type EstimatorName, estimators, getEstimator, registerEstimator } from "./advantages/registry.js";
+export { type EstimatorName, estimators, getEstimator } from "./advantages/registry.js";
 export { gaeAction } from "./advantages/gae-action.js";
 export { gaeToken } from "./advantages/gae-token.js";
 export { gaeChain } from "./advantages/gae-chain.js";

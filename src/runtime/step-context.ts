@@ -4,6 +4,7 @@ import type { Sampling } from "../workflow/role.js";
 import { EPISODE_DEFAULTS } from "../defaults.js";
 import { MasoError } from "../errors.js";
 import type { HappoKey } from "../rl/advantages/happo.js";
+import { getEstimator } from "../rl/advantages/registry.js";
 import type { EstimatorOptions } from "../rl/advantages/types.js";
 import type { NamedReward } from "../rewards/types.js";
 import { MAX_STALENESS } from "../rl/update/off-policy.js";
@@ -120,6 +121,8 @@ export function resolveOptions<S extends object, T>(o: ControllerOptions<S, T>):
     for (const m of o.cast.models.keys())
       if (!perModel[m])
         throw new MasoError("CONTROLLER_CONFIG", `advantage has no entry for model "${m}"`, "give one estimator for all, or one per model");
+  // worker groups know only the built-in estimators: an unknown name fails here, not after a rollout
+  for (const m of o.cast.models.keys()) getEstimator((single ? (o.advantage as AdvantageChoice) : perModel[m]).estimator);
   return {
     ...o,
     updateOrder,

@@ -1,6 +1,6 @@
 // docs/guide.md's ```ts blocks that start with `// <name>.ts:`, and a strict type check of some of
-// them written alone into a folder (the library imported as "maso", mapped to this repository's
-// source the way the examples are) — shared by the guide's tests.
+// them written alone into a folder (the library imported as "maso" and its subpaths, mapped to this
+// repository's source the way the examples are) — shared by the guide's tests.
 import { execFile } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -27,7 +27,7 @@ export async function typecheckIn(dir: string, files: string[]): Promise<string>
       skipLibCheck: true,
       types: ["node"],
       typeRoots: [join(REPO, "node_modules", "@types")],
-      paths: { maso: [join(REPO, "src", "index.ts")] },
+      paths: { maso: [join(REPO, "src", "index.ts")], "maso/*": [join(REPO, "src", "entry", "*.ts")] },
     },
     files,
   };

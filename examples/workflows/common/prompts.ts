@@ -1,7 +1,8 @@
 // The role prompts the base model was pretrained on, one builder per reference role. The reference
 // workflows should build their prompts with these so the untrained model sees what it learned.
 // Text only: no tokenizer, no randomness.
-import type { ChatMessage, MathStep } from "maso";
+import type { ChatMessage } from "maso";
+import type { MathStep } from "maso/envs";
 
 /** Numbered passages, one per line ("[1] …"). */
 export function formatPassages(passages: readonly string[]): string {

@@ -1,7 +1,7 @@
 // The math and coding task sets of the reference workflows (examples/workflows/marft-math and
 // iterative-coding). One definition, so the base models' mixtures train on exactly their train splits
 // and the leak tests check exactly their held-out splits.
-import { EXPRESSION_TEMPLATES, LOOP_TEMPLATES, makeArithmeticTasks, makeCodeTasks, type Splits } from "maso";
+import { EXPRESSION_TEMPLATES, LOOP_TEMPLATES, makeArithmeticTasks, makeCodeTasks, type Splits } from "maso/envs";
 
 /** Held-out test tasks a reference workflow reports on: enough that a 5-point change is visible above noise. */
 export const REFERENCE_TEST_SIZE = 300;

@@ -4,17 +4,8 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  contentHash,
-  f1Score,
-  makeWorldTasks,
-  openRetriever,
-  type QaTask,
-  type Retriever,
-  type WorldTasks,
-  defineTool,
-  type Trajectory,
-} from "maso";
+import { defineTool, type Trajectory } from "maso";
+import { contentHash, f1Score, makeWorldTasks, openRetriever, type QaTask, type Retriever, type WorldTasks } from "maso/envs";
 import { type CastShape, castModels } from "./cast-shapes.js";
 
 /** The world every reference QA workflow trains and evaluates on (the base model was pretrained on seed 42). */

@@ -1,6 +1,7 @@
 // The iterative-coding episode state and what is read back from it: the pass rate of each verifier
 // turn (R_t), the final pass rate and the number of verifier turns. Data and pure functions only.
-import { type CodeTest, append } from "maso";
+import { append } from "maso";
+import type { CodeTest } from "maso/envs";
 
 /** Turns of plan → code → verify, at most (the paper's T = 3). */
 export const MAX_TURNS = 3;

@@ -2,7 +2,8 @@
 // code verifier (src/envs) and returns the pass rate with feedback text for `reflect`. Every outcome
 // (wrong, crash, hang, memory bomb, empty code) is a VerifyResult; nothing here throws.
 import { availableParallelism } from "node:os";
-import { type CodeTest, formatFeedback, runSubmission, type VerifierOptions, type VerifyResult, defineTool } from "maso";
+import { defineTool } from "maso";
+import { type CodeTest, formatFeedback, runSubmission, type VerifierOptions, type VerifyResult } from "maso/envs";
 
 /** What the tool is called with: the code to run (""  after a code format failure) and the tests. */
 export interface VerifyInput {

@@ -14,17 +14,8 @@
 // and `configs.perRole` are the parameter-sharing comparison's other casts); RLOO with
 // groups keyed by (task, role, turn); rollouts at temperature 0.3 (see `config`).
 import { fileURLToPath } from "node:url";
-import {
-  type SyntheticCodeTask,
-  formatReward,
-  marginalGain,
-  END,
-  type RouteContext,
-  START,
-  type ToolResult,
-  type Trajectory,
-  workflow as build,
-} from "maso";
+import { formatReward, marginalGain, END, type RouteContext, START, type ToolResult, type Trajectory, workflow as build } from "maso";
+import type { SyntheticCodeTask } from "maso/envs";
 import { referenceCodeTasks } from "../common/reference-tasks.js";
 import { codeRole, planRole, reflectRole } from "./roles.js";
 import { type CodingState, episodeMetrics, finalPassRate, lastResult, MAX_TURNS, passRates, reducers, type TurnResult } from "./state.js";

@@ -5,7 +5,7 @@
 // rewards recall the test split cannot use. Here the training questions come from FRESH_WORLD_SEED's
 // world and `retrieve` searches the episode's own world; graph, roles, rewards and metric are
 // workflow.ts's. Configs: workflow.ts's baseQa variants with the fresh training split.
-import type { QaTask } from "maso";
+import type { QaTask } from "maso/envs";
 import { FRESH_WORLD_SEED, freshWorldTasks, WORLD_SEED, worldRetrieveTool } from "../common/world-qa.js";
 import {
   configs as referenceConfigs,

@@ -24,7 +24,6 @@ import {
   marginalGain,
   perTurnScore,
   type TurnMetric,
-  type QaTask,
   END,
   START,
   defineRole,
@@ -37,6 +36,7 @@ import {
   type ToolResult,
   type WorkflowBuilder,
 } from "maso";
+import type { QaTask } from "maso/envs";
 import {
   knowledgeAnswerPrompt,
   NO_USEFUL_INFORMATION,

@@ -1,7 +1,8 @@
 // What both MARFT math modules share: the tasks, the reward rule, the held-out metric and the run
 // configs (action-level and token-level critic). Data and pure functions; no graph here.
 import { fileURLToPath } from "node:url";
-import { type SyntheticMathTask, finalOutcome, formatReward, type Trajectory } from "maso";
+import { finalOutcome, formatReward, type Trajectory } from "maso";
+import type { SyntheticMathTask } from "maso/envs";
 import { referenceMathTasks } from "../common/reference-tasks.js";
 import type { MathState } from "./state.js";
 

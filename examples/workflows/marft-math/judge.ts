@@ -2,7 +2,8 @@
 // the reference and, when wrong, appends the round to the history that later prompts show followed by
 // the judge line. Also the retry route and the history's prompt budget. Never calls a model.
 import { clip, failedRound, newestThatFit } from "../common/prompts.js";
-import { isEquivalentAnswer, END, type StateUpdate } from "maso";
+import { END, type StateUpdate } from "maso";
+import { isEquivalentAnswer } from "maso/envs";
 import { type FailedRound, MAX_ROUNDS, type MathState } from "./state.js";
 
 /**

@@ -5,7 +5,8 @@
 // each step logs how often the judge agrees with F1 (metrics.jsonl `judges.judge`).
 //   npx tsx scripts/results.ts examples/workflows/qd-retrieve-answer/judged.ts --variant judged --seeds 0,1,2 --steps 50 --eval-every 10
 export * from "./workflow.js";
-import { formatReward, judgeReward, type QaTask } from "maso";
+import { formatReward, judgeReward } from "maso";
+import type { QaTask } from "maso/envs";
 import { judgePrompt } from "../common/prompts.js";
 import { answerF1, JUDGE_MODEL_DIR } from "../common/world-qa.js";
 import { configs as f1Configs, type State } from "./workflow.js";

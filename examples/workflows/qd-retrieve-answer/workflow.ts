@@ -9,7 +9,8 @@
 // Cast (default `config`): the committed base checkpoint with one rank-8 LoRA adapter per role;
 // `configs.shared` (one model for both roles) and `configs.perRole` (one model per role) are the
 // alternatives: `maso train … --config` a file that re-exports one of them.
-import { formatReward, sharedOutcome, type QaTask, END, START, defineRole, jsonStringListParser, tagParser, workflow as build } from "maso";
+import { formatReward, sharedOutcome, END, START, defineRole, jsonStringListParser, tagParser, workflow as build } from "maso";
+import type { QaTask } from "maso/envs";
 import { answerPrompt, decomposePrompt } from "../common/prompts.js";
 import {
   type QaState,

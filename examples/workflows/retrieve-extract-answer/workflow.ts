@@ -10,18 +10,8 @@
 // Cast (default `config`): the committed base checkpoint with one rank-8 LoRA adapter per role;
 // `configs.shared` / `configs.perRole` are the alternatives (see ../iterative-search/*.config.ts for
 // how to pass one with --config).
-import {
-  formatReward,
-  sharedOutcome,
-  type QaTask,
-  END,
-  START,
-  defineRole,
-  jsonStringListParser,
-  tagParser,
-  textParser,
-  workflow as build,
-} from "maso";
+import { formatReward, sharedOutcome, END, START, defineRole, jsonStringListParser, tagParser, textParser, workflow as build } from "maso";
+import type { QaTask } from "maso/envs";
 import { answerPrompt, decomposePrompt, extractPrompt, NO_USEFUL_INFORMATION } from "../common/prompts.js";
 import {
   type QaState,

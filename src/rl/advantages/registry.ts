@@ -1,5 +1,6 @@
-// The estimator registry: a plain Record from name to Estimator, built once from the built-ins.
-// Registering a name twice throws; lookups of unknown names throw with the list of known ones.
+// The estimator registry: a plain Record from name to Estimator, built once from the built-ins and
+// frozen; a run names one of them. Registering a name twice throws; lookups of unknown names throw
+// with the list of known ones.
 
 import { MasoError } from "../../errors.js";
 import { gaeAction } from "./gae-action.js";
@@ -12,10 +13,12 @@ import type { Estimator } from "./types.js";
 export type EstimatorName = "gae-action" | "gae-token" | "grpo" | "rloo" | "reinforce-pp" | "dr-grpo";
 
 /**
- * Adds an estimator under its name; throws `RL_DUPLICATE` if the name is taken.
+ * Adds an estimator under its name; throws `RL_DUPLICATE` if the name is taken. It builds the
+ * built-in table below and is not public: worker groups (in other processes too) look estimators up
+ * in that table only, so an estimator registered elsewhere could never be chosen by name.
  *
  * @example
- * const mine = registerEstimator({ ...estimators }, myEstimator);
+ * const reg = registerEstimator(Object.create(null), grpo);
  */
 export function registerEstimator<R extends Record<string, Estimator>>(registry: R, estimator: Estimator): R {
   if (Object.hasOwn(registry, estimator.name)) {

@@ -4,7 +4,7 @@
 import type { RetrieverDoc } from "../../retriever/types.js";
 import { createKeyedRng, type KeyedRng } from "../../../rng.js";
 import { cutSplits, DEFAULT_FRACTIONS, type QaTask, type Split, type SplitFractions, type Splits } from "../types.js";
-import { type Entity, type Fact, generateWorld, type World, type WorldShape } from "./generate-world.js";
+import { type Entity, type Fact, makeWorld, type World, type WorldShape } from "./make-world.js";
 import { FACT_PHRASINGS, QUESTION_TEMPLATES, type Relation } from "./phrasings.js";
 
 /** Options for {@link makeWorldTasks}. */
@@ -100,7 +100,7 @@ export const documentsOf = (world: World, rng: KeyedRng, docsPerFact = 2): Retri
  */
 export function makeWorldTasks(seed: number | string, options: WorldTaskOptions = {}): WorldTasks {
   const rng = createKeyedRng(`world:${seed}`);
-  const world = generateWorld(rng.fork("world"), options);
+  const world = makeWorld(rng.fork("world"), options);
   const docsPerFact = Math.min(3, Math.max(1, options.docsPerFact ?? 2));
   const ent = (id: string) => world.entities.get(id)!;
   const idx = indexFacts(world.facts);

@@ -44,7 +44,7 @@ export interface WorldShape {
 }
 
 /** Builds a world from `rng`; deterministic for a given stream. */
-export function generateWorld(rng: KeyedRng, shape: WorldShape = {}): World {
+export function makeWorld(rng: KeyedRng, shape: WorldShape = {}): World {
   const clusters = shape.clusters ?? 20;
   const nCountries = shape.countries ?? 2;
   const nCities = shape.cities ?? 4;
