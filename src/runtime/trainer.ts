@@ -15,6 +15,7 @@ import type { DiagnosticsResponse, LogRatio, UpdateRequest, UpdateResponse } fro
 import type { ResolvedModelSpec } from "./models.js";
 import { type CachedSample, type SampleCache, toTrainSample } from "./sample-cache.js";
 import type { SampleScorer } from "./scorer.js";
+import { onKernelThreads, onKernelThreadsAsync } from "./kernel-threads.js";
 import type { WeightVersions } from "./weight-versions.js";
 
 /** What one model's trainer works on. */
@@ -105,8 +106,6 @@ export function trainer({ spec, model, units, cfg, cache, scorer, versions, stal
   });
   const rewarded = (roles?: readonly string[], batch?: number) =>
     cache.all(batch).filter((s) => s.reward !== null && s.advantages !== null && (!roles || roles.includes(s.role)));
-  // an asynchronous update lets the rollout of a later step run between its chunks
-  const pause = staleness === undefined ? undefined : () => new Promise<void>((r) => setImmediate(r));
 
   const update = async (req: UpdateRequest): Promise<UpdateResponse> => {
     if (spec.train === "frozen")
@@ -119,10 +118,16 @@ export function trainer({ spec, model, units, cfg, cache, scorer, versions, stal
         : offPolicySamples(ready, versions.current(), staleness, cfg, factor);
     scheduleUnits(units.values(), cfg, req.step ?? updates);
     const what = { policy: req.policy, critic: req.critic };
-    const report = await ppoUpdate(model, units, cfg, train, what, createRng(cfg.seed + 7919 * updates++), pause);
+    const rng = createRng(cfg.seed + 7919 * updates++);
+    // asynchronous: one kernel thread (kernel-threads.ts), pausing between chunks so the rollout of a later step goes on
+    const report =
+      staleness === undefined
+        ? await ppoUpdate(model, units, cfg, train, what, rng)
+        : await onKernelThreadsAsync(1, (pause) => ppoUpdate(model, units, cfg, train, what, rng, pause));
     if (offPolicy) for (const [role, m] of Object.entries(offPolicy)) if (report.roles[role]) report.roles[role].offPolicy = m;
     const version = versions.bump("update");
-    const out: UpdateResponse = req.returnLogRatios ? { report, logRatios: logRatiosNow(model, samples) } : { report };
+    const ratios = () => (staleness === undefined ? logRatiosNow(model, samples) : onKernelThreads(1, () => logRatiosNow(model, samples)));
+    const out: UpdateResponse = req.returnLogRatios ? { report, logRatios: ratios() } : { report };
     return staleness === undefined ? out : { ...out, version };
   };
 

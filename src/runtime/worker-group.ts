@@ -14,6 +14,7 @@ import { loadModel, type ResolvedModelSpec } from "./models.js";
 import { MasoError } from "../errors.js";
 import { generation } from "./generation.js";
 import { generationWeights } from "./generation-weights.js";
+import { onKernelThreads } from "./kernel-threads.js";
 import { rate } from "./rate.js";
 import { assignRewards } from "./sample-rewards.js";
 import { type SampleRecord, sampleStore } from "./sample-store.js";
@@ -125,7 +126,8 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
     complete: (req) => complete(req),
     rate: (req) => timed("rate", () => rate(model, rewardHead, tokenizer, counters, spec.name, req)),
     assignRewards: (req) => timed("rewards", () => assignRewards(store, req, spec.name)),
-    score: (req) => timed("score", () => ({ scored: scorer.score(req.batch) })),
+    score: (req) =>
+      timed("score", () => ({ scored: asyncRl ? onKernelThreads(1, () => scorer.score(req.batch)) : scorer.score(req.batch) })),
     agentChains: (req) => timed("advantages", () => runAgentChains(req, store.get, cfg.kl)),
     computeAdvantages: (req) => timed("advantages", () => computeAdvantages(req, store.all(req.batch), spec.name, cfg.kl)),
     update: (req) => timed("update", () => train.update(req)),
