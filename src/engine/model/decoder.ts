@@ -260,12 +260,12 @@ export class Decoder {
     give(dx);
   }
 
-  /** Zeroes base, adapter and value-head gradients. */
   /** Call after writing weights in place (a checkpoint load, a weight sync): bf16 GEMMs then convert them again. */
   weightsWritten(): void {
     native().weightsChanged();
   }
 
+  /** Zeroes base, adapter and value-head gradients. */
   zeroGrad(): void {
     const zero = (g: Float32Array) => native().zero(g, g.length); // over the kernel threads: up to GBs
     if (this.grads) zero(this.grads.data);
