@@ -32,7 +32,7 @@ export function responseInput(s: ScoreInput, adapter: string | null = s.adapter)
 
 /**
  * Scores samples in packed batches of at most `maxTokens` tokens, one temperature per batch.
- * `adapter: null` in options scores with the adapter disabled (the LoRA reference).
+ * `adapterOff: true` in options scores with the adapter disabled (the LoRA reference).
  *
  * @example
  * const [s] = scoreSamples(model, [{ tokens, promptLen: 5, adapter: "actor", temperature: 1 }], { values: true });
