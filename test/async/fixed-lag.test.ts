@@ -4,19 +4,16 @@
 // step numbers, not timing), and a run resumed from a checkpoint equals one uninterrupted run
 // (metrics and every checkpoint file). η = 0's identity with the synchronous loop is the rest of the
 // suite: every other run here goes through the same code with η = 0.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import * as demo from "../../examples/two-role-demo/workflow.js";
-import { listCheckpoints } from "../../src/checkpoint/paths.js";
-import { runtimeFromConfig } from "../../src/run/runtime-options.js";
-import type { WorkflowModule } from "../../src/cli/train/workflow-module.js";
 import { resolveRunConfig } from "../../src/config/load-config.js";
 import { readMetrics } from "../../src/progress/metrics-writer.js";
-import { createRuntime } from "../../src/runtime/runtime.js";
-import { runTraining } from "../../src/run/rl-run.js";
 import { readTrajectories, trajectoryFile } from "../../src/workflow/trajectory-writer.js";
+import { lastCheckpointFiles, trainDemoRun } from "../cli/demo-run.js";
+import { exactMetrics as exact } from "../cli/run-files.js";
 
 const root = mkdtempSync(join(tmpdir(), "maso-async-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -25,39 +22,12 @@ const withStaleness = (eta: number, concurrency = demo.config.schedule.concurren
   ...demo.config,
   schedule: { ...demo.config.schedule, maxStaleness: eta, concurrency },
 });
-
-async function train(raw: object, runDir: string, steps: number, resume = false) {
-  const { config, cast } = resolveRunConfig({ ...raw, runDir }, { roles: ["planner", "solver"] });
-  const mod: WorkflowModule<demo.State, demo.Task> = { ...demo, tasks: { train: demo.tasks.train } };
-  const opts = runtimeFromConfig(config, cast, mod);
-  return runTraining({
-    runDir,
-    build: (startStep) => createRuntime({ ...opts, startStep }),
-    tasks: demo.tasks.train,
-    initialState: demo.initialState,
-    taskId: demo.taskId,
-    steps,
-    tasksPerStep: config.schedule.tasksPerStep,
-    groupSize: config.algorithm.groupSize,
-    seed: config.seed,
-    checkpointEvery: 2,
-    keep: 1,
-    resume,
-    maxStaleness: config.schedule.maxStaleness,
-  });
-}
+const train = (raw: object, runDir: string, steps: number, resume = false) => trainDemoRun(raw, runDir, steps, { resume });
 
 type Row = {
   step: number;
   roles: Record<string, { offPolicy?: { lag: Record<string, number>; dropped: number; importance: Record<string, number> } }>;
 };
-const exact = (runDir: string) => readMetrics(runDir).map(({ time: _t, timings: _timings, ...rest }) => rest);
-
-async function lastCheckpointFiles(runDir: string): Promise<Record<string, string>> {
-  const last = (await listCheckpoints(runDir)).at(-1)!;
-  const manifest = JSON.parse(readFileSync(join(last.dir, "manifest.json"), "utf8")) as { files: Record<string, { sha256: string }> };
-  return Object.fromEntries(Object.entries(manifest.files).map(([f, m]) => [f, m.sha256]));
-}
 
 describe("fixed-lag asynchronous RL (maxStaleness 1)", () => {
   it("trains each step between two drain points on samples one version old, and reports it", async () => {

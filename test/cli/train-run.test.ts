@@ -3,18 +3,13 @@
 // uninterrupted run — for the demo's GRPO config and for a critic config (gae-action, value head,
 // KL reference, round-robin updates, critic warm-up) where the resumed step number matters; and
 // episode concurrency does not change the numbers.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import * as demo from "../../examples/two-role-demo/workflow.js";
-import { listCheckpoints } from "../../src/checkpoint/paths.js";
-import { runtimeFromConfig } from "../../src/run/runtime-options.js";
-import type { WorkflowModule } from "../../src/cli/train/workflow-module.js";
-import { resolveRunConfig } from "../../src/config/load-config.js";
-import { readMetrics } from "../../src/progress/metrics-writer.js";
-import { createRuntime } from "../../src/runtime/runtime.js";
-import { runTraining } from "../../src/run/rl-run.js";
+import { lastCheckpointFiles, trainDemoRun } from "./demo-run.js";
+import { exactMetrics as exact } from "./run-files.js";
 
 const root = mkdtempSync(join(tmpdir(), "maso-train-run-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -25,40 +20,13 @@ const CRITIC = {
   algorithm: { estimator: "gae-action", klCoef: 0.05, updateOrder: "round-robin", criticWarmupSteps: 1, minibatchSize: 8, epochs: 2 },
 };
 
-async function train(
+const train = (
   raw: object,
   runDir: string,
   steps: number,
   resume: boolean,
   onRollout?: (step: number, done: number, total: number) => void,
-) {
-  const { config, cast } = resolveRunConfig({ ...raw, runDir }, { roles: ["planner", "solver"] });
-  const mod: WorkflowModule<demo.State, demo.Task> = { ...demo, tasks: { train: demo.tasks.train } };
-  const opts = runtimeFromConfig(config, cast, mod);
-  return runTraining({
-    runDir,
-    build: (startStep) => createRuntime({ ...opts, startStep }),
-    tasks: demo.tasks.train,
-    initialState: demo.initialState,
-    taskId: demo.taskId,
-    steps,
-    tasksPerStep: config.schedule.tasksPerStep,
-    groupSize: config.algorithm.groupSize,
-    seed: config.seed,
-    checkpointEvery: 2,
-    keep: 1,
-    resume,
-    onRollout,
-  });
-}
-
-const exact = (runDir: string) => readMetrics(runDir).map(({ time: _t, timings: _timings, ...rest }) => rest);
-
-async function lastCheckpointFiles(runDir: string): Promise<Record<string, string>> {
-  const last = (await listCheckpoints(runDir)).at(-1)!;
-  const manifest = JSON.parse(readFileSync(join(last.dir, "manifest.json"), "utf8")) as { files: Record<string, { sha256: string }> };
-  return Object.fromEntries(Object.entries(manifest.files).map(([f, m]) => [f, m.sha256]));
-}
+) => trainDemoRun(raw, runDir, steps, { resume, onRollout });
 
 describe("runTraining: stop and resume equals one run", () => {
   for (const [name, raw] of [
