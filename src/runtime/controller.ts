@@ -134,9 +134,15 @@ function workerStats(
 }
 
 /** Asynchronous RL: pins every group's generation to the version `want` names (null: the weights in place) for `batch`; returns them. */
-async function pinGroups(transport: Transport, want: Record<string, number> | null, batch: number): Promise<Record<string, number>> {
+async function pinGroups(
+  transport: Transport,
+  want: Record<string, number> | null,
+  batch: number,
+  trainedThrough: number,
+): Promise<Record<string, number>> {
+  const pin = { batch, trainedThrough };
   const pinned = await Promise.all(
-    transport.groups().map(async (g) => [g, (await transport.call(g, "pin", { version: want?.[g] ?? null, batch })).version] as const),
+    transport.groups().map(async (g) => [g, (await transport.call(g, "pin", { version: want?.[g] ?? null, ...pin })).version] as const),
   );
   return Object.fromEntries(pinned);
 }
@@ -157,7 +163,8 @@ export function createController<S extends object, T>(options: ControllerOptions
   const versionsAfter = new Map<number, Record<string, number>>();
   const groups = () => o.transport.groups();
   const states = () => groupStates(o.transport);
-  const pin = (want: Record<string, number> | null, batch: number) => pinGroups(o.transport, want, batch);
+  const pin = (want: Record<string, number> | null, batch: number, trainedThrough: number) =>
+    pinGroups(o.transport, want, batch, trainedThrough);
 
   const rolloutOf = async (items: readonly StepItem<S, T>[], step: number, onEpisodeDone?: (done: number, total: number) => void) => {
     last ??= await states();
@@ -232,7 +239,7 @@ export function createController<S extends object, T>(options: ControllerOptions
     steps: () => stepNo,
     async evaluate(items, sampling = { temperature: 0 }, onEpisodeDone) {
       // asynchronous RL: generation reads the weights in place, not a rollout's pinned ones
-      if (asyncRl) await pin(null, EVAL_BATCH);
+      if (asyncRl) await pin(null, EVAL_BATCH, stepNo - 1);
       const ctx: StepContext<S, T> = { o, step: stepNo, timer: phaseTimer() };
       const { trajectories } = await rolloutPhase(ctx, items, sampling, onEpisodeDone, o.evalConcurrency);
       await Promise.all(groups().map((g) => o.transport.call(g, "release", asyncRl ? { batch: EVAL_BATCH } : {})));
@@ -251,7 +258,7 @@ export function createController<S extends object, T>(options: ControllerOptions
           `no weight versions are recorded for step ${at.weightsOf}`,
           "pin a step trained by this controller, or null between updates",
         );
-      const pinned = await pin(want, at.step);
+      const pinned = await pin(want, at.step, at.weightsOf ?? at.step - 1);
       // the weights in place are those after the step before this one
       if (want === null) versionsAfter.set(at.step - 1, pinned);
       return rolloutOf(items, at.step, onEpisodeDone);

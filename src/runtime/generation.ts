@@ -25,10 +25,10 @@ export interface GenerationParts {
   /** Keep the sampler's log-probs as a sample's old log-probs (oldLogProbs "rollout", no critic). */
   useRolloutLogp: boolean;
   /**
-   * Asynchronous RL: the batch new samples belong to and the weight version generation reads;
+   * Asynchronous RL: the batch new samples belong to and the last step the pinned weights hold;
    * samples then keep the sampler's log-probs as their behaviour log-probs.
    */
-  pinned?: () => { batch: number; version: number };
+  pinned?: () => { batch: number; trainedThrough: number };
 }
 
 /** The sampler's log-probs of every output token, or null where some are missing or not finite. */

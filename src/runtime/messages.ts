@@ -189,6 +189,8 @@ export interface PinRequest {
   /** null: the weights in place now (only while no update runs). */
   version: number | null;
   batch: number;
+  /** The last step (0-based; -1: none) whose updates those weights hold: samples' lag is counted in steps from it. */
+  trainedThrough: number;
 }
 
 export interface WorkerState {

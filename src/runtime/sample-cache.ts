@@ -17,11 +17,12 @@ export interface CachedSample {
   promptLen: number;
   /**
    * Asynchronous RL: the step whose rollout generated it (phases of a step touch only its own
-   * samples while the next step's rollout adds more), the weight version it was generated with,
-   * and the sampler's log-probs under those weights (the behaviour policy). null/0 otherwise.
+   * samples while the next step's rollout adds more), the last step (0-based) whose updates the
+   * generating weights held (its lag is counted in steps from there), and the sampler's log-probs
+   * under those weights (the behaviour policy). null/-1 otherwise.
    */
   batch: number | null;
-  version: number;
+  trainedThrough: number;
   behaviourLogp: Float32Array | null;
   /** Filled by scoring (lazily, before the first use and before any update). */
   oldLogp: Float32Array | null;

@@ -11,7 +11,7 @@ export type SampleRecord = Pick<CachedSample, "role" | "episode" | "node" | "vis
 export type NewSample = Omit<SampleRecord, "tokens"> & {
   tokens: Int32Array;
   oldLogp?: Float32Array | null;
-} & Partial<Pick<CachedSample, "batch" | "version" | "behaviourLogp">>;
+} & Partial<Pick<CachedSample, "batch" | "trainedThrough" | "behaviourLogp">>;
 
 /**
  * The sample cache of one worker group, with sample identity in and out.
@@ -26,7 +26,7 @@ export function sampleStore() {
     cache.add({
       ...r,
       batch: r.batch ?? null,
-      version: r.version ?? 0,
+      trainedThrough: r.trainedThrough ?? -1,
       behaviourLogp: r.behaviourLogp ?? null,
       oldLogp: r.oldLogp ?? null,
       refLogp: null,

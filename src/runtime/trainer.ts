@@ -45,13 +45,15 @@ function logRatiosNow(model: Decoder, samples: readonly CachedSample[]): LogRati
 }
 
 /**
- * Asynchronous RL: the samples an update trains — those at most `staleness` versions behind the
- * weights in place (`now`; the others are dropped and counted) — each with its advantages weighted
- * by the truncated importance weight π_prox/π_behav (off-policy.ts), and per role the figures.
+ * Asynchronous RL: the samples the update of step `step` (0-based) trains — those at most
+ * `staleness` steps behind the weights it starts from, which hold every step before it (the others
+ * are dropped and counted) — each with its advantages weighted by the truncated importance weight
+ * π_prox/π_behav (off-policy.ts), and per role the figures. Lag counts steps, not weight versions:
+ * a step may update a model several times (a critic, HAPPO's agents one by one).
  */
 function offPolicySamples(
   ready: readonly CachedSample[],
-  now: number,
+  step: number,
   staleness: number,
   cfg: TrainerConfig,
   factor: (s: CachedSample) => number,
@@ -62,7 +64,7 @@ function offPolicySamples(
   for (const s of ready) {
     const m = per.get(s.role) ?? { lag: {}, dropped: 0, w: emptyImportance() };
     per.set(s.role, m);
-    const lag = now - s.version;
+    const lag = step - 1 - s.trainedThrough;
     if (lag > staleness) {
       m.dropped++;
       continue;
@@ -115,7 +117,7 @@ export function trainer({ spec, model, units, cfg, cache, scorer, versions, stal
     const { samples, train, offPolicy } =
       staleness === undefined
         ? { samples: ready, train: ready.map((s) => toTrainSample(s, factor(s))), offPolicy: null }
-        : offPolicySamples(ready, versions.current(), staleness, cfg, factor);
+        : offPolicySamples(ready, req.step ?? updates, staleness, cfg, factor);
     scheduleUnits(units.values(), cfg, req.step ?? updates);
     const what = { policy: req.policy, critic: req.critic };
     const rng = createRng(cfg.seed + 7919 * updates++);

@@ -82,6 +82,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
   pinnable?.keep(0);
   const generator = (options.generator ?? createDefaultGenerator)(pinnable?.model ?? model, tokenizer);
   let batch = 0;
+  let trainedThrough = -1;
 
   const versions = weightVersions();
   versions.onBump((version, reason) => {
@@ -105,7 +106,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
     counters,
     versions,
     useRolloutLogp: cfg.oldLogProbs === "rollout" && !model.valueHead && !asyncRl,
-    pinned: asyncRl ? () => ({ batch, version: pinnable?.version() ?? versions.current() }) : undefined,
+    pinned: asyncRl ? () => ({ batch, trainedThrough }) : undefined,
   });
 
   return {
@@ -143,6 +144,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
         );
       if (pinnable?.pin(req.version ?? versions.current())) generator.weightsChanged?.();
       batch = req.batch;
+      trainedThrough = req.trainedThrough;
       return { version: pinnable?.version() ?? versions.current() };
     },
     state: async (): Promise<WorkerState> => {

@@ -77,6 +77,36 @@ describe("fixed-lag asynchronous RL (maxStaleness 1)", () => {
   });
 });
 
+describe("fixed-lag asynchronous RL with several updates a step", () => {
+  // a critic's update and HAPPO's agent-by-agent updates move a model's weight version several times
+  // a step: lag is counted in steps, so nothing is dropped and every role updates as it does synchronously
+  for (const [order, estimator] of [
+    ["happo", "grpo"],
+    ["round-robin", "gae-action"],
+  ] as const)
+    it(`${order} with ${estimator}`, async () => {
+      const raw = (eta: number) => ({
+        ...withStaleness(eta),
+        models: { base: { ...demo.config.models.base, valueHead: { hidden: 16 } } },
+        algorithm: { estimator, updateOrder: order },
+      });
+      const updated = (dir: string) =>
+        (readMetrics(dir) as unknown as { roles: Record<string, { updated: number }> }[]).map((r) => [
+          r.roles.planner.updated,
+          r.roles.solver.updated,
+        ]);
+      const lagged = join(root, `${order}-1`);
+      const sync = join(root, `${order}-0`);
+      await train(raw(1), lagged, 4);
+      await train(raw(0), sync, 4);
+      expect(updated(lagged)).toEqual(updated(sync));
+      const rows = readMetrics(lagged) as unknown as Row[];
+      const lags = rows.map((r) => Object.values(r.roles).flatMap((m) => Object.keys(m.offPolicy?.lag ?? {})));
+      expect(lags.map((l) => [...new Set(l)])).toEqual([["0"], ["1"], ["0"], ["1"]]);
+      expect(rows.every((r) => Object.values(r.roles).every((m) => (m.offPolicy?.dropped ?? 0) === 0))).toBe(true);
+    });
+});
+
 describe("maxStaleness in the run config", () => {
   it("refuses a rollback on collapse and generation replicas with a reason", () => {
     const bad = {

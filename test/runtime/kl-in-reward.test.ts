@@ -19,7 +19,7 @@ const sample = (): CachedSample => ({
   tokens: Int32Array.from([7, 1, 2, 3]),
   promptLen: 1,
   batch: null,
-  version: 0,
+  trainedThrough: -1,
   behaviourLogp: null,
   oldLogp: Float32Array.from([-1, -2, -0.5]),
   refLogp: Float32Array.from([-1.5, -2, -1]),

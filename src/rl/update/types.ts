@@ -122,9 +122,9 @@ export interface RoleUpdateMetrics {
 
 /** Per role, under asynchronous RL: staleness of the trained samples and their importance weights. */
 export interface OffPolicyMetrics {
-  /** Samples by version lag (update version − generation version), e.g. { "0": 12, "1": 52 }. */
+  /** Samples by lag in steps (steps trained since the generating weights), e.g. { "0": 12, "1": 52 }. */
   lag: Record<string, number>;
-  /** Samples more than maxStaleness versions behind: dropped, never trained. */
+  /** Samples more than maxStaleness steps behind: dropped, never trained. */
   dropped: number;
   /** Token-level importance weights π_prox/π_behav after truncation: mean, max, share cut to the cap. */
   importanceMean: number;
