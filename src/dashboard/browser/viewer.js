@@ -36,14 +36,17 @@ function loadSteps() {
     })
     .catch(report);
 }
+// The pick is cleared when the step changes, not when its list arrives: an episode picked while the
+// list loads stays picked, and a list that arrives after a later step was chosen is dropped.
 function loadEpisodes() {
   const step = $select("step-select").value;
   if (!step) return;
+  view.current = null;
+  view.loaded = null;
   getJson("/api/steps/" + step + "/episodes" + q())
     .then((/** @type {{ episodes: EpisodeSummary[] }} */ b) => {
+      if ($select("step-select").value !== step) return;
       view.episodes = b.episodes;
-      view.current = null;
-      view.loaded = null;
       applyFilter();
     })
     .catch(report);
