@@ -10,7 +10,6 @@
 //   cases.<name>.lag, dropped    — trained samples by version lag, summed over steps and roles; stale ones dropped
 //   speedup_*                    — wall-time ratios between cases of this run
 // Run: npm run bench:async [-- steps]
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -21,6 +20,7 @@ import type { StepReport } from "../src/runtime/controller.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
 import { runTraining } from "../src/run/rl-run.js";
 import type { TrainRow } from "../src/run/step-row.js";
+import { caseRow } from "./child-row.js";
 import { machine } from "./machine.js";
 
 const WORKFLOW = "examples/workflows/iterative-coding/workflow.ts";
@@ -148,16 +148,15 @@ async function main() {
   const steps = Number(flag ?? 10);
   const results: Record<string, CaseResult> = {};
   for (const c of CASES) {
-    const args = ["--import", "tsx", "bench/async.ts", "--case", c.name, String(steps)];
-    const env = { ...process.env, ...(c.pinned && { MASO_THREADS: "1" }) };
-    const r = c.pinned
-      ? spawnSync("taskset", ["-c", "0", process.execPath, ...args], { env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })
-      : spawnSync(process.execPath, args, { env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-    if (r.status !== 0) {
-      process.stderr.write(`case ${c.name} failed: ${(r.stderr ?? String(r.error)).slice(-2000)}\n`);
+    try {
+      results[c.name] = caseRow<CaseResult>("bench/async.ts", c.name, steps, {
+        env: c.pinned ? { MASO_THREADS: "1" } : {},
+        pinned: c.pinned,
+      });
+    } catch (err) {
+      process.stderr.write(`${(err as Error).message}\n`);
       continue;
     }
-    results[c.name] = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as CaseResult;
     process.stderr.write(`${c.name}: ${results[c.name].wall_s.toFixed(1)} s\n`);
   }
   const ratio = (a: string, b: string) => (results[a] && results[b] ? results[a].wall_s / results[b].wall_s : null);

@@ -8,7 +8,6 @@
 //   (c) the shared cast's model as 2 replicas at 1 thread each (beside its in-process run at 2 threads).
 // Each case runs in its own process (the kernels' thread count is fixed per process); the first step
 // of each is warm-up and not timed. Run: npm run bench:distributed [-- steps]
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -18,6 +17,7 @@ import { createNatsRuntime } from "../src/distributed/nats-runtime.js";
 import { stepRow } from "../src/run/step-row.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
 import type { StepItem } from "../src/runtime/step-context.js";
+import { caseRow } from "./child-row.js";
 import { machine } from "./machine.js";
 
 const WORKFLOW = "examples/workflows/iterative-coding/workflow.ts";
@@ -92,13 +92,7 @@ async function main() {
   const results: Record<string, CaseResult> = {};
   for (const c of CASES) {
     const t0 = performance.now();
-    const r = spawnSync(process.execPath, ["--import", "tsx", "bench/distributed.ts", "--case", c.name, String(steps)], {
-      env: { ...process.env, MASO_THREADS: String(c.threads) },
-      encoding: "utf8",
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    if (r.status !== 0) throw new Error(`case ${c.name} failed: ${r.stderr.slice(-2000)}`);
-    results[c.name] = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as CaseResult;
+    results[c.name] = caseRow<CaseResult>("bench/distributed.ts", c.name, steps, { env: { MASO_THREADS: String(c.threads) } });
     process.stderr.write(`${c.name}: ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
   }
   const timed = (r: CaseResult) => mean(r.stepMs.slice(1));
