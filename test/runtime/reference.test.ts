@@ -70,7 +70,7 @@ describe.each(cases)("KL to reference: %s", (_n, extra, adapter) => {
         seed: i,
       });
     const outs = await Promise.all(Array.from({ length: 8 }, (_, i) => gen(i)));
-    await wg.score({});
+    await wg.computeLogprobs({});
     const before = await wg.diagnostics({});
     expect(before.roles.r.samples).toBe(8);
     expect(before.roles.r.klRef).toBe(0);
