@@ -143,7 +143,7 @@ async function checkWorkers(
   const { cast, session, run } = o;
   for (const a of addresses) {
     const hello = await transport.host(a, "hello", {});
-    const want = cast.rolesOf(a.model).sort().join(",");
+    const want = cast.rolesServedBy(a.model).sort().join(",");
     if (hello.roles.sort().join(",") !== want)
       throw new MasoError(
         "WORKER_CAST",

@@ -53,7 +53,7 @@ export function planGroups<S extends object, T>(opts: RuntimeOptions<S, T>): { c
   const cast = defineCast({ models: opts.models, roles: rolesOf(opts.workflow), cast: opts.cast });
   const perModel = opts.trainer && Object.keys(opts.trainer).some((k) => cast.models.has(k));
   const groups = [...cast.models].map(([name, spec]) => {
-    const roles = Object.fromEntries(cast.rolesOf(name).map((r) => [r, cast.roles.get(r)!.adapter]));
+    const roles = Object.fromEntries(cast.rolesServedBy(name).map((r) => [r, cast.roles.get(r)!.adapter]));
     const trainer = perModel ? (opts.trainer as Record<string, TrainerOptions>)[name] : (opts.trainer as TrainerOptions | undefined);
     const staleness = opts.maxStaleness ? { staleness: opts.maxStaleness } : {};
     return { name, spec, options: { roles, trainer, generator: opts.generator, ...staleness } };
