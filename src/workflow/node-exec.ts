@@ -38,7 +38,7 @@ function blankRecord(ctx: NodeContext, spec: NodeSpec<unknown>, stateBefore: unk
   return {
     episodeId: ctx.episodeId,
     node: ctx.node,
-    kind: spec.kind === "agent" ? "function" : spec.kind,
+    kind: spec.kind,
     role: spec.kind === "role" ? spec.role.name : null,
     model: null,
     turn: ctx.turn,
