@@ -28,6 +28,7 @@ export interface WorkerStepStats {
 }
 
 export interface StepReport<S> {
+  /** The step's number, counted from 1 as metrics rows and checkpoints count (step 0 is the untrained evaluation). */
   step: number;
   roles: Record<string, RoleStepMetrics>;
   episodes: { count: number; rewarded: number; failed: number; metrics: Record<string, number> };
@@ -219,7 +220,7 @@ export function createController<S extends object, T>(options: ControllerOptions
     const generationMs = Object.values(workers).reduce((a, w) => a + (w.busyMs.generation ?? 0), 0);
     const controllerMs = (phases.routing ?? 0) + traffic.codecMs + (phases.rewardBookkeeping ?? 0) + (phases.bookkeeping ?? 0);
     return {
-      step,
+      step: step + 1, // the controller counts from 0 inside (seeds, weight versions); users see 1, 2, …
       roles,
       episodes,
       timings: { stepMs, phases, generationMs, toolsMs: toolMs(trajectories), controllerMs, controllerFraction: controllerMs / stepMs },
