@@ -9,6 +9,7 @@ import { type Controller, createController } from "./controller.js";
 import type { Generator } from "./generator.js";
 import type { ModelSpec, ResolvedModelSpec } from "./models.js";
 import type { ControllerOptions } from "./step-context.js";
+import { tokenCountersOf } from "./token-counters.js";
 import { inProcessTransport, type Transport } from "./transport.js";
 import { createWorkerGroup, type WorkerGroup, type WorkerGroupOptions } from "./worker-group.js";
 
@@ -73,6 +74,8 @@ export async function createRuntime<S extends object, T>(opts: RuntimeOptions<S,
   const workers: Record<string, WorkerGroup> = {};
   for (const g of groups) workers[g.name] = await createWorkerGroup(g.spec, g.options);
   const transport = inProcessTransport(workers);
-  const controller = createController({ ...opts, cast, transport });
+  // maxPromptTokens counts with the serving model's tokenizer; a caller's own counters win
+  const tokenCounters = { ...(await tokenCountersOf(opts.workflow, cast, (m) => workers[m].tokenizer)), ...opts.tokenCounters };
+  const controller = createController({ ...opts, cast, transport, tokenCounters });
   return { controller, cast, transport, workers };
 }
