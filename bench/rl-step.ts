@@ -2,7 +2,7 @@
 // Qwen3 tokenizer's vocabulary) — 16 episodes of a two-role workflow (drafter → reviser), 128 new
 // tokens per role call, one adapter per role on a shared base, GRPO — in fp32 and in bf16, each in
 // its own process so peak RSS is that precision's. Prints one JSON line per precision: wall time of
-// the step, its phase split (rollout, score, advantages, update), peak RSS, and the peak RSS within
+// the step, its phase split (rollout, logprobs, advantages, update), peak RSS, and the peak RSS within
 // each phase (sampled from a worker thread; the model's own memory is in every phase's figure).
 // The model has no KL reference, as `maso train` runs GRPO without a KL term (klCoef 0).
 // Env: MASO_BENCH_PRECISIONS (default fp32,bf16), MASO_BENCH_EPISODES (16), MASO_BENCH_TOKENS (128),
@@ -87,7 +87,7 @@ async function oneStep(precision: Precision) {
   // the step's phases run one after another: their durations mark their windows
   const byPhase: Record<string, number | null> = {};
   let at = start;
-  for (const phase of ["rollout", "rewards", "score", "advantages", "update"]) {
+  for (const phase of ["rollout", "rewards", "logprobs", "advantages", "update"]) {
     byPhase[phase] = rss.peakMb(at, at + (p[phase] ?? 0));
     at += p[phase] ?? 0;
   }
@@ -103,7 +103,7 @@ async function oneStep(precision: Precision) {
     activation_budget_mb: budgetMb ?? DEFAULT_TRAINER.activationBudgetMb,
     tokens: r.trajectories.reduce((a, t) => a + (t.metrics.outputTokens ?? 0) + (t.metrics.promptTokens ?? 0), 0),
     wall_s: Number(wall.toFixed(2)),
-    phases_s: { rollout: s(p.rollout), rewards: s(p.rewards), score: s(p.score), advantages: s(p.advantages), update: s(p.update) },
+    phases_s: { rollout: s(p.rollout), rewards: s(p.rewards), logprobs: s(p.logprobs), advantages: s(p.advantages), update: s(p.update) },
     generation_s: s(r.timings.generationMs),
     peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
     peak_rss_mb_by_phase: byPhase,

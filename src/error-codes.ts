@@ -237,7 +237,7 @@ export const ERROR_CODES = {
   SAFETENSORS_WRITE: "a safetensors file cannot be written as asked",
   SAMPLER_CLOSED: "a request reached a sampler after it was closed",
   SAMPLE_NOT_REWARDED: "a sample has no reward where one is needed",
-  SAMPLE_NOT_SCORED: "a sample has no old log-probabilities where they are needed",
+  SAMPLE_NO_LOGPROBS: "a sample has no old log-probabilities where they are needed",
   SAMPLE_OWNER: "a reward claims a sample of another episode or role",
   SAMPLE_RECORD: "a replica sent a malformed sample record",
   SAMPLE_REWARDED_TWICE: "a sample got a second reward in one step",

@@ -50,7 +50,7 @@ input.num{width:6em}
 #graph rect{fill:#eef3fb;stroke:#6b8fc7;stroke-width:1.2}
 #graph g.active rect{fill:#ffe9b3;stroke:#d08a00;stroke-width:2}
 #graph g.tool rect{fill:#eef8ee;stroke:#5c9e5c}
-#graph g.function rect{fill:#f3eef8;stroke:#8e6bb8}
+#graph g.function rect,#graph g.agent rect{fill:#f3eef8;stroke:#8e6bb8}
 #graph text{font-size:12px;text-anchor:middle;fill:#1d232a}
 #graph text.small{font-size:10px;fill:#4b5563}
 #graph text.edge-label{font-size:10px;fill:#4b5563;paint-order:stroke;stroke:#fff;stroke-width:3px}

@@ -11,6 +11,7 @@ import { MasoError } from "../errors.js";
 import type { Cast } from "../runtime/cast.js";
 import { createController } from "../runtime/controller.js";
 import { planGroups, type Runtime, type RuntimeOptions } from "../runtime/runtime.js";
+import { tokenCountersOf, tokenizerOnly } from "../runtime/token-counters.js";
 import {
   type ConnectionWatch,
   connectNats,
@@ -143,7 +144,7 @@ async function checkWorkers(
   const { cast, session, run } = o;
   for (const a of addresses) {
     const hello = await transport.host(a, "hello", {});
-    const want = cast.rolesOf(a.model).sort().join(",");
+    const want = cast.rolesServedBy(a.model).sort().join(",");
     if (hello.roles.sort().join(",") !== want)
       throw new MasoError(
         "WORKER_CAST",
@@ -171,6 +172,11 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
   const s = o.settings;
   const log = o.log ?? (() => {});
   const { cast } = planGroups(opts);
+  // the workers hold the weights; the controller reads only the tokenizers of models whose roles fit maxPromptTokens
+  const tokenCounters = {
+    ...(await tokenCountersOf(opts.workflow, cast, (m) => tokenizerOnly(cast.models.get(m)!))),
+    ...opts.tokenCounters,
+  };
   const models = [...cast.models.keys()];
   for (const m of models) checkToken("model name", m);
   const addresses = addressesOf(models, s.replicas);
@@ -260,7 +266,7 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
     for (const w of spawned) void ended(w).then((how) => transport.lose(workerLabel(w.address), how));
     await checkWorkers(transport, addresses, { cast, session, run, startStep: o.startStep });
     await Promise.all(models.map((m) => transport.call(m, "release", {})));
-    const controller = createController({ ...opts, cast, transport });
+    const controller = createController({ ...opts, cast, transport, tokenCounters });
     log(`all ${addresses.length} workers ready (${hostname()} controller)`);
     return {
       controller,

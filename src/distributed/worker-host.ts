@@ -60,7 +60,7 @@ const API_OPS: readonly WorkerOp[] = [
   "complete",
   "rate",
   "assignRewards",
-  "score",
+  "computeLogprobs",
   "agentChains",
   "computeAdvantages",
   "update",

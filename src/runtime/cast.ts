@@ -23,7 +23,7 @@ export interface Cast {
   /** role → model and adapter (null = the model's base weights). */
   readonly roles: ReadonlyMap<string, CastEntry>;
   /** Roles served by a model, in cast order. */
-  rolesOf(model: string): string[];
+  rolesServedBy(model: string): string[];
   /** Distinct adapters a model must hold. */
   adaptersOf(model: string): string[];
 }
@@ -57,11 +57,11 @@ export function defineCast(opts: { models: readonly ModelSpec[]; roles: readonly
   const { cast, problems } = castProblems(targets, lookup, opts.roles);
   if (problems.length > 0) throw castError(problems, opts.roles, [...models.keys()]);
   const roles: ReadonlyMap<string, CastEntry> = new Map(Object.entries(cast));
-  const rolesOf = (model: string) => [...roles].filter(([, e]) => e.model === model).map(([r]) => r);
+  const rolesServedBy = (model: string) => [...roles].filter(([, e]) => e.model === model).map(([r]) => r);
   const adaptersOf = (model: string) => [
     ...new Set([...roles.values()].filter((e) => e.model === model && e.adapter !== null).map((e) => e.adapter as string)),
   ];
-  return { models, roles, rolesOf, adaptersOf };
+  return { models, roles, rolesServedBy, adaptersOf };
 }
 
 /** The first cast problem as a CAST_INVALID error (an unmapped role lists every unmapped one). */

@@ -1,4 +1,4 @@
-// The controller: one RL step as a dataflow — rollout → rewards → score → advantages → update — each a
+// The controller: one RL step as a dataflow — rollout → rewards → logprobs → advantages → update — each a
 // named, timed phase function, plus greedy evaluation. It holds text, handles and scalars only;
 // every heavy tensor stays in the worker groups behind the transport.
 import type { AssignedRewards } from "../rewards/combine.js";
@@ -11,7 +11,7 @@ import type { WorkerState } from "./messages.js";
 import { type PhaseTimer, phaseTimer } from "./phase-timer.js";
 import { rewardPhase } from "./reward-phase.js";
 import { type Rollout, rolloutPhase, toolMs } from "./rollout-phase.js";
-import { scorePhase } from "./score-phase.js";
+import { logprobsPhase } from "./score-phase.js";
 import { type ControllerOptions, resolveOptions, type StepContext, type StepItem } from "./step-context.js";
 import { meanMetrics, type RoleStepMetrics, roleMetrics } from "./step-metrics.js";
 import type { TrafficStats, Transport } from "./transport.js";
@@ -28,12 +28,13 @@ export interface WorkerStepStats {
 }
 
 export interface StepReport<S> {
+  /** The step's number, counted from 1 as metrics rows and checkpoints count (step 0 is the untrained evaluation). */
   step: number;
   roles: Record<string, RoleStepMetrics>;
   episodes: { count: number; rewarded: number; failed: number; metrics: Record<string, number> };
   timings: {
     stepMs: number;
-    /** Wall time per phase: rollout, rewards, score, advantages, update, bookkeeping. */
+    /** Wall time per phase: rollout, rewards, logprobs, advantages, update, bookkeeping. */
     phases: Record<string, number>;
     /** Decode time summed over worker groups. */
     generationMs: number;
@@ -91,7 +92,7 @@ export interface Controller<S extends object, T> {
    * while it trains.
    */
   rollout(items: readonly StepItem<S, T>[], at: PinAt, onEpisodeDone?: (done: number, total: number) => void): Promise<RolledOut<S>>;
-  /** Asynchronous RL: the training half of a rollout: rewards, score, advantages, update and release of its samples only. */
+  /** Asynchronous RL: the training half of a rollout: rewards, logprobs, advantages, update and release of its samples only. */
   train(rolled: RolledOut<S>): Promise<StepReport<S>>;
 }
 
@@ -188,7 +189,7 @@ export function createController<S extends object, T>(options: ControllerOptions
     let upd: Awaited<ReturnType<typeof updatePhase>>;
     try {
       ({ judges, ...assigned } = await timer.time("rewards", () => rewardPhase(ctx, rollout, items as readonly StepItem<S, T>[])));
-      await timer.time("score", () => scorePhase(ctx, assigned));
+      await timer.time("logprobs", () => logprobsPhase(ctx, assigned));
       adv = await timer.time("advantages", () => advantagePhase(ctx, assigned));
       upd = await timer.time("update", () => updatePhase(ctx));
     } catch (err) {
@@ -219,7 +220,7 @@ export function createController<S extends object, T>(options: ControllerOptions
     const generationMs = Object.values(workers).reduce((a, w) => a + (w.busyMs.generation ?? 0), 0);
     const controllerMs = (phases.routing ?? 0) + traffic.codecMs + (phases.rewardBookkeeping ?? 0) + (phases.bookkeeping ?? 0);
     return {
-      step,
+      step: step + 1, // the controller counts from 0 inside (seeds, weight versions); users see 1, 2, …
       roles,
       episodes,
       timings: { stepMs, phases, generationMs, toolsMs: toolMs(trajectories), controllerMs, controllerFraction: controllerMs / stepMs },

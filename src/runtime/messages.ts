@@ -95,11 +95,12 @@ export interface BatchScope {
   batch?: number;
 }
 
-/** Scores every cached sample (of the batch) not scored yet: old and reference log-probs, and values with a critic. */
-export type ScoreRequest = BatchScope;
+/** Fills in every cached sample (of the batch) that lacks them: old and reference log-probs, and values with a critic. */
+export type LogprobsRequest = BatchScope;
 
-export interface ScoreResponse {
-  scored: number;
+export interface LogprobsResponse {
+  /** How many samples it ran forwards for. */
+  computed: number;
 }
 
 /** One piece of an episode's agent chain owned by this worker group, in agent order. */
@@ -220,8 +221,8 @@ export interface WorkerGroupApi {
   /** Scores (prompt, response) pairs with the model's reward head (REWARD_HEAD_MISSING without one). */
   rate(req: RateRequest): Promise<RateResponse>;
   assignRewards(req: AssignRewardsRequest): Promise<AssignRewardsResponse>;
-  /** After the rewards and before any advantage, update or diagnostics operation, which read the scores. */
-  score(req: ScoreRequest): Promise<ScoreResponse>;
+  /** After the rewards and before any advantage, update or diagnostics operation, which read the log-probs. */
+  computeLogprobs(req: LogprobsRequest): Promise<LogprobsResponse>;
   agentChains(req: AgentChainsRequest): Promise<AgentChainsResponse>;
   computeAdvantages(req: ComputeAdvantagesRequest): Promise<ComputeAdvantagesResponse>;
   update(req: UpdateRequest): Promise<UpdateResponse>;

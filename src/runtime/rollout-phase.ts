@@ -46,6 +46,7 @@ export async function rolloutPhase<S extends object, T>(
         sampling: { ...o.sampling, ...sampling },
         roleSampling: sampling ? undefined : o.roleSampling,
         maxNewTokens: o.maxNewTokens,
+        roleTokenCounters: o.tokenCounters,
         episodeTimeoutMs: o.episodeTimeoutMs,
         nodeTimeoutMs: o.nodeTimeoutMs,
         onEpisodeDone,

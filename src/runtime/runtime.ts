@@ -9,6 +9,7 @@ import { type Controller, createController } from "./controller.js";
 import type { Generator } from "./generator.js";
 import type { ModelSpec, ResolvedModelSpec } from "./models.js";
 import type { ControllerOptions } from "./step-context.js";
+import { tokenCountersOf } from "./token-counters.js";
 import { inProcessTransport, type Transport } from "./transport.js";
 import { createWorkerGroup, type WorkerGroup, type WorkerGroupOptions } from "./worker-group.js";
 
@@ -53,7 +54,7 @@ export function planGroups<S extends object, T>(opts: RuntimeOptions<S, T>): { c
   const cast = defineCast({ models: opts.models, roles: rolesOf(opts.workflow), cast: opts.cast });
   const perModel = opts.trainer && Object.keys(opts.trainer).some((k) => cast.models.has(k));
   const groups = [...cast.models].map(([name, spec]) => {
-    const roles = Object.fromEntries(cast.rolesOf(name).map((r) => [r, cast.roles.get(r)!.adapter]));
+    const roles = Object.fromEntries(cast.rolesServedBy(name).map((r) => [r, cast.roles.get(r)!.adapter]));
     const trainer = perModel ? (opts.trainer as Record<string, TrainerOptions>)[name] : (opts.trainer as TrainerOptions | undefined);
     const staleness = opts.maxStaleness ? { staleness: opts.maxStaleness } : {};
     return { name, spec, options: { roles, trainer, generator: opts.generator, ...staleness } };
@@ -73,6 +74,8 @@ export async function createRuntime<S extends object, T>(opts: RuntimeOptions<S,
   const workers: Record<string, WorkerGroup> = {};
   for (const g of groups) workers[g.name] = await createWorkerGroup(g.spec, g.options);
   const transport = inProcessTransport(workers);
-  const controller = createController({ ...opts, cast, transport });
+  // maxPromptTokens counts with the serving model's tokenizer; a caller's own counters win
+  const tokenCounters = { ...(await tokenCountersOf(opts.workflow, cast, (m) => workers[m].tokenizer)), ...opts.tokenCounters };
+  const controller = createController({ ...opts, cast, transport, tokenCounters });
   return { controller, cast, transport, workers };
 }

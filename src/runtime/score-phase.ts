@@ -1,4 +1,4 @@
-// Phase 3 of a step: scoring. Every worker group that holds rewarded samples computes their old
+// Phase 3 of a step: log-probs. Every worker group that holds rewarded samples computes their old
 // log-probs, reference log-probs and (with a critic) values in a few packed forwards, before any
 // advantage or update reads them. Groups holding no rewarded sample have nothing anyone reads.
 import type { AssignedRewards } from "../rewards/combine.js";
@@ -10,11 +10,11 @@ export function rewardedGroups(assigned: AssignedRewards): string[] {
 }
 
 /**
- * Scores the samples of every group holding rewarded samples, one message per group.
+ * Runs the log-prob forwards of every group holding rewarded samples, one message per group.
  *
  * @example
- * await scorePhase(ctx, assigned);
+ * await logprobsPhase(ctx, assigned);
  */
-export async function scorePhase<S extends object, T>(ctx: StepContext<S, T>, assigned: AssignedRewards): Promise<void> {
-  await Promise.all(rewardedGroups(assigned).map((g) => ctx.o.transport.call(g, "score", scopeOf(ctx))));
+export async function logprobsPhase<S extends object, T>(ctx: StepContext<S, T>, assigned: AssignedRewards): Promise<void> {
+  await Promise.all(rewardedGroups(assigned).map((g) => ctx.o.transport.call(g, "computeLogprobs", scopeOf(ctx))));
 }

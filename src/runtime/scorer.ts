@@ -1,11 +1,11 @@
-// A worker group's scoring forwards: the old log-probs and values a sample is trained against, and
+// A worker group's log-prob forwards: the old log-probs and values a sample is trained against, and
 // its reference log-probs (the base with the adapter off, or a frozen copy of the starting weights).
 import { Decoder } from "../engine/model/decoder.js";
-import { type Scored, type ScoreInput, scoreSamples } from "../rl/update/score.js";
+import { type LogprobOutput, type LogprobInput, forwardLogprobs } from "../rl/update/score.js";
 import type { ResolvedModelSpec } from "./models.js";
 import type { SampleCache } from "./sample-cache.js";
 
-/** The frozen copy of the starting weights a "frozen-copy" reference scores with; null otherwise. */
+/** The frozen copy of the starting weights a "frozen-copy" reference runs with; null otherwise. */
 export function frozenReference(model: Decoder, spec: Pick<ResolvedModelSpec, "reference">): Decoder | null {
   if (spec.reference !== "frozen-copy") return null;
   const reference = new Decoder(model.config, model.params.zerosLike(), { trainBase: false });
@@ -15,29 +15,29 @@ export function frozenReference(model: Decoder, spec: Pick<ResolvedModelSpec, "r
 }
 
 /**
- * The scoring forwards of one model.
+ * The log-prob forwards of one model (no gradient).
  *
  * @example
- * const scorer = sampleScorer(model, spec, frozenReference(model, spec), cache); scorer.score();
+ * const forwards = logprobForwards(model, spec, frozenReference(model, spec), cache); forwards.fill();
  */
-export function sampleScorer(model: Decoder, spec: Pick<ResolvedModelSpec, "reference">, reference: Decoder | null, cache: SampleCache) {
+export function logprobForwards(model: Decoder, spec: Pick<ResolvedModelSpec, "reference">, reference: Decoder | null, cache: SampleCache) {
   /** Reference log-probs of these samples as the reference stands now; null when the model has no reference. */
-  const referenceForward = (samples: readonly ScoreInput[]): Scored[] | null =>
+  const referenceForward = (samples: readonly LogprobInput[]): LogprobOutput[] | null =>
     spec.reference === "adapter-off"
-      ? scoreSamples(model, samples, { adapterOff: true })
+      ? forwardLogprobs(model, samples, { adapterOff: true })
       : reference
-        ? scoreSamples(reference, samples)
+        ? forwardLogprobs(reference, samples)
         : null;
 
   /**
    * Old log-probs and values of samples (of `batch`, or all) that lack them, then reference log-probs of samples that
-   * lack those, in a few packed forwards each; returns how many samples it scored.
+   * lack those, in a few packed forwards each; returns how many samples it filled.
    */
-  const score = (batch?: number): number => {
+  const fill = (batch?: number): number => {
     const all = cache.all(batch);
     const needOld = all.filter((s) => s.oldLogp === null);
     if (needOld.length > 0) {
-      const cur = scoreSamples(model, needOld, { values: model.valueHead !== null });
+      const cur = forwardLogprobs(model, needOld, { values: model.valueHead !== null });
       needOld.forEach((s, i) => {
         s.oldLogp = cur[i].logp;
         s.oldValues = cur[i].values;
@@ -60,7 +60,7 @@ export function sampleScorer(model: Decoder, spec: Pick<ResolvedModelSpec, "refe
     return new Set([...needOld, ...needRef]).size;
   };
 
-  return { score, referenceForward };
+  return { fill, referenceForward };
 }
 
-export type SampleScorer = ReturnType<typeof sampleScorer>;
+export type LogprobForwards = ReturnType<typeof logprobForwards>;

@@ -11,6 +11,7 @@ import { MAX_STALENESS } from "../rl/update/off-policy.js";
 import { checkTimeout } from "../workflow/deadline.js";
 import type { Workflow } from "../workflow/graph-types.js";
 import type { EpisodeInput } from "../workflow/episode.js";
+import type { TokenCounter } from "../workflow/truncate.js";
 import { type Cast, rolesOf } from "./cast.js";
 import type { PhaseTimer } from "./phase-timer.js";
 import type { Transport } from "./transport.js";
@@ -50,6 +51,12 @@ export interface ControllerOptions<S extends object, T> {
   sampling?: Partial<Sampling>;
   /** Rollout sampling overrides for single roles, by name (after `sampling`); evaluation ignores them. */
   roleSampling?: Readonly<Record<string, Partial<Sampling>>>;
+  /**
+   * Per role, by name: how a role with maxPromptTokens counts its prompt, with the tokenizer of the model that serves
+   * it. The controller loads nothing: whoever wires the runtime builds these (createRuntime does, see token-counters.ts).
+   * A role with maxPromptTokens not named here counts ~4 characters per token.
+   */
+  tokenCounters?: Readonly<Record<string, TokenCounter>>;
   /** Caps every role's maxNewTokens in rollouts and evaluation. */
   maxNewTokens?: number;
   /** Deadline of each episode, in rollouts and evaluation (ms; default 10 min): a miss fails the episode (EPISODE_TIMEOUT). */

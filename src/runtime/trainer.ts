@@ -8,13 +8,13 @@ import { concat } from "../rl/concat.js";
 import { klTerm } from "../rl/kl-estimators.js";
 import { ppoUpdate } from "../rl/update/ppo-update.js";
 import { emptyImportance, type ImportanceStats, importanceWeights } from "../rl/update/off-policy.js";
-import { scoreSamples } from "../rl/update/score.js";
+import { forwardLogprobs } from "../rl/update/score.js";
 import type { OffPolicyMetrics, TrainerConfig, TrainSample } from "../rl/update/types.js";
 import { scheduleUnits, type TrainUnit } from "../rl/update/units.js";
 import type { DiagnosticsResponse, LogRatio, UpdateRequest, UpdateResponse } from "./messages.js";
 import type { ResolvedModelSpec } from "./models.js";
 import { type CachedSample, type SampleCache, toTrainSample } from "./sample-cache.js";
-import type { SampleScorer } from "./scorer.js";
+import type { LogprobForwards } from "./scorer.js";
 import { onKernelThreads, onKernelThreadsAsync } from "./kernel-threads.js";
 import type { WeightVersions } from "./weight-versions.js";
 
@@ -25,15 +25,15 @@ export interface TrainerParts {
   units: ReadonlyMap<string, TrainUnit>;
   cfg: TrainerConfig;
   cache: SampleCache;
-  scorer: Pick<SampleScorer, "referenceForward">;
+  forwards: Pick<LogprobForwards, "referenceForward">;
   versions: WeightVersions;
   /** Asynchronous RL: the most versions a trained sample may lag (η); absent for a synchronous run. */
   staleness?: number;
 }
 
-/** Σ(log π_new − log π_old) per sample, scored with the weights in place now. */
+/** Σ(log π_new − log π_old) per sample, with the weights in place now. */
 function logRatiosNow(model: Decoder, samples: readonly CachedSample[]): LogRatio[] {
-  const after = scoreSamples(model, samples);
+  const after = forwardLogprobs(model, samples);
   const offsets = [0];
   for (const s of samples) offsets.push(offsets[offsets.length - 1] + s.oldLogp!.length);
   const ratios = actionLogRatios(
@@ -96,7 +96,7 @@ function offPolicySamples(
  * @example
  * const t = trainer(parts); t.update({ policy: true, critic: false }); t.updates; // 1
  */
-export function trainer({ spec, model, units, cfg, cache, scorer, versions, staleness }: TrainerParts) {
+export function trainer({ spec, model, units, cfg, cache, forwards, versions, staleness }: TrainerParts) {
   let updates = 0;
   const metaOf = (s: CachedSample) => ({
     episode: s.episode,
@@ -136,8 +136,8 @@ export function trainer({ spec, model, units, cfg, cache, scorer, versions, stal
   /** Per role: mean k3 KL of the current policy to the reference, and how far the reference moved since scoring. */
   const diagnostics = (roles?: readonly string[], batch?: number): DiagnosticsResponse => {
     const mine = cache.all(batch).filter((s) => s.refLogp !== null && (!roles || roles.includes(s.role)));
-    const cur = scoreSamples(model, mine);
-    const refNow = scorer.referenceForward(mine) ?? cur;
+    const cur = forwardLogprobs(model, mine);
+    const refNow = forwards.referenceForward(mine) ?? cur;
     const out: DiagnosticsResponse["roles"] = {};
     mine.forEach((s, i) => {
       const o = (out[s.role] ??= { samples: 0, klRef: 0, refDrift: 0 });

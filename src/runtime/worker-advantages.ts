@@ -36,9 +36,9 @@ const ready = (s: CachedSample, where: string): CachedSample => {
     );
   if (s.oldLogp === null)
     throw new MasoError(
-      "SAMPLE_NOT_SCORED",
-      `${where}: sample ${s.id} (role ${s.role}, episode ${s.episode}) is not scored`,
-      "call score first",
+      "SAMPLE_NO_LOGPROBS",
+      `${where}: sample ${s.id} (role ${s.role}, episode ${s.episode}) has no old log-probs`,
+      "run computeLogprobs first",
     );
   return s;
 };
@@ -65,7 +65,7 @@ export function runAgentChains(
     const samples = piece.ids.map((id) => {
       const s = get(id);
       if (!s) throw new MasoError("SAMPLE_UNKNOWN", `agentChains: no cached sample ${id}`, "send only handles this worker group returned");
-      // scored without values: the model has no critic (an unscored sample fails in ready)
+      // log-probs without values: the model has no critic (a sample without log-probs fails in ready)
       if (s.oldLogp !== null && !s.oldValues)
         throw new MasoError("NO_CRITIC", `agentChains: sample ${id} has no values`, `give the model a valueHead to use ${req.estimator}`);
       return ready(s, "agentChains");

@@ -1,7 +1,7 @@
 // A worker group: owns one physical model — weights, adapters, value head, optimisers, generator
 // and the sample cache — and implements WorkerGroupApi. Heavy tensors stay here; every method
 // returns ids, text, scalars or metrics. It never calls the controller or another worker group.
-// This file only wires the units: generation, sample-store, sample-rewards, scorer, trainer, rate,
+// This file only wires the units: generation, sample-store, sample-rewards, logprob forwards, trainer, rate,
 // and the weight version every cache of the model is checked against (weight-versions).
 import type { Decoder } from "../engine/model/decoder.js";
 import type { Tokenizer } from "../engine/tokenizer/types.js";
@@ -18,7 +18,7 @@ import { onKernelThreads } from "./kernel-threads.js";
 import { rate } from "./rate.js";
 import { assignRewards } from "./sample-rewards.js";
 import { type SampleRecord, sampleStore } from "./sample-store.js";
-import { frozenReference, sampleScorer } from "./scorer.js";
+import { frozenReference, logprobForwards } from "./scorer.js";
 import { trainer } from "./trainer.js";
 import { type WeightVersions, weightVersions } from "./weight-versions.js";
 import { workerCounters } from "./worker-counters.js";
@@ -94,8 +94,8 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
   const store = sampleStore();
   const counters = workerCounters();
   const { timed } = counters;
-  const scorer = sampleScorer(model, spec, reference, store);
-  const train = trainer({ spec, model, units, cfg, cache: store, scorer, versions, staleness: options.staleness });
+  const forwards = logprobForwards(model, spec, reference, store);
+  const train = trainer({ spec, model, units, cfg, cache: store, forwards, versions, staleness: options.staleness });
   const { generate, complete } = generation({
     model: spec.name,
     roles: options.roles,
@@ -127,8 +127,8 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
     complete: (req) => complete(req),
     rate: (req) => timed("rate", () => rate(model, rewardHead, tokenizer, counters, spec.name, req)),
     assignRewards: (req) => timed("rewards", () => assignRewards(store, req, spec.name)),
-    score: (req) =>
-      timed("score", () => ({ scored: asyncRl ? onKernelThreads(1, () => scorer.score(req.batch)) : scorer.score(req.batch) })),
+    computeLogprobs: (req) =>
+      timed("logprobs", () => ({ computed: asyncRl ? onKernelThreads(1, () => forwards.fill(req.batch)) : forwards.fill(req.batch) })),
     agentChains: (req) => timed("advantages", () => runAgentChains(req, store.get, cfg.kl)),
     computeAdvantages: (req) => timed("advantages", () => computeAdvantages(req, store.all(req.batch), spec.name, cfg.kl)),
     update: (req) => timed("update", () => train.update(req)),

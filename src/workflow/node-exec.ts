@@ -15,6 +15,8 @@ import type { RoleCaller, RoleCallRequest } from "./role-call.js";
 export interface ExecOptions {
   caller: RoleCaller;
   countTokens: TokenCounter;
+  /** Per role, by name: counts with that role's model's tokenizer (before `countTokens`). */
+  roleTokenCounters?: Readonly<Record<string, TokenCounter>>;
   sampling: Partial<Sampling> | undefined;
   roleSampling?: Readonly<Record<string, Partial<Sampling>>>;
   maxNewTokens?: number;
@@ -38,7 +40,7 @@ function blankRecord(ctx: NodeContext, spec: NodeSpec<unknown>, stateBefore: unk
   return {
     episodeId: ctx.episodeId,
     node: ctx.node,
-    kind: spec.kind === "agent" ? "function" : spec.kind,
+    kind: spec.kind,
     role: spec.kind === "role" ? spec.role.name : null,
     model: null,
     turn: ctx.turn,
@@ -141,7 +143,7 @@ async function execRole<S>(
     return failAt("PROMPT_FAILED", `role "${role.name}" prompt builder`, "must return a string or an array of { role, content } messages");
   }
   if (typeof built !== "string" && role.maxPromptTokens !== undefined) {
-    const t = truncateMessages(built, role.maxPromptTokens, options.countTokens);
+    const t = truncateMessages(built, role.maxPromptTokens, options.roleTokenCounters?.[role.name] ?? options.countTokens);
     built = t.items;
     record.promptTruncation = { dropped: t.dropped, tokens: t.tokens, overflow: t.overflow };
   }

@@ -47,7 +47,10 @@ export interface RoleSpec<S, T> {
   example?: string;
   /** Sampling settings (default temperature 1, topP 1, topK 0). */
   sampling?: Partial<Sampling>;
-  /** Prompt budget; the runner drops the oldest chat history first to fit (messages only). */
+  /**
+   * Prompt budget in tokens of the role's model (its tokenizer, as a runtime wires it); the runner drops the oldest chat
+   * history first to fit (messages only).
+   */
   maxPromptTokens?: number;
   /**
    * What an output cut off at `maxNewTokens` (the model never stopped) counts as. "parse" (default):

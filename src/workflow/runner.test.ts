@@ -236,6 +236,27 @@ describe("runEpisodes routing (scripted RoleCaller test double)", () => {
     expect(out[2].error?.code).toBe("ROUTE_INVALID");
   });
 
+  it("records an agent node as kind agent, after the role records of its calls", async () => {
+    const g = workflow<{ said: string }>()
+      .agent("a", ["planner"], async (_s, io) => {
+        const r = await io.call({
+          role: "planner",
+          messages: [{ role: "user", content: "hi" }],
+          parse: (x) => ({ parsed: { ok: true, value: x.text }, output: x.text }),
+        });
+        return { said: r.text };
+      })
+      .edge(START, "a")
+      .edge("a", END)
+      .compile();
+    const [t] = await runEpisodes(g, [{ id: "ag", state: { said: "" } }], { caller: scriptedCaller(() => "hello") });
+    expect(t.finalState.said).toBe("hello");
+    expect(t.records.map((r) => [r.node, r.kind, r.role])).toEqual([
+      ["a", "role", "planner"],
+      ["a", "agent", null],
+    ]);
+  });
+
   it("rejects duplicate episode ids before running anything", async () => {
     await expect(
       runEpisodes(

@@ -15,8 +15,10 @@ export interface RunOptions {
   caller: RoleCaller;
   /** Most episodes in flight at once (default 32, src/defaults.ts). */
   concurrency?: number;
-  /** Counts prompt tokens for roles with maxPromptTokens (default: ~4 characters per token). */
+  /** Counts prompt tokens for roles with maxPromptTokens that `roleTokenCounters` does not name (default: ~4 characters per token). */
   countTokens?: TokenCounter;
+  /** Per role, by name: a count by the tokenizer of the model serving it (a runtime sets these from its cast). */
+  roleTokenCounters?: Readonly<Record<string, TokenCounter>>;
   /** Overrides every role's sampling, e.g. `{ temperature: 0 }` for greedy evaluation. */
   sampling?: Partial<Sampling>;
   /** Overrides one role's sampling further, by role name (applied after `sampling`). */
@@ -61,6 +63,7 @@ export async function runEpisodes<S extends object>(
   const walk = {
     caller: options.caller,
     countTokens: options.countTokens ?? approxTokenCount,
+    roleTokenCounters: options.roleTokenCounters,
     sampling: options.sampling,
     roleSampling: options.roleSampling,
     maxNewTokens: options.maxNewTokens,

@@ -40,7 +40,11 @@ export interface StepRecord {
   index: number;
   episodeId: string;
   node: string;
-  kind: "role" | "tool" | "function";
+  /**
+   * The node's kind: "role" (a model call), "tool", "function" (a plain function node) or "agent" (an agent node, whose
+   * role calls are records of their own, before it).
+   */
+  kind: "role" | "tool" | "function" | "agent";
   /** Role name (role nodes), else null. */
   role: string | null;
   /** Model that served the call (from the sample handle), else null. */
@@ -143,7 +147,7 @@ const recordSchema = z.object({
   index: z.number().int(),
   episodeId: z.string(),
   node: z.string(),
-  kind: z.enum(["role", "tool", "function"]),
+  kind: z.enum(["role", "tool", "function", "agent"]),
   role: z.string().nullable(),
   model: z.string().nullable(),
   turn: z.number().int(),

@@ -165,7 +165,7 @@ function timings(step: number, tokens: number) {
     controllerMs: 120 + 10 * (step % 2),
     episodesPerSecond: 4 / (stepMs / 1000),
     tokensPerSecond: tokens / (stepMs / 1000),
-    phases: { rollout: 3100 + 300 * (step % 3), rewards: 12, score: 240, advantages: 6, update: 640 + 40 * (step % 2) },
+    phases: { rollout: 3100 + 300 * (step % 3), rewards: 12, logprobs: 240, advantages: 6, update: 640 + 40 * (step % 2) },
     episodes: { durationMs: 760 + 20 * step },
   };
 }

@@ -1,12 +1,12 @@
 // One suite for every Generator: the naive reference sampler, the engine's KV-cache Sampler and
 // the lane generator (Samplers on worker threads over shared weights).
-// Results do not depend on batching, reported log-probs match a scoring forward at the sampling
+// Results do not depend on batching, reported log-probs match a log-prob forward at the sampling
 // temperature, greedy is the argmax, stops and limits behave, requests batch, bad requests reject.
 import { describe, expect, it } from "vitest";
 import { Decoder } from "../../src/engine/model/decoder.js";
 import { MasoError } from "../../src/errors.js";
 import { encodeChat } from "../../src/engine/tokenizer/encode-chat.js";
-import { scoreSamples } from "../../src/rl/update/score.js";
+import { forwardLogprobs } from "../../src/rl/update/score.js";
 import type { Tokenizer } from "../../src/engine/tokenizer/types.js";
 import { createNaiveGenerator, createSamplerGenerator, type Generator, type GeneratorRequest } from "../../src/runtime/index.js";
 import { createLaneGenerator } from "../../src/runtime/lanes/lane-generator.js";
@@ -63,11 +63,11 @@ describe.each(impls)("generator contract: %s", (_name, createGenerator, minBatch
     else expect(heard).toEqual(text);
   });
 
-  it("reports log-probs equal to a scoring forward at the sampling temperature", async () => {
+  it("reports log-probs equal to a log-prob forward at the sampling temperature", async () => {
     const gen = createGenerator(model, tok);
     const r = req({ temperature: 0.7, topK: 50, topP: 0.9, maxNewTokens: 5, stopTokenIds: [] });
     const out = await gen.submit(r);
-    const [scored] = scoreSamples(model, [
+    const [scored] = forwardLogprobs(model, [
       { tokens: [...r.promptTokens, ...out.tokens], promptLen: r.promptTokens.length, adapter: null, temperature: 0.7 },
     ]);
     expect(out.tokens).toHaveLength(5);

@@ -33,12 +33,13 @@ describe("per-role LoRA on one base", () => {
     const s0 = snap();
     const r0 = await rt.controller.step(batch(0)); // round-robin: writer first
     const s1 = snap();
+    expect(r0.step, "a report counts steps from 1, as metrics rows and checkpoints do").toBe(1);
     expect(r0.roles.writer.updated).toBe(true);
     expect(r0.roles.answerer.updated).toBe(false);
     expect(s1.writer).not.toEqual(s0.writer);
     expect(Buffer.from(s1.answerer.buffer).equals(Buffer.from(s0.answerer.buffer))).toBe(true);
     expect(Buffer.from(s1.base.buffer).equals(Buffer.from(s0.base.buffer))).toBe(true);
-    await rt.controller.step(batch(1)); // then the answerer
+    expect((await rt.controller.step(batch(1))).step).toBe(2); // then the answerer
     const s2 = snap();
     expect(s2.answerer).not.toEqual(s1.answerer);
     expect(Buffer.from(s2.writer.buffer).equals(Buffer.from(s1.writer.buffer))).toBe(true);
@@ -70,7 +71,7 @@ describe.each(cases)("KL to reference: %s", (_n, extra, adapter) => {
         seed: i,
       });
     const outs = await Promise.all(Array.from({ length: 8 }, (_, i) => gen(i)));
-    await wg.score({});
+    await wg.computeLogprobs({});
     const before = await wg.diagnostics({});
     expect(before.roles.r.samples).toBe(8);
     expect(before.roles.r.klRef).toBe(0);

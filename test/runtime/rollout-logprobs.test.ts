@@ -36,16 +36,16 @@ const generate = (wg: WorkerGroup, i: number) =>
     seed: i,
   });
 
-/** Generates 8 samples, rewards them, scores, and runs one update; the scored count and the report. */
+/** Generates 8 samples, rewards them, computes log-probs, and runs one update; the computed count and the report. */
 async function step(wg: WorkerGroup) {
   const outs = await Promise.all(Array.from({ length: 8 }, (_, i) => generate(wg, i)));
-  const { scored } = await wg.score({});
+  const { computed } = await wg.computeLogprobs({});
   await wg.assignRewards({
     items: outs.map((o, i) => ({ id: o.sampleHandle.id, episodeId: `e${i}`, role: "r", reward: (i * 7) % 3, groupKey: `g${i % 2}` })),
   });
   await wg.computeAdvantages({ estimator: "grpo", options: {} });
   const { report } = await wg.update({ policy: true, critic: false });
-  return { scored, report };
+  return { computed, report };
 }
 
 describe("old log-probs from the rollout", () => {
@@ -54,8 +54,8 @@ describe("old log-probs from the rollout", () => {
     const recompute = await group({});
     const a = await step(rollout);
     const b = await step(recompute);
-    expect(a.scored).toBe(0);
-    expect(b.scored).toBe(8);
+    expect(a.computed).toBe(0);
+    expect(b.computed).toBe(8);
     expect(a.report.steps).toBe(b.report.steps);
     const wa = rollout.model.adapters.get("a")!.params.data;
     const wb = recompute.model.adapters.get("a")!.params.data;
@@ -76,13 +76,13 @@ describe("old log-probs from the rollout", () => {
     wg.weightVersions.bump("weight-sync"); // e.g. a weight sync arrived while the sampler was decoding
     await during;
     await generate(wg, 1);
-    expect((await wg.score({})).scored).toBe(1);
+    expect((await wg.computeLogprobs({})).computed).toBe(1);
   });
 
   it("leave a critic's values to the scoring forward", async () => {
     const wg = await group({ oldLogProbs: "rollout" }, true);
     await Promise.all([0, 1, 2].map((i) => generate(wg, i)));
-    expect((await wg.score({})).scored).toBe(3);
+    expect((await wg.computeLogprobs({})).computed).toBe(3);
   });
 
   it("is a checked setting", async () => {

@@ -1,20 +1,20 @@
-// Scores response tokens with a forward pass (no gradient): per-token log-probs, entropies and
+// The log-prob forward: response tokens through a forward pass (no gradient): per-token log-probs, entropies and
 // optionally critic values, for many samples in few packed batches. Used at rollout time (old and
 // reference log-probs, values) and for HAPPO ratios and diagnostics. It never changes weights.
 import type { Decoder } from "../../engine/model/decoder.js";
 import type { SequenceInput } from "../../engine/model/batch.js";
 
-/** A sequence to score: tokens[promptLen..] are the response tokens. */
-export interface ScoreInput {
+/** A sequence to run: tokens[promptLen..] are the response tokens. */
+export interface LogprobInput {
   tokens: ArrayLike<number>;
   promptLen: number;
   adapter: string | null;
-  /** Sampling temperature (0 = greedy is scored at 1). */
+  /** Sampling temperature (0 = greedy runs at 1). */
   temperature: number;
 }
 
 /** (R) arrays over a sample's response tokens. */
-export interface Scored {
+export interface LogprobOutput {
   logp: Float32Array;
   entropy: Float32Array;
   values: Float32Array | null;
@@ -23,27 +23,27 @@ export interface Scored {
 /** The forward temperature that matches a sampling temperature. */
 export const forwardTemperature = (t: number): number => (t > 0 ? t : 1);
 
-/** The engine input of a sample: score exactly its response tokens. */
-export function responseInput(s: ScoreInput, adapter: string | null = s.adapter): SequenceInput {
+/** The engine input of a sample: log-probs of exactly its response tokens. */
+export function responseInput(s: LogprobInput, adapter: string | null = s.adapter): SequenceInput {
   const mask = new Uint8Array(s.tokens.length);
   mask.fill(1, s.promptLen);
   return { tokens: s.tokens, scoreMask: mask, adapter };
 }
 
 /**
- * Scores samples in packed batches of at most `maxTokens` tokens, one temperature per batch.
- * `adapterOff: true` in options scores with the adapter disabled (the LoRA reference).
+ * Log-probs (and entropies, values) of samples in packed batches of at most `maxTokens` tokens, one temperature per batch.
+ * `adapterOff: true` in options runs with the adapter disabled (the LoRA reference).
  *
  * @example
- * const [s] = scoreSamples(model, [{ tokens, promptLen: 5, adapter: "actor", temperature: 1 }], { values: true });
+ * const [s] = forwardLogprobs(model, [{ tokens, promptLen: 5, adapter: "actor", temperature: 1 }], { values: true });
  */
-export function scoreSamples(
+export function forwardLogprobs(
   model: Decoder,
-  samples: readonly ScoreInput[],
+  samples: readonly LogprobInput[],
   options: { values?: boolean; adapterOff?: boolean; maxTokens?: number } = {},
-): Scored[] {
+): LogprobOutput[] {
   const maxTokens = options.maxTokens ?? 16384;
-  const out: Scored[] = new Array(samples.length);
+  const out: LogprobOutput[] = new Array(samples.length);
   const byTemp = new Map<number, number[]>();
   samples.forEach((s, i) => {
     const t = forwardTemperature(s.temperature);
