@@ -2,8 +2,8 @@
 // pretrain.ts (engine/lm-step.ts), but every batch comes from an explicit data cursor and the whole state
 // (weights, AdamW moments and step, generator state, cursor) goes into run checkpoints every K
 // steps; opening and resuming the run directory is the skeleton every resumable run shares
-// (resumable-run.ts). Per-step metrics go to metrics.jsonl. It is the run directory's only writer (run-dir.ts) and
-// knows nothing of roles, RL or the terminal.
+// (resumable-run.ts). Per-step metrics go to metrics.jsonl. It is the run directory's only writer
+// (run-dir.ts) and knows nothing of roles, RL or the terminal.
 import type { ModelConfig } from "../engine/config.js";
 import { Decoder } from "../engine/model/decoder.js";
 import { createAdamW } from "../engine/optim/adamw.js";
@@ -101,7 +101,8 @@ async function pretrainSteps(run: ResumablePretrainRun): Promise<ResumablePretra
     seed: cfg.seed,
     resume: run.resume,
     statePart: "trainer",
-    // a resumed model continues its generator from the checkpoint; a fresh one starts from the seed
+    // a resumed model is seeded with the generator state its checkpoint recorded (the restore then
+    // overwrites the weights it initialises); a fresh one with the run's seed
     build: async (ckpt) => {
       const m = new Decoder(cfg.model, undefined, {
         seed: ckpt ? await readDecoderRngState(ckpt.part("model")) : cfg.seed,
