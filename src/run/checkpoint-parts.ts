@@ -1,34 +1,10 @@
 // Checkpoint parts for an RL runtime: one per worker group (in this process, or saved by a worker
-// process: in place on a shared file system, else carried over NATS), plus the run's own state (step, task cursor, seed). Saving and loading only; it
-// never changes training maths.
+// process: in place on a shared file system, else carried over NATS), plus the run state
+// (resumable-run.ts). Saving and loading only; it never changes training maths.
 import { workerGroupPart, workerPartName } from "../checkpoint/worker-group-part.js";
 import type { Checkpointable } from "../checkpoint/types.js";
-import { MasoError } from "../errors.js";
 import { dirname, relative } from "node:path";
 import type { RemoteParts, Runtime } from "../runtime/runtime.js";
-
-/** Where the run's task order stands: epoch and index of the next task within it. */
-export interface TaskCursor {
-  epoch: number;
-  index: number;
-}
-
-/** The run-level state a checkpoint carries besides the worker groups. */
-export interface RunState {
-  /** RL steps completed. */
-  step: number;
-  cursor: TaskCursor;
-  seed: number;
-}
-
-/** Checks a run state read back from a checkpoint. */
-export function checkRunState(v: unknown): RunState {
-  const s = v as RunState;
-  const int = (x: unknown) => Number.isInteger(x) && (x as number) >= 0;
-  if (!s || !int(s.step) || !s.cursor || !int(s.cursor.epoch) || !int(s.cursor.index) || !int(s.seed))
-    throw new MasoError("CHECKPOINT_CORRUPT", "the run state in the checkpoint is malformed", "resume from an earlier checkpoint");
-  return s;
-}
 
 /**
  * A worker group in another process as a checkpoint part, located by its path relative to the run
@@ -49,15 +25,10 @@ export function groupPartName(rt: Pick<Runtime<object, unknown>, "workers">, mod
   return i < 0 ? null : workerPartName(model, i);
 }
 
-/** Every part of a runtime checkpoint: one per worker group (in cast model order) and the run state. */
-export function runtimeParts(
-  rt: Pick<Runtime<object, unknown>, "workers" | "remote" | "cast">,
-  run: Checkpointable,
-  runDir: string,
-): Checkpointable[] {
+/** The worker-group parts of a runtime checkpoint, one per group in cast model order (the run state's part follows them). */
+export function runtimeParts(rt: Pick<Runtime<object, unknown>, "workers" | "remote" | "cast">, runDir: string): Checkpointable[] {
   const { remote } = rt;
-  const groups = remote
+  return remote
     ? [...rt.cast.models.keys()].map((m, i) => remoteGroupPart(workerPartName(m, i), m, remote, runDir))
     : Object.values(rt.workers).map((wg, i) => workerGroupPart(workerPartName(wg.name, i), wg));
-  return [...groups, run];
 }

@@ -4,12 +4,7 @@
 import { createRng } from "../rng.js";
 import { epochSeed } from "./task-order.js";
 import { MasoError } from "../errors.js";
-
-/** Position in the data: epoch and index of the next window within it. */
-export interface DataCursor {
-  epoch: number;
-  index: number;
-}
+import type { DataCursor } from "./resumable-run.js";
 
 export interface WindowSampler {
   /** Windows per epoch. */

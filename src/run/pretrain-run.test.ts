@@ -62,4 +62,26 @@ describe("resumable pretraining", () => {
     expect(Buffer.from(b.model.params.data.buffer).equals(Buffer.from(a.model.params.data.buffer))).toBe(true);
     await expect(runResumablePretrain({ runDir: dir, config, train, heldOut: null })).rejects.toMatchObject({ code: "RUN_EXISTS" });
   });
+
+  it("refuses to resume a checkpoint written under another seed, and resumes it under its own", async () => {
+    const dir = join(root, "seed");
+    const short = { ...config, steps: 4, checkpointEvery: 2 };
+    await expect(
+      runResumablePretrain({
+        runDir: dir,
+        config: short,
+        train,
+        heldOut: null,
+        onStep: (r) => {
+          if (r.step === 3) throw new Error("stop");
+        },
+      }),
+    ).rejects.toThrow("stop");
+    // checkpoint step 2 was written with seed 4: seed 5 would draw other windows from the restored cursor
+    await expect(
+      runResumablePretrain({ runDir: dir, config: { ...short, seed: 5 }, train, heldOut: null, resume: true }),
+    ).rejects.toMatchObject({ code: "CHECKPOINT_CORRUPT", message: expect.stringContaining("seed 4") });
+    const resumed = await runResumablePretrain({ runDir: dir, config: short, train, heldOut: null, resume: true });
+    expect(resumed.startStep).toBe(2);
+  });
 });

@@ -1,22 +1,21 @@
 // Causal-LM pretraining that can be killed at any moment and resumed exactly: the same training step as
 // pretrain.ts (engine/lm-step.ts), but every batch comes from an explicit data cursor and the whole state
 // (weights, AdamW moments and step, generator state, cursor) goes into run checkpoints every K
-// steps. Per-step metrics go to metrics.jsonl. It is the run directory's only writer (run-dir.ts) and
-// knows nothing of roles, RL or the terminal.
+// steps; opening and resuming the run directory is the skeleton every resumable run shares
+// (resumable-run.ts). Per-step metrics go to metrics.jsonl. It is the run directory's only writer
+// (run-dir.ts) and knows nothing of roles, RL or the terminal.
 import type { ModelConfig } from "../engine/config.js";
 import { Decoder } from "../engine/model/decoder.js";
 import { createAdamW } from "../engine/optim/adamw.js";
 import { type LrSchedule, lrAt } from "../engine/optim/schedule.js";
-import { MasoError } from "../errors.js";
 import { openMetricsWriter } from "../progress/metrics-writer.js";
-import { type DataCursor, windowSampler } from "./data-cursor.js";
+import { windowSampler } from "./data-cursor.js";
 import { evalLoss } from "./pretrain.js";
 import { lmStep } from "../engine/lm-step.js";
-import { adamwPart, decoderPart, jsonPart, readDecoderRngState } from "../checkpoint/parts.js";
-import { listCheckpoints } from "../checkpoint/paths.js";
-import { findCheckpoint, restoreCheckpoint } from "../checkpoint/read-checkpoint.js";
+import { adamwPart, decoderPart, readDecoderRngState } from "../checkpoint/parts.js";
 import { writeCheckpoint } from "../checkpoint/write-checkpoint.js";
 import type { RunLock } from "../fs/run-lock.js";
+import { checkpointDue, openResumable } from "./resumable-run.js";
 import { asRunWriter } from "./run-dir.js";
 
 /** Everything that determines a pretraining run's numbers (written to config.json by the CLI). */
@@ -78,23 +77,11 @@ export interface ResumablePretrainResult {
   startStep: number;
 }
 
-interface TrainerState {
-  step: number;
-  cursor: DataCursor;
-  seed: number;
-}
-
-function checkTrainerState(v: unknown): TrainerState {
-  const s = v as TrainerState;
-  if (!s || !Number.isInteger(s.step) || !s.cursor || !Number.isInteger(s.cursor.epoch) || !Number.isInteger(s.cursor.index))
-    throw new MasoError("CHECKPOINT_CORRUPT", "trainer state in the checkpoint is malformed", "resume from an earlier checkpoint");
-  return s;
-}
-
 /**
  * Runs (or resumes) pretraining into `runDir`, as its only writer. A fresh run refuses a directory
  * that already has checkpoints (RUN_EXISTS), one another process is writing RUN_LOCKED; a resume
- * whose checkpoints are all corrupt throws CHECKPOINT_CORRUPT.
+ * whose checkpoints are all corrupt, or that were written by a run of another seed, throws
+ * CHECKPOINT_CORRUPT.
  * @example
  * await runResumablePretrain({ runDir: "runs/a", config, train, heldOut, resume: true });
  */
@@ -104,53 +91,39 @@ export async function runResumablePretrain(run: ResumablePretrainRun): Promise<R
 
 async function pretrainSteps(run: ResumablePretrainRun): Promise<ResumablePretrainResult> {
   const { config: cfg, runDir } = run;
-  const state: TrainerState = { step: 0, cursor: { epoch: 0, index: 0 }, seed: cfg.seed };
-  let model: Decoder;
-  let opt: ReturnType<typeof createAdamW>;
-  const optimiserFor = (m: Decoder) =>
-    createAdamW([{ name: "base", params: m.params, grads: m.grads! }], {
-      lr: cfg.schedule.lr,
-      weightDecay: cfg.weightDecay,
-      maxGradNorm: cfg.maxGradNorm,
-    });
-  const partsFor = () => [
-    decoderPart("model", model),
-    adamwPart("optimizer", opt),
-    jsonPart(
-      "trainer",
-      () => ({ step: state.step, cursor: { ...state.cursor }, seed: state.seed }),
-      (v) => {
-        Object.assign(state, checkTrainerState(v));
-      },
-    ),
-  ];
-
-  const hasCheckpoints = (await listCheckpoints(runDir)).length > 0;
-  if (run.resume && hasCheckpoints) {
-    const skipped: string[] = [];
-    const ckpt = await findCheckpoint(runDir, { fallback: true, onSkip: (dir) => skipped.push(dir) });
-    model = new Decoder(cfg.model, undefined, { seed: await readDecoderRngState(ckpt.part("model")), trainBase: true });
-    opt = optimiserFor(model);
-    await restoreCheckpoint(ckpt, partsFor());
-    if (state.step !== ckpt.step)
-      throw new MasoError(
-        "CHECKPOINT_CORRUPT",
-        `${ckpt.dir}: trainer step ${state.step} differs from the manifest step ${ckpt.step}`,
-        "resume from an earlier checkpoint",
-      );
-    run.onResume?.(ckpt.step, skipped);
-  } else {
-    if (hasCheckpoints)
-      throw new MasoError("RUN_EXISTS", `${runDir} already has checkpoints`, "pass --resume to continue it, or choose a new run directory");
-    model = new Decoder(cfg.model, undefined, { seed: cfg.seed, trainBase: true });
-    opt = optimiserFor(model);
-    if (run.resume) run.onResume?.(0, []); // killed before its first checkpoint: start over, same numbers
-  }
+  const {
+    built: { model, opt },
+    state,
+    parts,
+    startStep,
+  } = await openResumable({
+    runDir,
+    seed: cfg.seed,
+    resume: run.resume,
+    statePart: "trainer",
+    // a resumed model is seeded with the generator state its checkpoint recorded (the restore then
+    // overwrites the weights it initialises); a fresh one with the run's seed
+    build: async (ckpt) => {
+      const m = new Decoder(cfg.model, undefined, {
+        seed: ckpt ? await readDecoderRngState(ckpt.part("model")) : cfg.seed,
+        trainBase: true,
+      });
+      return {
+        model: m,
+        opt: createAdamW([{ name: "base", params: m.params, grads: m.grads! }], {
+          lr: cfg.schedule.lr,
+          weightDecay: cfg.weightDecay,
+          maxGradNorm: cfg.maxGradNorm,
+        }),
+      };
+    },
+    parts: (b) => [decoderPart("model", b.model), adamwPart("optimizer", b.opt)],
+    onResume: run.onResume,
+  });
 
   const metrics = openMetricsWriter(runDir, { keepUpToStep: state.step, complete: true });
   const sampler = windowSampler(run.train, cfg.seqLen, cfg.seed);
   const rows: PretrainRow[] = [];
-  const startStep = state.step;
   const t0 = performance.now();
   while (state.step < cfg.steps) {
     const tStep = performance.now();
@@ -174,9 +147,9 @@ async function pretrainSteps(run: ResumablePretrainRun): Promise<ResumablePretra
     metrics.write({ ...row });
     rows.push(row);
     run.onStep?.(row);
-    if (state.step % cfg.checkpointEvery === 0 || last) {
+    if (checkpointDue(state.step, cfg.checkpointEvery, cfg.steps)) {
       metrics.sync();
-      const written = await writeCheckpoint(runDir, state.step, partsFor(), { keep: cfg.keep, beforeCommit: run.beforeCommit });
+      const written = await writeCheckpoint(runDir, state.step, parts, { keep: cfg.keep, beforeCommit: run.beforeCommit });
       run.onCheckpoint?.(state.step, written.dir);
     }
   }

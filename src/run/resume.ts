@@ -1,28 +1,19 @@
-// Opening a run directory: a fresh run refuses one that has checkpoints (RUN_EXISTS); a resume
-// restores every part of the newest good checkpoint (skipping corrupt ones) and drops the step files
-// a killed run wrote after it; `restoreRun` loads one chosen checkpoint for use without training.
-// openRun writes, so its caller holds the run lock (run-dir.ts); restoreRun only reads.
+// Opening an RL run directory: the shared skeleton (resumable-run.ts) with the runtime's worker
+// groups as checkpoint parts, then dropping the step files a killed run wrote after its checkpoint;
+// `restoreRun` loads one chosen checkpoint for use without training. openRun writes, so its caller
+// holds the run lock (run-dir.ts); restoreRun only reads.
 import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { readBest } from "../checkpoint/best.js";
-import { jsonPart } from "../checkpoint/parts.js";
-import { listCheckpoints } from "../checkpoint/paths.js";
-import { findCheckpoint, restoreCheckpoint, type VerifiedCheckpoint } from "../checkpoint/read-checkpoint.js";
+import { findCheckpoint, restoreCheckpoint } from "../checkpoint/read-checkpoint.js";
 import type { Checkpointable } from "../checkpoint/types.js";
 import { MasoError } from "../errors.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { checkRunState, type RunState, runtimeParts } from "./checkpoint-parts.js";
+import { runtimeParts } from "./checkpoint-parts.js";
+import { freshRunState, openResumable, type RunState, readRunState, runStatePart } from "./resumable-run.js";
 
-/** The checkpoint part that holds the run's own state (step, task cursor, seed), read and written in place. */
-function runStatePart(state: RunState): Checkpointable {
-  return jsonPart(
-    "run",
-    () => ({ step: state.step, cursor: { ...state.cursor }, seed: state.seed }),
-    (v) => {
-      Object.assign(state, checkRunState(v));
-    },
-  );
-}
+/** The name of the run state's checkpoint part in an RL run. */
+const RUN_STATE_PART = "run";
 
 /** A run opened for training: its runtime, the state a step loop advances, and every checkpoint part. */
 export interface OpenedRun<S extends object, T> {
@@ -35,8 +26,10 @@ export interface OpenedRun<S extends object, T> {
 
 /**
  * Opens `runDir` for training from step 0 or, with `resume`, from its newest good checkpoint (a run
- * killed before its first checkpoint starts over). Throws RUN_EXISTS for a fresh run into a directory
- * with checkpoints, CHECKPOINT_CORRUPT when every checkpoint is corrupt or the run state disagrees.
+ * killed before its first checkpoint starts over), through the shared skeleton (resumable-run.ts),
+ * then drops the step files a killed run wrote after that checkpoint. Throws RUN_EXISTS for a fresh
+ * run into a directory with checkpoints, CHECKPOINT_CORRUPT when every checkpoint is corrupt or the
+ * run state disagrees (step or seed).
  */
 export async function openRun<S extends object, T>(o: {
   runDir: string;
@@ -45,32 +38,20 @@ export async function openRun<S extends object, T>(o: {
   build: (startStep: number) => Promise<Runtime<S, T>>;
   onResume?: (step: number, skipped: string[]) => void;
 }): Promise<OpenedRun<S, T>> {
-  const state: RunState = { step: 0, cursor: { epoch: 0, index: 0 }, seed: o.seed };
-  const hasCheckpoints = (await listCheckpoints(o.runDir)).length > 0;
-  let ckpt: VerifiedCheckpoint | null = null;
-  const skipped: string[] = [];
-  if (o.resume && hasCheckpoints) ckpt = await findCheckpoint(o.runDir, { fallback: true, onSkip: (dir) => skipped.push(dir) });
-  else if (hasCheckpoints)
-    throw new MasoError("RUN_EXISTS", `${o.runDir} already has checkpoints`, "pass --resume to continue it, or choose a new run directory");
-  const startStep = ckpt ? checkRunState(await ckpt.part("run").json("state.json")).step : 0;
-  const rt = await o.build(startStep);
-  const parts = runtimeParts(rt as Runtime<object, unknown>, runStatePart(state), o.runDir);
-  if (ckpt)
-    try {
-      await restoreCheckpoint(ckpt, parts);
-      if (state.step !== ckpt.step || state.seed !== o.seed)
-        throw new MasoError(
-          "CHECKPOINT_CORRUPT",
-          `${ckpt.dir}: run state (step ${state.step}, seed ${state.seed}) does not match the manifest step ${ckpt.step} / seed ${o.seed}`,
-          "resume from an earlier checkpoint, with the run's own config",
-        );
-    } catch (e) {
+  const opened = await openResumable({
+    runDir: o.runDir,
+    seed: o.seed,
+    resume: o.resume,
+    statePart: RUN_STATE_PART,
+    build: (_ckpt, startStep) => o.build(startStep),
+    parts: (rt) => runtimeParts(rt as Runtime<object, unknown>, o.runDir),
+    close: async (rt) => {
       await rt.close?.({ finished: false });
-      throw e;
-    }
-  if (o.resume) o.onResume?.(state.step, skipped);
-  await dropStepFilesAfter(o.runDir, state.step);
-  return { rt, state, parts, startStep };
+    },
+    onResume: o.onResume,
+  });
+  await dropStepFilesAfter(o.runDir, opened.state.step);
+  return { rt: opened.built, state: opened.state, parts: opened.parts, startStep: opened.startStep };
 }
 
 /** Deletes step files (trajectories, rewards) a killed run wrote after its checkpoint at `step`: whole files, never rewritten, so a kill here leaves the rest for the next resume. */
@@ -129,10 +110,10 @@ export async function restoreRun<S extends object, T>(o: {
   // a best pointer at step 0: no checkpoint beat the untrained cast on dev
   if (best && step === 0) return { rt: await o.build(0), step: 0, checkpoint: "best" };
   const ckpt = await findCheckpoint(o.runDir, step === undefined ? { fallback: true } : { step });
-  const state: RunState = { step: 0, cursor: { epoch: 0, index: 0 }, seed: 0 };
-  const rt = await o.build(checkRunState(await ckpt.part("run").json("state.json")).step);
+  const state = freshRunState(0);
+  const rt = await o.build((await readRunState(ckpt, RUN_STATE_PART)).step);
   try {
-    await restoreCheckpoint(ckpt, runtimeParts(rt as Runtime<object, unknown>, runStatePart(state), o.runDir));
+    await restoreCheckpoint(ckpt, [...runtimeParts(rt as Runtime<object, unknown>, o.runDir), runStatePart(RUN_STATE_PART, state)]);
     // the weights and the run state must be of the step the manifest says, as a resume checks
     if (state.step !== ckpt.step)
       throw new MasoError(

@@ -1,10 +1,10 @@
 // An RL training run that can be killed at any moment and resumed exactly: opens (or resumes) the
-// run directory, then loops controller steps over tasks drawn through a seeded cursor, writing
-// per-step per-role metrics, trajectories and rewards (exactly what the step trained on), stopping
-// loudly on a step whose episodes failed beyond the tolerance, evaluating on dev and checkpointing
-// every worker group and the run state every K steps (keeping N, plus the best one on dev). It is the
-// run directory's only writer (run-dir.ts) and knows nothing of the terminal or the CLI; callers
-// watch it through callbacks.
+// run directory (resume.ts, on the skeleton every resumable run shares), then loops controller steps
+// over tasks drawn through a seeded cursor, writing per-step per-role metrics, trajectories and
+// rewards (exactly what the step trained on), stopping loudly on a step whose episodes failed beyond
+// the tolerance, evaluating on dev and checkpointing every worker group and the run state every K
+// steps (keeping N, plus the best one on dev). It is the run directory's only writer (run-dir.ts) and
+// knows nothing of the terminal or the CLI; callers watch it through callbacks.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { writeCheckpoint } from "../checkpoint/write-checkpoint.js";
@@ -23,6 +23,7 @@ import { betterThan, promoteBest, recoverBest } from "./best-checkpoint.js";
 import { type CollapseOptions, openCollapseWatch } from "./collapse-watch.js";
 import type { EvalResult, TrainRunEval } from "./evaluate.js";
 import { type OpenedRun, openRun } from "./resume.js";
+import { checkpointDue } from "./resumable-run.js";
 import { asRunWriter } from "./run-dir.js";
 import { stepRow, type TrainRow } from "./step-row.js";
 import { nextTasks } from "./task-order.js";
@@ -191,7 +192,7 @@ async function trainSteps<S extends object, T>(
     metrics.write(row);
     rows.push(row);
     o.onStep?.(row, report);
-    if (stepNo % o.checkpointEvery === 0 || stepNo === o.steps || newBest) {
+    if (checkpointDue(stepNo, o.checkpointEvery, o.steps) || newBest) {
       metrics.sync();
       const written = await writeCheckpoint(runDir, stepNo, parts, {
         keep: o.keep,
@@ -230,7 +231,7 @@ function evaluatesAt<S extends object, T>(o: TrainRunOptions<S, T>, stepNo: numb
  * resume continues exactly).
  */
 function drainsAt<S extends object, T>(o: TrainRunOptions<S, T>, stepNo: number): boolean {
-  return stepNo % o.checkpointEvery === 0 || stepNo === o.steps || evaluatesAt(o, stepNo);
+  return checkpointDue(stepNo, o.checkpointEvery, o.steps) || evaluatesAt(o, stepNo);
 }
 
 interface StepParts<S extends object, T> {

@@ -1,7 +1,7 @@
 // Which training tasks a step draws: every epoch visits each task once, in an order seeded by the
 // run's seed and the epoch number, so a resumed run draws exactly what the uninterrupted one would.
 import { createRng } from "../rng.js";
-import type { TaskCursor } from "./checkpoint-parts.js";
+import type { DataCursor } from "./resumable-run.js";
 
 /** The seed of epoch `epoch`'s order in a run seeded `seed`. */
 export const epochSeed = (seed: number, epoch: number): number =>
@@ -14,7 +14,7 @@ function epochOrder(seed: number, epoch: number, n: number): Int32Array {
 }
 
 /** The next `count` task indices, advancing `cursor` in place. */
-export function nextTasks(cursor: TaskCursor, count: number, n: number, seed: number): number[] {
+export function nextTasks(cursor: DataCursor, count: number, n: number, seed: number): number[] {
   const out: number[] = [];
   let order = epochOrder(seed, cursor.epoch, n);
   for (let k = 0; k < count; k++) {
