@@ -203,6 +203,20 @@ describe("hold mode: runtime.nats.outage hold", () => {
     expect(ms).toBeLessThan(HOLD + 2500);
   });
 
+  it("an attached worker whose reconnect window is shorter than the hold refuses the run", async () => {
+    const nats = { outage: "hold", holdMs: 5000, startupTimeoutMs: 5000 };
+    const { env, config, worker, runDir } = await attachedRun("hold-window", 1, ["--reconnect-window", "2"], nats);
+    const w = worker("planner");
+    const controller = startCli(["train", WORKFLOW, "--config", config, "--run-dir", runDir], env);
+    procs.push(controller);
+    expect((await w.done).code).toBe(1);
+    expect(w.stderr()).toMatch(
+      /WORKER_RECONNECT_WINDOW: worker planner\/0: run hold-window holds its calls through a NATS server outage for up to 5000 ms, longer than this worker's reconnect window \(2 s\).*--reconnect-window 5/,
+    );
+    expect((await controller.done).code).toBe(1);
+    expect(controller.stderr()).toMatch(/WORKER_MISSING/);
+  });
+
   it("refuses generation replicas (their worker-to-worker calls are not re-sent)", async () => {
     const runtime = { transport: "nats", nats: { url: "nats://127.0.0.1:1", outage: "hold", replicas: { solver: 2 } } };
     const config = writeConfig(root, "hold-replicas.json", perModelConfig({ ...base(1), runtime }));
