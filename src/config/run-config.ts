@@ -257,6 +257,10 @@ const natsSchema = z
     startupTimeoutMs: z.number().int().min(100).max(3_600_000).default(180_000),
     /** the largest checkpoint part (one model's files) carried over NATS to a worker without the run directory */
     maxPartMiB: posInt(1_048_576).default(16_384),
+    /** a NATS server outage: "fail" every call at once (NATS_DISCONNECTED), or "hold" them and resume once it is back */
+    outage: z.enum(["fail", "hold"]).default("fail"),
+    /** hold mode: the longest outage calls wait out before they fail; workers must reconnect at least this long */
+    holdMs: z.number().int().min(1000).max(3_600_000).default(30_000),
   })
   .strict();
 

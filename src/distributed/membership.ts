@@ -144,8 +144,7 @@ export async function watchMembers(
     lost.add(label);
     for (const cb of listeners) cb(label, why);
   };
-  const it = await kv.watch({ key: "workers.>", include: KvWatchInclude.UpdatesOnly });
-  void (async () => {
+  const follow = async (it: Awaited<ReturnType<KV["watch"]>>) => {
     for await (const e of it) {
       if (e.operation !== "PUT") {
         const [, model, rank] = e.key.split(".");
@@ -171,10 +170,31 @@ export async function watchMembers(
       // a worker rebuilding for a new controller start leaves and comes back before the run begins
       lost.delete(label);
     }
-  })().catch(() => {});
-  // every worker gets a full timeout again from the reconnect
+  };
+  const watchNew = () => kv.watch({ key: "workers.>", include: KvWatchInclude.UpdatesOnly });
+  let it = await watchNew();
+  let stopped = false;
+  void follow(it).catch(() => {});
+  // every worker gets a full timeout again from the reconnect; a server that restarted lost the
+  // watch's consumer, which the client would notice only after two missed idle heartbeats (10 s):
+  // a new watch follows the beats at once
   conn?.onUp(() => {
     for (const s of seen.values()) s.at = Date.now();
+    void (async () => {
+      // JetStream may need a moment after a restart: try for a few seconds
+      for (let i = 0; i < 20 && !stopped && !conn.down(); i++) {
+        const next = await watchNew().catch(() => null);
+        if (!next) {
+          await new Promise((r) => setTimeout(r, 250));
+          continue;
+        }
+        it.stop();
+        it = next;
+        if (stopped) next.stop();
+        else void follow(next).catch(() => {});
+        return;
+      }
+    })();
   });
   const sweep = setInterval(
     () => {
@@ -208,6 +228,7 @@ export async function watchMembers(
     },
     onLost: (cb) => void listeners.push(cb),
     stop() {
+      stopped = true;
       clearInterval(sweep);
       it.stop();
     },

@@ -43,6 +43,9 @@ export interface NatsSettings {
   startupTimeoutMs: number;
   /** The largest checkpoint part carried over NATS when a worker does not share the run directory. */
   maxPartMiB?: number;
+  /** A server outage: "fail" every call at once (default), or "hold" the calls up to `holdMs` and resume. */
+  outage?: "fail" | "hold";
+  holdMs?: number;
 }
 
 /** `runtime.nats.maxPartMiB`'s default (16 GiB), in bytes. */
@@ -56,8 +59,11 @@ export interface PublishedConfig {
   runDir: string;
   /** Changes with every controller start; workers report it, so none from an earlier start is used. */
   session: string;
-  /** maxPartBytes: absent from an older controller's config (then the default). */
-  settings: { heartbeatMs: number; callTimeoutMs: number; maxPartBytes?: number };
+  /**
+   * maxPartBytes: absent from an older controller's config (then the default). holdMs: only in hold
+   * mode, where the workers keep their replies for re-sent calls and must reconnect for that long.
+   */
+  settings: { heartbeatMs: number; callTimeoutMs: number; maxPartBytes?: number; holdMs?: number };
   /** sha256 of the workflow module file: a worker imports that path only if its file has this hash. */
   workflowSha256: string | null;
 }
@@ -92,6 +98,26 @@ export function envRunKey(settings: { workers: string }): Buffer | null {
     return runKeyFromEnv(process.env, "CONFIG_RUN_KEY", "a controller with attached workers");
   return null;
 }
+
+/** The hold of hold mode in ms, or undefined (fail fast); CONFIG_NATS_OUTAGE where hold cannot keep its promise. */
+function holdOf(s: NatsSettings): number | undefined {
+  if (s.outage !== "hold") return undefined;
+  const replicated = Object.entries(s.replicas).filter(([, n]) => n > 1);
+  // replicas talk to rank 0 directly (samples, weights), on calls the controller cannot re-send
+  if (replicated.length)
+    throw new MasoError(
+      "CONFIG_NATS_OUTAGE",
+      `runtime.nats.outage "hold" does not cover generation replicas (runtime.nats.replicas: ${replicated.map(([m, n]) => `${m}: ${n}`).join(", ")})`,
+      'use outage "fail" with replicas, or one worker per model',
+    );
+  return s.holdMs ?? DEFAULT_HOLD_MS;
+}
+
+/** `runtime.nats.holdMs`'s default: the default reconnect window of `maso worker`. */
+export const DEFAULT_HOLD_MS = 30_000;
+
+/** How long a connection keeps reconnecting: 30 s, or the hold when longer. */
+export const reconnectSecondsFor = (holdMs?: number): number => Math.max(30, Math.ceil((holdMs ?? 0) / 1000));
 
 /** sha256 of the config's workflow module, for workers to pin it; null when the config names none. */
 function workflowHash(config: unknown): string | null {
@@ -180,6 +206,7 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
   const models = [...cast.models.keys()];
   for (const m of models) checkToken("model name", m);
   const addresses = addressesOf(models, s.replicas);
+  const holdMs = holdOf(s);
   if (s.workers === "attach" && !s.run)
     throw new MasoError(
       "CONFIG_NATS_RUN",
@@ -209,7 +236,7 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
     const auth = embedded ? authOf(embedded.users, run, CONTROLLER) : (o.auth ?? natsAuthFromEnv());
     // spawned workers on an embedded server get their model's user; otherwise the controller's credentials
     const workerAuth = (a: WorkerAddress) => (embedded ? authOf(embedded.users, run, { kind: "worker", model: a.model }) : auth);
-    nc = await connectNats(url, auth, `maso-controller ${run}`, 30, roleInbox(run, CONTROLLER));
+    nc = await connectNats(url, auth, `maso-controller ${run}`, reconnectSecondsFor(holdMs), roleInbox(run, CONTROLLER));
     conn = watchConnection(nc, url);
     kv = await openRunBucket(nc, run);
     const session = randomBytes(8).toString("hex");
@@ -218,7 +245,7 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
       config: o.config,
       runDir: resolve(o.runDir),
       session,
-      settings: { heartbeatMs: s.heartbeatMs, callTimeoutMs: s.callTimeoutMs, maxPartBytes },
+      settings: { heartbeatMs: s.heartbeatMs, callTimeoutMs: s.callTimeoutMs, maxPartBytes, ...(holdMs && { holdMs }) },
       workflowSha256: workflowHash(o.config),
     };
     await kv.put(CONFIG_KEY, sealKv(sealer, runBucket(run), CONFIG_KEY, published)).catch((e) => {
@@ -227,7 +254,8 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
     const watch = await watchMembers(kv, runBucket(run), sealer, s.heartbeatTimeoutMs, conn);
     if (s.workers === "spawn") {
       const threads = s.threads ?? Math.max(1, Math.floor(availableParallelism() / addresses.length));
-      spawned = await spawnWorkers({ url, auth: workerAuth, runKey, run, runDir: o.runDir, addresses, threads });
+      const reconnectSeconds = reconnectSecondsFor(holdMs);
+      spawned = await spawnWorkers({ url, auth: workerAuth, runKey, run, runDir: o.runDir, addresses, threads, reconnectSeconds });
       log(
         `started ${spawned.length} worker processes (${threads} thread${threads > 1 ? "s" : ""} each) on ${server ? "an embedded nats-server (one NATS user per role)" : url}, run ${run}`,
       );
@@ -262,6 +290,7 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
       watch,
       runDir: o.runDir,
       maxPartBytes,
+      holdMs,
     });
     for (const w of spawned) void ended(w).then((how) => transport.lose(workerLabel(w.address), how));
     await checkWorkers(transport, addresses, { cast, session, run, startStep: o.startStep });

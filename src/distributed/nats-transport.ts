@@ -3,7 +3,8 @@
 // generation replicas still looks like one worker group: role calls are sharded by episode id
 // (every call of an episode on one replica, so chained prompts find their earlier sample), every
 // other operation goes to rank 0, and after an update or a checkpoint load the call returns only
-// once every replica has fetched rank 0's new weights (the update barrier).
+// once every replica has fetched rank 0's new weights (the update barrier). A server outage fails
+// every call at once, or, with `holdMs`, holds the calls and re-sends them once the server is back.
 import type { NatsConnection } from "@nats-io/transport-node";
 import { MasoError } from "../errors.js";
 import type { GenerateRequest, RequestOf, ResponseOf, WorkerOp, WorkerState } from "../runtime/messages.js";
@@ -32,6 +33,8 @@ export interface NatsTransportOptions {
   runDir: string;
   /** The largest checkpoint part carried over NATS, in bytes. */
   maxPartBytes: number;
+  /** Hold mode: calls wait out a server outage this long and are re-sent after it (absent: they fail at once). */
+  holdMs?: number;
 }
 
 /** The NATS transport plus the host operations the run loop needs (checkpoint parts, in place or carried). */
@@ -44,6 +47,14 @@ export interface NatsTransport extends Transport {
   lose(label: string, why: string): void;
   close(): void;
 }
+
+// OUTAGE: without hold, a reply or a sample may have been lost with the server, and a step that
+// went on without it would not be the step an uninterrupted run takes; --resume continues exactly
+// from the last checkpoint instead. In hold mode nothing is lost: every unanswered call is re-sent
+// and workers keep their replies (rpc.ts).
+
+const lostError = (label: string, why: string, when: string) =>
+  new MasoError("WORKER_LOST", `worker ${label} ${why}, ${when}`, "restart the worker and continue with maso train --resume");
 
 /** How long a vanished worker's exit reason (spawned workers) may take to arrive. */
 const EXIT_GRACE_MS = 250;
@@ -90,13 +101,15 @@ function partOptions(o: NatsTransportOptions) {
  * const transport = natsTransport({ nc, url, run: "r1", sealer, replicas: { coder: 1, reviewer: 1 }, callTimeoutMs: 600_000, watch });
  */
 export function natsTransport(o: NatsTransportOptions): NatsTransport {
-  const rpc = rpcClient(o.nc, o.run, o.sealer, o.url);
+  // fail fast: the first outage ends the run's calls for good, even once the server is back (see
+  // OUTAGE); hold mode: only once the hold ran out
+  let outage = false;
+  const hold = o.holdMs ? { holdMs: o.holdMs, onGiveUp: () => void (outage = true) } : undefined;
+  const rpc = rpcClient(o.nc, o.run, o.sealer, o.url, hold);
   const lost = new Map<string, string>();
   /** Workers that answered a call: a later "no responders" from one of them means it is gone. */
   const served = new Set<string>();
   const meter = trafficMeter();
-  const lostError = (label: string, why: string, when: string) =>
-    new MasoError("WORKER_LOST", `worker ${label} ${why}, ${when}`, "restart the worker and continue with maso train --resume");
   const lose = (label: string, why: string) => {
     // a worker that vanished while the server was away is the server's outage, failed as such
     if (lost.has(label) || rpc.connection.down()) return;
@@ -104,13 +117,10 @@ export function natsTransport(o: NatsTransportOptions): NatsTransport {
     rpc.failPending(label, (what) => lostError(label, why, `during ${what}`));
   };
   o.watch.onLost(lose);
-  // the first outage ends the run's calls for good, even once the server is back: a reply or a
-  // sample may have been lost with it, and a step that went on without it would not be the step an
-  // uninterrupted run takes. --resume continues exactly from the last checkpoint instead.
-  let outage = false;
-  rpc.connection.onDown(() => {
-    outage = true;
-  });
+  if (!hold)
+    rpc.connection.onDown(() => {
+      outage = true;
+    });
   const ranks = (model: string): WorkerAddress[] => {
     const n = o.replicas[model];
     if (!n)
@@ -119,8 +129,9 @@ export function natsTransport(o: NatsTransportOptions): NatsTransport {
   };
   const send = async (w: WorkerAddress, op: string, payload: Uint8Array): Promise<Uint8Array> => {
     const label = workerLabel(w);
-    // shutdown is the exception: after an outage the workers still end with the run
-    if (rpc.connection.down() || (outage && op !== "shutdown")) throw rpc.connection.error(`${label} ${op}`);
+    // shutdown is the exception: after an outage the workers still end with the run; it is never held
+    const held = hold && op !== "shutdown";
+    if ((rpc.connection.down() && !held) || (outage && op !== "shutdown")) throw rpc.connection.error(`${label} ${op}`);
     const why = lost.get(label);
     if (why) throw lostError(label, why, `before ${op}`);
     try {

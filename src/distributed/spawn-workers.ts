@@ -57,6 +57,8 @@ export async function spawnWorkers(o: {
   runDir: string;
   addresses: readonly WorkerAddress[];
   threads: number;
+  /** The workers' reconnect window (default: maso worker's). */
+  reconnectSeconds?: number;
 }): Promise<SpawnedWorker[]> {
   const logs = join(o.runDir, "workers");
   await mkdir(logs, { recursive: true });
@@ -78,6 +80,7 @@ export async function spawnWorkers(o: {
       String(o.threads),
       "--run-dir",
       o.runDir,
+      ...(o.reconnectSeconds ? ["--reconnect-window", String(o.reconnectSeconds)] : []),
     ];
     const child = spawn(process.execPath, args, {
       env: workerEnv(process.env, o.auth(address), o.runKey, o.threads),

@@ -45,6 +45,8 @@ export interface WorkerHostOptions {
   session: string;
   /** How long the heartbeat thread's connection tries to reconnect, as the worker's own. */
   reconnectSeconds: number;
+  /** Hold mode: how long each reply is kept for a call re-sent after a server outage (absent: none kept). */
+  keepMs?: number;
 }
 
 export interface WorkerHost {
@@ -283,7 +285,7 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
     await heartbeat?.stop();
     done();
   };
-  const server = serveRpc(o.nc, workerSubjects(run, address), run, o.sealer, label, handle);
+  const server = serveRpc(o.nc, workerSubjects(run, address), run, o.sealer, label, handle, o.keepMs);
   // announce only once the subscription is on the server: a controller may call the moment it sees the beat
   await o.nc.flush();
   heartbeat = await startHeartbeat({

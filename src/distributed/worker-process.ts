@@ -58,6 +58,19 @@ async function nextConfig(
   return null;
 }
 
+/** How much longer than the hold a reply is kept: a re-send arrives after the reconnect, plus its retries. */
+const KEEP_MARGIN_MS = 60_000;
+
+/** A worker must ride out as long an outage as its controller holds calls for, or a re-sent call finds it gone. */
+function checkWindow(label: string, run: string, holdMs: number | undefined, reconnectSeconds: number): void {
+  if (holdMs && holdMs > reconnectSeconds * 1000)
+    throw new MasoError(
+      "WORKER_RECONNECT_WINDOW",
+      `worker ${label}: run ${run} holds its calls through a NATS server outage for up to ${holdMs} ms, longer than this worker's reconnect window (${reconnectSeconds} s)`,
+      `start it with --reconnect-window ${Math.ceil(holdMs / 1000)} or more`,
+    );
+}
+
 /** A promise that rejects with `err` once `fire` is called; never rejects unhandled. */
 function tripwire(): { fired: Promise<never>; fire: (e: Error) => void } {
   let fire!: (e: Error) => void;
@@ -125,6 +138,8 @@ export async function runWorkerProcess(o: WorkerProcessOptions): Promise<void> {
       );
       if (!published) break;
       session = published.session;
+      const { holdMs } = published.settings;
+      checkWindow(label, o.run, holdMs, reconnectSeconds);
       await refuseIfServed(kv, {
         key: memberKey(o.address),
         label,
@@ -151,6 +166,7 @@ export async function runWorkerProcess(o: WorkerProcessOptions): Promise<void> {
         callTimeoutMs: published.settings.callTimeoutMs,
         session: published.session,
         reconnectSeconds,
+        keepMs: holdMs && holdMs + KEEP_MARGIN_MS,
       });
       void host.heartbeatClosed.then(serverLost);
       o.log(`worker ${label}: serving ${wg.name} (${o.threads} thread${o.threads > 1 ? "s" : ""})`);

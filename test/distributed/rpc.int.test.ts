@@ -1,7 +1,8 @@
 // The NATS wire against a real nats-server: payloads above max_payload both ways, timeouts, errors
 // that arrive as the same MasoError, credentials refused, a message for another run refused, and a
 // server restart: pending calls and calls made while it is away fail at once, later calls work
-// after the reconnect.
+// after the reconnect. In hold mode the same restart loses nothing: a call pending through it, and one
+// made while the server is away, each run once on the worker and get their replies.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { connectNats } from "../../src/distributed/connect.js";
@@ -135,6 +136,40 @@ describe("rpc over nats-server", () => {
         .then(decodeJson)
         .catch(() => new Promise((r) => setTimeout(() => r(null), 100)));
     expect(reply).toEqual({ n: 2 });
+    rpc.close();
+    await a.close();
+    await b.close();
+    await again.stop();
+  });
+
+  it("hold mode: a call pending through a restart and one made during it each run once and get their replies", async () => {
+    const own = await startNatsServer();
+    const a = await connectNats(own.url, { token: own.token }, "a");
+    const b = await connectNats(own.url, { token: own.token }, "b");
+    const runs: Record<string, number> = {};
+    let busy = true;
+    const handler = async (op: string, p: Uint8Array) => {
+      runs[op] = (runs[op] ?? 0) + 1;
+      while (op === "update" && busy) await new Promise((r) => setTimeout(r, 20));
+      return encodeJson({ op, runs: runs[op], echo: decodeJson(p) });
+    };
+    serveRpc(b, "maso.r1.x.0.*", "r1", sealer(), "x/0", handler, 60_000);
+    await b.flush();
+    const rpc = rpcClient(a, "r1", sealer(), undefined, { holdMs: 20_000 });
+    const update = rpc.request("maso.r1.x.0.update", encodeJson({ n: 1 }), opts(60_000));
+    await new Promise((r) => setTimeout(r, 200));
+    await own.stop({ keepStore: true });
+    while (!rpc.connection.down()) await new Promise((r) => setTimeout(r, 20));
+    const state = rpc.request("maso.r1.x.0.state", encodeJson({ n: 2 }), opts(60_000));
+    // the worker finishes the update while the server is away: its reply cannot leave
+    busy = false;
+    await new Promise((r) => setTimeout(r, 1000));
+    const again = await startNatsServer({ port: own.port, token: own.token, storeDir: own.storeDir });
+    expect(decodeJson(await update)).toEqual({ op: "update", runs: 1, echo: { n: 1 } });
+    expect(decodeJson(await state)).toEqual({ op: "state", runs: 1, echo: { n: 2 } });
+    // a re-send that reached the worker after the first reply came back must not have run it again
+    await new Promise((r) => setTimeout(r, 500));
+    expect(runs).toEqual({ update: 1, state: 1 });
     rpc.close();
     await a.close();
     await b.close();

@@ -143,6 +143,7 @@ options:
                       checkpoint parts are written and read there when it is the controller's (a
                       shared file system), else staged there while they travel over NATS
   --reconnect-window <s>  how long to keep reconnecting to a NATS server that went away
-                      (default 30); then the worker exits with NATS_DISCONNECTED`,
+                      (default 30); then the worker exits with NATS_DISCONNECTED. A run with
+                      runtime.nats.outage hold needs it at least holdMs / 1000`,
   run,
 };
