@@ -21,7 +21,7 @@ import {
   permissionError,
   watchConnection,
 } from "./connect.js";
-import { openRunBucket, watchMembers } from "./membership.js";
+import { type MemberWatch, openRunBucket, watchMembers } from "./membership.js";
 import { fileSha256, newRunKey, parseRunKey, RUN_KEY_ENV, runKeyFromEnv, runSealer, sealKv, senderId } from "./run-key.js";
 import { type NatsServer, startNatsServer } from "./nats-server.js";
 import { authOf, authorizationBlock, runUsers } from "./nats-users.js";
@@ -189,6 +189,35 @@ async function checkWorkers(
 }
 
 /**
+ * Waits until every address has beaten for this session; a worker started with another run id
+ * waits in its own run's bucket, so a WORKER_MISSING names any such stray it found there.
+ */
+async function waitForWorkers(
+  o: {
+    nc: NatsConnection;
+    run: string;
+    watch: MemberWatch;
+    addresses: readonly WorkerAddress[];
+    session: string;
+    timeoutMs: number;
+    log: (s: string) => void;
+  },
+  abort: () => Error | null,
+): Promise<void> {
+  const strays = strayWorkers({ nc: o.nc, run: o.run, missing: () => o.watch.missing(o.addresses, o.session), log: o.log });
+  try {
+    await o.watch.waitFor(o.addresses, o.session, o.timeoutMs, abort);
+  } catch (e) {
+    const found = strays.found();
+    if (e instanceof MasoError && e.code === "WORKER_MISSING" && found.length)
+      throw new MasoError(e.code, `${e.what}; ${found.join(", ")} waits on this server instead`, `restart it with --run ${o.run}`);
+    throw e;
+  } finally {
+    strays.stop();
+  }
+}
+
+/**
  * Builds a runtime over NATS. `close()` shuts the workers down, then the connection and any
  * embedded server.
  * @example
@@ -268,18 +297,10 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
         died ??= new MasoError("WORKER_EXITED", `worker ${workerLabel(w.address)} ${how}: ${await logTail(w)}`, `see ${w.log}`);
       });
     const c = conn;
-    // a worker started with another run id waits in its own run's bucket: look there too
-    const strays = strayWorkers({ nc, run, missing: () => watch.missing(addresses, session), log });
-    try {
-      await watch.waitFor(addresses, session, s.startupTimeoutMs, () => died ?? (c.down() ? c.error("waiting for the workers") : null));
-    } catch (e) {
-      const found = strays.found();
-      if (e instanceof MasoError && e.code === "WORKER_MISSING" && found.length)
-        throw new MasoError(e.code, `${e.what}; ${found.join(", ")} waits on this server instead`, `restart it with --run ${run}`);
-      throw e;
-    } finally {
-      strays.stop();
-    }
+    await waitForWorkers(
+      { nc, run, watch, addresses, session, timeoutMs: s.startupTimeoutMs, log },
+      () => died ?? (c.down() ? c.error("waiting for the workers") : null),
+    );
     const transport = natsTransport({
       nc,
       url,
