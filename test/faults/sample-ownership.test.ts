@@ -27,16 +27,18 @@ describe("a worker group checks every reward against what it stored at generatio
     });
     const gen = (episodeId: string, role: string) =>
       wg.generate({
-        episodeId,
-        role,
-        node: role,
-        visit: 0,
-        turn: 0,
+        call: {
+          episodeId,
+          role,
+          node: role,
+          visit: 0,
+          turn: 0,
+          messages: ask(`prompt ${episodeId}`),
+          sampling: { temperature: 1, topP: 1, topK: 0 },
+          stop: [],
+          maxNewTokens: 3,
+        },
         adapter: null,
-        messages: ask(`prompt ${episodeId}`),
-        sampling: { temperature: 1, topP: 1, topK: 0 },
-        stop: [],
-        maxNewTokens: 3,
         seed: 1,
       });
     const [e0a, e1a, e0b] = await Promise.all([gen("e0", "a"), gen("e1", "a"), gen("e0", "b")]);
