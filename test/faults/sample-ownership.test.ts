@@ -144,7 +144,7 @@ describe("the controller matches rewards to samples through its own ledger", () 
       { caller: ledger.wrap(scriptedCaller(() => "x")) },
     );
     ledger.close();
-    expect([...ownedRecords(ts[0] as Trajectory<unknown>, ledger).values()].map((r) => r.owner.episodeId)).toEqual(["e0"]);
+    expect([...ownedRecords(ts[0] as Trajectory<unknown>, ledger).values()].map((r) => r.sample.episodeId)).toEqual(["e0"]);
     ts[0].records[0].sampleHandle = { ...ts[1].records[0].sampleHandle! };
     expect(() => ownedRecords(ts[0] as Trajectory<unknown>, ledger)).toThrow(
       expect.objectContaining({
