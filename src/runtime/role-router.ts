@@ -45,7 +45,7 @@ export function routingCaller(
         const m: GenerateRequest = {
           call: req,
           adapter: entry.adapter,
-          seed: seedOf(o.seed, o.step, req.episodeId, req.node, req.visit),
+          seed: seedOf(o.seed, o.step, req.episodeId, req.node, req.seed ?? req.visit),
           ...(vars && { chatTemplate: vars }),
         };
         return { model: entry.model, m };
