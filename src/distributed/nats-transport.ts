@@ -190,7 +190,7 @@ export function natsTransport(o: NatsTransportOptions): NatsTransport {
     async call<K extends WorkerOp>(group: string, op: K, msg: RequestOf<K>): Promise<ResponseOf<K>> {
       const all = ranks(group);
       if (op === "generate") {
-        const w = all[replicaOf((msg as GenerateRequest).episodeId, all.length)];
+        const w = all[replicaOf((msg as GenerateRequest).call.episodeId, all.length)];
         return (await counted(w, op, msg)) as ResponseOf<K>;
       }
       if (op === "release" || op === "discard") {

@@ -233,7 +233,9 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
 
   /** A replica's generate: sample here, then hand the sample to rank 0 and answer with its id there. */
   const replicaGenerate = async (req: GenerateRequest) => {
-    const mine = req.extend ? { ...req, extend: { ...req.extend, id: local.get(req.extend.id) ?? -1 } } : req;
+    const e = req.call.extend;
+    // the chain names rank 0's id of the earlier sample; this rank holds it under its own
+    const mine = e ? { ...req, call: { ...req.call, extend: { ...e, sample: { ...e.sample, id: local.get(e.sample.id) ?? -1 } } } } : req;
     const res = await wg.generate(mine);
     const { id } = (await toRank0("adopt", wg.sampleRecord(res.sampleHandle.id))) as { id: number };
     local.set(id, res.sampleHandle.id);

@@ -4,23 +4,40 @@
 // samples) is read before any of them runs, never after.
 
 import { MasoError } from "../errors.js";
-import { isTrainable, type JudgeRecord, type SampleHandle, type StepRecord, type Trajectory } from "../workflow/trajectory.js";
+import {
+  isTrainable,
+  type JudgeRecord,
+  type OwnedSample,
+  type SampleHandle,
+  type StepRecord,
+  type Trajectory,
+} from "../workflow/trajectory.js";
 import { isSkip, type NamedReward, REWARD_KINDS, type RewardAssignment, type RewardEntry, type RewardKind } from "./types.js";
 
-/** A trainable record as it was before any reward function ran. */
+/**
+ * A trainable record as it was before any reward function ran: its sample's identity (in training,
+ * the sample ledger's own entry; see src/runtime/sample-ledger.ts ownedRecords) and what the
+ * reward checks read.
+ */
 export interface TrainableRecord {
+  recordIndex: number;
+  turn: number;
+  outputTokens: number | null;
+  sample: OwnedSample;
+}
+
+/**
+ * The combined reward of one trainable record, as the rewards files keep it: the record's sample
+ * identity written out (from its TrainableRecord's `sample`), and the reward.
+ */
+export interface CombinedReward {
   recordIndex: number;
   node: string;
   visit: number;
   turn: number;
-  role: string | null;
-  model: string | null;
-  outputTokens: number | null;
+  role: string;
+  model: string;
   sampleHandle: SampleHandle;
-}
-
-/** The combined reward of one trainable record. */
-export interface CombinedReward extends Omit<TrainableRecord, "outputTokens"> {
   /** Sum over reward functions; per token when any term is per token (scalars land on the last token). */
   value: number | number[];
   /** Sum per kind (per-token terms summed over tokens), for logging. */
@@ -60,8 +77,9 @@ export function trainableRecords(trajectory: Trajectory<unknown>): Map<number, T
   const out = new Map<number, TrainableRecord>();
   trajectory.records.forEach((r, i) => {
     if (!isTrainable(r)) return;
-    const { node, visit, turn, role, model, outputTokens } = r;
-    out.set(i, { recordIndex: i, node, visit, turn, role, model, outputTokens, sampleHandle: { ...r.sampleHandle! } });
+    // no ledger here (evaluation, a trajectory read back): the record itself names its sample
+    const sample = { episodeId: trajectory.episodeId, role: r.role!, node: r.node, visit: r.visit, handle: { ...r.sampleHandle! } };
+    out.set(i, { recordIndex: i, turn: r.turn, outputTokens: r.outputTokens, sample });
   });
   return out;
 }
@@ -141,15 +159,15 @@ function addEntry(prev: CombinedReward | undefined, owned: TrainableRecord, e: R
   const mismatch = (): never => {
     throw new MasoError("REWARD_INVALID", `${at}: per-token rewards of different lengths`, "give one value per output token");
   };
-  const { node, visit, turn, role, model } = owned;
+  const { node, visit, role, handle } = owned.sample;
   const c: CombinedReward = prev ?? {
     recordIndex: owned.recordIndex,
     node,
     visit,
-    turn,
+    turn: owned.turn,
     role,
-    model,
-    sampleHandle: { ...owned.sampleHandle },
+    model: handle.model,
+    sampleHandle: { ...handle },
     value: 0,
     byKind: {},
     bySource: {},
@@ -238,11 +256,11 @@ function skippedOf(
     if (!reasons) {
       throw new MasoError(
         "REWARD_MISSING",
-        `${where(episodeId, rec, idx)}: no reward function assigned or skipped it`,
+        `${where(episodeId, rec.sample, idx)}: no reward function assigned or skipped it`,
         "add a reward function covering this role, or skip the record explicitly",
       );
     }
-    skipped.push({ recordIndex: idx, node: rec.node, visit: rec.visit, reasons });
+    skipped.push({ recordIndex: idx, node: rec.sample.node, visit: rec.sample.visit, reasons });
   }
   return skipped;
 }

@@ -5,7 +5,7 @@ import { MasoError } from "../errors.js";
 import type { OutputLogprob } from "../workflow/role-call.js";
 import type { Generator, GeneratorResult } from "./generator.js";
 import type { CompleteRequest, CompleteResponse, GenerateRequest, GenerateResponse } from "./messages.js";
-import { fitted, promptIds, submission } from "./prompt-ids.js";
+import { chainOf, fitted, promptIds, promptOf, routedSubmission, submission } from "./prompt-ids.js";
 import type { SampleStore } from "./sample-store.js";
 import { textStream } from "./text-stream.js";
 import type { WeightVersions } from "./weight-versions.js";
@@ -55,17 +55,18 @@ function tokenLogprobs(tokenizer: Tokenizer, out: GeneratorResult): OutputLogpro
 
 /** The cast's adapter for the request's role, refused where the group does not serve it or the request names another. */
 function checkRoute(p: GenerationParts, req: GenerateRequest): void {
-  const expected = p.roles[req.role];
+  const { role } = req.call;
+  const expected = p.roles[role];
   if (expected === undefined)
     throw new MasoError(
       "WORKER_ROLE",
-      `worker group "${p.model}" does not serve role "${req.role}"`,
+      `worker group "${p.model}" does not serve role "${role}"`,
       `it serves ${Object.keys(p.roles).join(", ")}`,
     );
   if (expected !== req.adapter)
     throw new MasoError(
       "WORKER_ADAPTER",
-      `role "${req.role}" asked for adapter ${String(req.adapter)}, the cast says ${String(expected)}`,
+      `role "${role}" asked for adapter ${String(req.adapter)}, the cast says ${String(expected)}`,
       "route through the cast",
     );
 }
@@ -87,21 +88,15 @@ export function generation(p: GenerationParts) {
 
   const generate = async (req: GenerateRequest, onText?: (delta: string) => void): Promise<GenerateResponse> => {
     checkRoute(p, req);
-    const { prompt, chained } = promptIds(tokenizer, maxContext, store, req);
+    const { call, adapter } = req;
+    const { prompt, chained } = promptIds(tokenizer, maxContext, store, promptOf(req, p.model));
     const versionAtStart = versions.current();
     const pinned = p.pinned?.();
-    const stream = onText ? textStream(tokenizer, req.stop, onText) : undefined;
-    const maxNew = req.fitContext ? fitted(maxContext, prompt, req.maxNewTokens) : req.maxNewTokens;
-    const out = await p.generator.submit(
-      {
-        ...submission(tokenizer, prompt, req, req.adapter, maxNew),
-        ...(req.logprobs && req.topLogprobs && { topLogprobs: req.topLogprobs }),
-      },
-      stream && ((t) => stream.push(t)),
-    );
+    const stream = onText ? textStream(tokenizer, call.stop, onText) : undefined;
+    const out = await p.generator.submit(routedSubmission(tokenizer, maxContext, prompt, req), stream && ((t) => stream.push(t)));
     stream?.end(out.text);
-    p.counters.count(req.role, req.adapter ?? "-");
-    const { role, episodeId: episode, node, visit, turn, adapter } = req;
+    p.counters.count(call.role, adapter ?? "-");
+    const { role, episodeId: episode, node, visit, turn } = call;
     const tokens = Int32Array.from([...prompt, ...out.tokens]);
     const oldLogp = rolloutLogp(out, versionAtStart);
     const s = store.addNew({
@@ -112,7 +107,7 @@ export function generation(p: GenerationParts) {
       visit,
       turn,
       adapter,
-      temperature: req.sampling.temperature,
+      temperature: call.sampling.temperature,
       tokens,
       promptLen: prompt.length,
       oldLogp,
@@ -123,14 +118,14 @@ export function generation(p: GenerationParts) {
       promptTokens: prompt.length,
       outputTokens: out.tokens.length,
       finishReason: out.finishReason,
-      ...(req.extend && { chained }),
-      ...(req.logprobs && { logprobs: tokenLogprobs(tokenizer, out) }),
+      ...(chainOf(req, p.model) && { chained }),
+      ...(call.logprobs && { logprobs: tokenLogprobs(tokenizer, out) }),
     };
   };
 
   /** A generation on the base weights whose sample is not kept: nothing of it can train. */
   const complete = async (req: CompleteRequest): Promise<CompleteResponse> => {
-    const { prompt } = promptIds(tokenizer, maxContext, store, { ...req, adapter: null } as GenerateRequest);
+    const { prompt } = promptIds(tokenizer, maxContext, store, { ...req, episodeId: "" });
     const out = await p.generator.submit(submission(tokenizer, prompt, req, null, fitted(maxContext, prompt, req.maxNewTokens)));
     p.counters.count("(complete)", "-");
     return { text: out.text, promptTokens: prompt.length, outputTokens: out.tokens.length, finishReason: out.finishReason };

@@ -5,44 +5,24 @@ import type { EstimatorOptions } from "../rl/advantages/types.js";
 import type { GaeContinuation } from "../rl/advantages/types.js";
 import type { HappoKey } from "../rl/advantages/happo.js";
 import type { UpdateReport } from "../rl/update/types.js";
-import type { ChatMessage, Sampling } from "../workflow/role.js";
-import type { OutputLogprob } from "../workflow/role-call.js";
+import type { OutputLogprob, RoleCallRequest } from "../workflow/role-call.js";
 import type { SampleHandle } from "../workflow/trajectory.js";
 import type { CompleteRequest, CompleteResponse, RateRequest, RateResponse } from "../rewards/model-calls.js";
 import type { GeneratorStats } from "./generator.js";
 
-/** One role call routed to a worker group: the RoleCallRequest plus the adapter and sampling seed. */
-export type GenerateRequest = {
-  episodeId: string;
-  role: string;
-  node: string;
-  visit: number;
-  turn: number;
+/**
+ * One role call routed to a worker group: the workflow's request as it was made, and what routing
+ * adds. The worker group reads the call's `extend` only where the sample it names is its own.
+ */
+export interface GenerateRequest {
+  call: RoleCallRequest;
   /** LoRA adapter from the cast (null = base weights). */
   adapter: string | null;
-  sampling: Sampling;
-  stop: readonly string[];
-  maxNewTokens: number;
-  /** Lower maxNewTokens to what the context leaves after the prompt (a call that asked for no limit). */
-  fitContext?: boolean;
-  /** Return each output token's text and sampling log-prob. */
-  logprobs?: boolean;
-  /** With `logprobs`: also this many most likely alternatives per output token (1–20). */
-  topLogprobs?: number;
+  /** Sampling seed, derived from the call's identity (src/runtime/role-router.ts seedOf). */
   seed: number;
   /** The role's extra chat-template variables (e.g. { enable_thinking: false }), for rendering `messages`. */
   chatTemplate?: Readonly<Record<string, unknown>>;
-} & (
-  | {
-      messages: ChatMessage[];
-      prompt?: undefined;
-      /** Tool schemas the chat template renders (gateway calls). */
-      tools?: readonly unknown[];
-      /** `messages[replayed]` is the reply of this group's sample `id` (same episode): reuse its ids. */
-      extend?: { id: number; replayed: number };
-    }
-  | { prompt: string; messages?: undefined; tools?: undefined; extend?: undefined }
-);
+}
 
 export interface GenerateResponse {
   text: string;

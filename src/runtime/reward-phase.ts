@@ -82,13 +82,13 @@ function assemble<S extends object, T>(
     const { item, owned: mine } = byId.get(ep.episodeId)!;
     const groupKey = groupKeyOf(ctx, item);
     for (const r of ep.rewards) {
-      const { handle, episodeId, role } = mine.get(r.recordIndex)!.owner;
+      const { handle, episodeId, role } = mine.get(r.recordIndex)!.sample;
       const list = perGroup.get(handle.model) ?? [];
       list.push({ id: handle.id, episodeId, role, reward: r.value, groupKey });
       perGroup.set(handle.model, list);
     }
   }
-  const claimed = new Set(owned.flatMap((m) => [...m.values()].map((r) => r.owner)));
+  const claimed = new Set(owned.flatMap((m) => [...m.values()].map((r) => r.sample)));
   const orphans = new Map<string, number[]>();
   for (const s of ledger.all().filter((s: OwnedSample) => !claimed.has(s)))
     orphans.set(s.handle.model, [...(orphans.get(s.handle.model) ?? []), s.handle.id]);
@@ -98,7 +98,7 @@ function assemble<S extends object, T>(
 /** Puts back the sample handles and roles a reward function may have changed, so trajectory files show what trained. */
 function restoreHandles<S>(trajectories: readonly Trajectory<S>[], owned: readonly ReturnType<typeof ownedRecords>[]): void {
   trajectories.forEach((t, i) => {
-    for (const [idx, { owner }] of owned[i]) {
+    for (const [idx, { sample: owner }] of owned[i]) {
       const rec = t.records?.[idx];
       if (!rec || typeof rec !== "object") continue;
       if (rec.sampleHandle?.model !== owner.handle.model || rec.sampleHandle?.id !== owner.handle.id)

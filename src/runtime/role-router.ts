@@ -41,33 +41,13 @@ export function routingCaller(
     async call(req: RoleCallRequest, onText?: (delta: string) => void): Promise<RoleCallResult> {
       const msg = o.timer.sync("routing", () => {
         const entry = cast.roles.get(req.role)!;
-        const base = {
-          episodeId: req.episodeId,
-          role: req.role,
-          node: req.node,
-          visit: req.visit,
-          turn: req.turn,
+        const vars = req.messages && o.chatTemplates?.get(req.role);
+        const m: GenerateRequest = {
+          call: req,
           adapter: entry.adapter,
-          sampling: req.sampling,
-          stop: req.stop,
-          maxNewTokens: req.maxNewTokens,
-          ...(req.fitContext && { fitContext: true }),
-          ...(req.logprobs && { logprobs: true, ...(req.topLogprobs && { topLogprobs: req.topLogprobs }) }),
-          seed: seedOf(o.seed, o.step, req.episodeId, req.node, req.visit),
+          seed: seedOf(o.seed, o.step, req.episodeId, req.node, req.seed ?? req.visit),
+          ...(vars && { chatTemplate: vars }),
         };
-        const vars = o.chatTemplates?.get(req.role);
-        // a chain continues only inside the group that holds the earlier sample
-        const extend =
-          req.extend && req.extend.sample.model === entry.model ? { id: req.extend.sample.id, replayed: req.extend.replayed } : undefined;
-        const m: GenerateRequest = req.messages
-          ? {
-              ...base,
-              messages: req.messages,
-              ...(vars && { chatTemplate: vars }),
-              ...(req.tools && { tools: req.tools }),
-              ...(extend && { extend }),
-            }
-          : { ...base, prompt: req.prompt! };
         return { model: entry.model, m };
       });
       const res = await transport.call(msg.model, "generate", msg.m, onText && { onText });

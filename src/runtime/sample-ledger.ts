@@ -4,16 +4,9 @@
 import { MasoError } from "../errors.js";
 import type { TrainableRecord } from "../rewards/combine.js";
 import type { RoleCaller } from "../workflow/role-call.js";
-import type { SampleHandle, Trajectory } from "../workflow/trajectory.js";
+import type { OwnedSample, Trajectory } from "../workflow/trajectory.js";
 
-/** One generated sample and the role call it answered. */
-export interface OwnedSample {
-  episodeId: string;
-  role: string;
-  node: string;
-  visit: number;
-  handle: SampleHandle;
-}
+export type { OwnedSample };
 
 export interface SampleLedger {
   /** `inner`, with every returned handle recorded; a result that returns after close() goes to `onLate` instead. */
@@ -71,8 +64,8 @@ export function sampleLedger(onLate: (sample: OwnedSample) => void): SampleLedge
  * @example
  * const trainable = ownedRecords(trajectory, ledger); // then assignRewards([{ trajectory, task, trainable }], …)
  */
-export function ownedRecords(trajectory: Trajectory<unknown>, ledger: SampleLedger): Map<number, TrainableRecord & { owner: OwnedSample }> {
-  const out = new Map<number, TrainableRecord & { owner: OwnedSample }>();
+export function ownedRecords(trajectory: Trajectory<unknown>, ledger: SampleLedger): Map<number, TrainableRecord> {
+  const out = new Map<number, TrainableRecord>();
   trajectory.records.forEach((r, i) => {
     if (r.kind !== "role" || r.sampleHandle === null) return;
     const owner = ledger.get(trajectory.episodeId, r.node, r.visit);
@@ -82,18 +75,7 @@ export function ownedRecords(trajectory: Trajectory<unknown>, ledger: SampleLedg
         `episode "${trajectory.episodeId}", node "${r.node}" visit ${r.visit} (record ${i}) holds sample ${r.sampleHandle.model}#${r.sampleHandle.id}, which no role call of that episode returned`,
         "trajectories must come from this controller's rollout, unchanged",
       );
-    const { node, visit, turn, outputTokens } = r;
-    out.set(i, {
-      recordIndex: i,
-      node,
-      visit,
-      turn,
-      role: owner.role,
-      model: owner.handle.model,
-      outputTokens,
-      sampleHandle: { ...owner.handle },
-      owner,
-    });
+    out.set(i, { recordIndex: i, turn: r.turn, outputTokens: r.outputTokens, sample: owner });
   });
   return out;
 }

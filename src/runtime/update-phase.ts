@@ -74,10 +74,10 @@ export async function updatePhase<S extends object, T>(ctx: StepContext<S, T>): 
     });
     record(out, res.report, "policy");
     if (happo && res.logRatios) {
-      const metas = res.logRatios.map((l) => ({ episode: l.episode, turn: l.turn, role, model, task: "", reward: 0 }));
+      // each log-ratio is keyed by its (episode, turn), all a factor reads
       factors = accumulateHappoFactors(
         factors,
-        metas,
+        res.logRatios,
         res.logRatios.map((l) => l.logRatio),
         { by, clip: o.happo?.clip },
       );

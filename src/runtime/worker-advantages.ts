@@ -94,7 +94,7 @@ const metaOf = (s: CachedSample, model: string): SampleMeta => ({
   episode: s.episode,
   role: s.role,
   model,
-  task: s.groupKey ?? "",
+  group: s.groupKey ?? "",
   turn: s.turn,
   reward: 0,
 });

@@ -10,7 +10,7 @@ import { type ChatMessage, DEFAULT_SAMPLING, parseRoleOutput, type Sampling } fr
 import { callTool } from "./tool.js";
 import type { EpisodeFailure, StepRecord } from "./trajectory.js";
 import { type TokenCounter, truncateMessages } from "./truncate.js";
-import type { RoleCaller, RoleCallRequest } from "./role-call.js";
+import type { RoleCaller, RoleCallRequest, RoleCallResult } from "./role-call.js";
 
 export interface ExecOptions {
   caller: RoleCaller;
@@ -62,6 +62,66 @@ function blankRecord(ctx: NodeContext, spec: NodeSpec<unknown>, stateBefore: unk
 
 function isMessages(x: unknown): x is ChatMessage[] {
   return Array.isArray(x) && x.every((m) => m && typeof m === "object" && typeof m.role === "string" && typeof m.content === "string");
+}
+
+/** What differs between a role node's call and an agent's: the rest is {@link roleCallRequest}'s. */
+type CallSpec = Pick<RoleCallRequest, "role" | "node" | "visit" | "turn" | "stop" | "fitContext" | "logprobs" | "topLogprobs"> & {
+  /** The caller's sampling (a role's, an agent call's), under the run's and the role's overrides. */
+  sampling?: Partial<Sampling>;
+  /** The caller's limit, under the run's cap (absent: the cap). */
+  maxNewTokens?: number;
+  prompt: string | ChatMessage[];
+  tools?: readonly unknown[];
+  extend?: RoleCallRequest["extend"];
+};
+
+/**
+ * The request of one role call, role node's or agent's: one set of defaults (sampling over
+ * DEFAULT_SAMPLING, the run's `sampling` and `roleSampling` on top; new tokens capped by the run's
+ * maxNewTokens, else UNCAPPED_NEW_TOKENS).
+ */
+export function roleCallRequest(
+  episodeId: string,
+  c: CallSpec,
+  options: Pick<ExecOptions, "sampling" | "roleSampling" | "maxNewTokens">,
+): RoleCallRequest {
+  const cap = options.maxNewTokens ?? UNCAPPED_NEW_TOKENS;
+  const base = {
+    episodeId,
+    role: c.role,
+    node: c.node,
+    visit: c.visit,
+    turn: c.turn,
+    sampling: { ...DEFAULT_SAMPLING, ...c.sampling, ...options.sampling, ...options.roleSampling?.[c.role] },
+    stop: c.stop,
+    maxNewTokens: Math.min(c.maxNewTokens ?? cap, cap),
+    ...(c.fitContext && { fitContext: true }),
+    ...(c.logprobs && { logprobs: true, ...(c.topLogprobs && { topLogprobs: c.topLogprobs }) }),
+  };
+  if (typeof c.prompt === "string") return { ...base, prompt: c.prompt };
+  return { ...base, messages: c.prompt, ...(c.tools && { tools: c.tools }), ...(c.extend && { extend: c.extend }) };
+}
+
+/** Whether a RoleCaller's answer has the shape a record needs; every role call is checked here. */
+function validResult(res: RoleCallResult | undefined): res is RoleCallResult {
+  return (
+    !!res &&
+    typeof res.text === "string" &&
+    !!res.sampleHandle &&
+    typeof res.sampleHandle.model === "string" &&
+    typeof res.sampleHandle.id === "number"
+  );
+}
+
+const INVALID_RESULT = "the RoleCaller must return { text, sampleHandle: { model, id }, promptTokens, outputTokens }";
+
+/** A role call's answer onto its record. */
+function recordResult(record: Omit<StepRecord, "index">, res: RoleCallResult): void {
+  record.rawOutput = res.text;
+  record.sampleHandle = { model: res.sampleHandle.model, id: res.sampleHandle.id };
+  record.model = res.sampleHandle.model;
+  record.promptTokens = Number.isFinite(res.promptTokens) ? res.promptTokens : null;
+  record.outputTokens = Number.isFinite(res.outputTokens) ? res.outputTokens : null;
 }
 
 /** Runs one node visit. `snapshot` makes the record's "state before". */
@@ -148,42 +208,29 @@ async function execRole<S>(
     record.promptTruncation = { dropped: t.dropped, tokens: t.tokens, overflow: t.overflow };
   }
   record.prompt = built;
-  const base = {
-    episodeId: ctx.episodeId,
-    role: role.name,
-    node: ctx.node,
-    visit: ctx.visit,
-    turn: ctx.turn,
-    sampling: { ...role.sampling, ...options.sampling, ...options.roleSampling?.[role.name] },
-    stop: role.stop,
-    maxNewTokens: Math.min(role.maxNewTokens, options.maxNewTokens ?? role.maxNewTokens),
-  };
-  const req: RoleCallRequest = typeof built === "string" ? { ...base, prompt: built } : { ...base, messages: built };
-  let res: Awaited<ReturnType<RoleCaller["call"]>>;
+  const req = roleCallRequest(
+    ctx.episodeId,
+    {
+      role: role.name,
+      node: ctx.node,
+      visit: ctx.visit,
+      turn: ctx.turn,
+      sampling: role.sampling,
+      stop: role.stop,
+      maxNewTokens: role.maxNewTokens,
+      prompt: built,
+    },
+    options,
+  );
+  let res: RoleCallResult;
   try {
     res = await options.caller.call(req);
   } catch (err) {
     return failAt("ROLE_CALL_FAILED", `role call for "${role.name}" failed`, err);
   }
-  if (
-    !res ||
-    typeof res.text !== "string" ||
-    !res.sampleHandle ||
-    typeof res.sampleHandle.model !== "string" ||
-    typeof res.sampleHandle.id !== "number"
-  ) {
-    return failAt(
-      "ROLE_CALL_INVALID",
-      `role call for "${role.name}"`,
-      "the RoleCaller must return { text, sampleHandle: { model, id }, promptTokens, outputTokens }",
-    );
-  }
-  record.rawOutput = res.text;
-  record.sampleHandle = { model: res.sampleHandle.model, id: res.sampleHandle.id };
-  record.model = res.sampleHandle.model;
-  record.promptTokens = Number.isFinite(res.promptTokens) ? res.promptTokens : null;
-  record.outputTokens = Number.isFinite(res.outputTokens) ? res.outputTokens : null;
-  const parsed = parseRoleOutput(role, res.text, res.finishReason, base.maxNewTokens);
+  if (!validResult(res)) return failAt("ROLE_CALL_INVALID", `role call for "${role.name}"`, INVALID_RESULT);
+  recordResult(record, res);
+  const parsed = parseRoleOutput(role, res.text, res.finishReason, req.maxNewTokens);
   let value: unknown;
   if (parsed.ok) {
     value = parsed.value;
@@ -284,29 +331,14 @@ async function execAgent<S>(
       calls.push(record);
       // the run's cap, else whatever the context leaves: SDKs send large defaults (Anthropic's
       // clients 4096) or none, and a limit the context cannot hold is cut to it, never refused
-      const cap = options.maxNewTokens ?? UNCAPPED_NEW_TOKENS;
-      const maxNewTokens = Math.min(c.maxNewTokens ?? cap, cap);
-      const req: RoleCallRequest = {
-        episodeId: ctx.episodeId,
-        role: c.role,
-        node,
-        visit,
-        turn,
-        sampling: { ...DEFAULT_SAMPLING, ...c.sampling, ...options.sampling, ...options.roleSampling?.[c.role] },
-        stop: c.stop ?? [],
-        maxNewTokens,
-        fitContext: true,
-        ...(c.logprobs && { logprobs: true, ...(c.topLogprobs && { topLogprobs: c.topLogprobs }) }),
-        messages: c.messages,
-        ...(c.tools && { tools: c.tools }),
-        ...(c.extend && { extend: c.extend }),
-      };
+      const req = roleCallRequest(
+        ctx.episodeId,
+        { ...c, node, visit, turn, stop: c.stop ?? [], fitContext: true, prompt: c.messages },
+        options,
+      );
       const res = await options.caller.call(req, c.onText);
-      record.rawOutput = res.text;
-      record.sampleHandle = { model: res.sampleHandle.model, id: res.sampleHandle.id };
-      record.model = res.sampleHandle.model;
-      record.promptTokens = res.promptTokens;
-      record.outputTokens = res.outputTokens;
+      if (!validResult(res)) throw new Error(`role call for "${c.role}": ${INVALID_RESULT}`);
+      recordResult(record, res);
       const p = c.parse(res);
       record.parsed = p.parsed;
       record.output = p.output === undefined ? null : p.output;

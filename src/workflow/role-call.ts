@@ -21,6 +21,11 @@ export type RoleCallRequest = {
   logprobs?: boolean;
   /** With `logprobs`: also this many most likely alternatives per output token (1–20). */
   topLogprobs?: number;
+  /**
+   * The caller's own seed (a `maso serve` client's): routing derives the sampling seed from it in
+   * place of `visit`, so the same seed gives the same sample. Absent: the call's visit.
+   */
+  seed?: number;
 } & (
   | {
       messages: ChatMessage[];

@@ -11,6 +11,19 @@ export interface SampleHandle {
   id: number;
 }
 
+/**
+ * A sample's identity: which sample (model, id) a role call produced, and whose it is (episode,
+ * role, node, visit). In training the controller's sample ledger holds the one copy of it
+ * (src/runtime/sample-ledger.ts); rewards and the worker groups' ownership checks read it there.
+ */
+export interface OwnedSample {
+  episodeId: string;
+  role: string;
+  node: string;
+  visit: number;
+  handle: SampleHandle;
+}
+
 /** One tool call made at a tool node. */
 export interface ToolCallRecord {
   tool: string;

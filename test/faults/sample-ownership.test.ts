@@ -27,16 +27,18 @@ describe("a worker group checks every reward against what it stored at generatio
     });
     const gen = (episodeId: string, role: string) =>
       wg.generate({
-        episodeId,
-        role,
-        node: role,
-        visit: 0,
-        turn: 0,
+        call: {
+          episodeId,
+          role,
+          node: role,
+          visit: 0,
+          turn: 0,
+          messages: ask(`prompt ${episodeId}`),
+          sampling: { temperature: 1, topP: 1, topK: 0 },
+          stop: [],
+          maxNewTokens: 3,
+        },
         adapter: null,
-        messages: ask(`prompt ${episodeId}`),
-        sampling: { temperature: 1, topP: 1, topK: 0 },
-        stop: [],
-        maxNewTokens: 3,
         seed: 1,
       });
     const [e0a, e1a, e0b] = await Promise.all([gen("e0", "a"), gen("e1", "a"), gen("e0", "b")]);
@@ -142,7 +144,7 @@ describe("the controller matches rewards to samples through its own ledger", () 
       { caller: ledger.wrap(scriptedCaller(() => "x")) },
     );
     ledger.close();
-    expect([...ownedRecords(ts[0] as Trajectory<unknown>, ledger).values()].map((r) => r.owner.episodeId)).toEqual(["e0"]);
+    expect([...ownedRecords(ts[0] as Trajectory<unknown>, ledger).values()].map((r) => r.sample.episodeId)).toEqual(["e0"]);
     ts[0].records[0].sampleHandle = { ...ts[1].records[0].sampleHandle! };
     expect(() => ownedRecords(ts[0] as Trajectory<unknown>, ledger)).toThrow(
       expect.objectContaining({

@@ -148,6 +148,19 @@ describe("maso train <agent module>", () => {
       const [a, b] = [await ask(), await ask()];
       expect(a.choices[0].message.content).toBe(b.choices[0].message.content);
       expect(a.usage?.completion_tokens).toBeGreaterThan(0);
+      // a request's seed makes a sampled answer repeatable, and another seed samples another
+      const sampled = async (seed: number) =>
+        (
+          await client.chat.completions.create({
+            model: "writer",
+            messages: [{ role: "user", content: "Write about the sea." }],
+            max_tokens: 6,
+            temperature: 1,
+            seed,
+          })
+        ).choices[0].message.content;
+      expect(await sampled(7)).toBe(await sampled(7));
+      expect(await sampled(7)).not.toBe(await sampled(8));
       // top log-probs from the sampler's own logits: greedy, so the chosen token is the most likely
       const lp = await client.chat.completions.create({
         model: "writer",

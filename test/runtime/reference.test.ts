@@ -58,16 +58,18 @@ describe.each(cases)("KL to reference: %s", (_n, extra, adapter) => {
     const wg = await createWorkerGroup(spec, { roles: { r: adapter }, trainer: { lr: 2e-2, epochs: 2 } });
     const gen = (i: number) =>
       wg.generate({
-        episodeId: `e${i}`,
-        role: "r",
-        node: "n",
-        visit: 0,
-        turn: 0,
+        call: {
+          episodeId: `e${i}`,
+          role: "r",
+          node: "n",
+          visit: 0,
+          turn: 0,
+          messages: ask(`prompt ${i % 3}`),
+          sampling: { temperature: 1, topP: 1, topK: 0 },
+          stop: [],
+          maxNewTokens: 4,
+        },
         adapter,
-        messages: ask(`prompt ${i % 3}`),
-        sampling: { temperature: 1, topP: 1, topK: 0 },
-        stop: [],
-        maxNewTokens: 4,
         seed: i,
       });
     const outs = await Promise.all(Array.from({ length: 8 }, (_, i) => gen(i)));

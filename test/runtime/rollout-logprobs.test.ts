@@ -23,16 +23,18 @@ async function group(trainer: TrainerOptions, valueHead = false): Promise<Worker
 
 const generate = (wg: WorkerGroup, i: number) =>
   wg.generate({
-    episodeId: `e${i}`,
-    role: "r",
-    node: "n",
-    visit: 0,
-    turn: 0,
+    call: {
+      episodeId: `e${i}`,
+      role: "r",
+      node: "n",
+      visit: 0,
+      turn: 0,
+      messages: ask(`prompt ${i % 3}`),
+      sampling: { temperature: 0.7, topP: 1, topK: 0 },
+      stop: [],
+      maxNewTokens: 12,
+    },
     adapter: "a",
-    messages: ask(`prompt ${i % 3}`),
-    sampling: { temperature: 0.7, topP: 1, topK: 0 },
-    stop: [],
-    maxNewTokens: 12,
     seed: i,
   });
 

@@ -62,7 +62,7 @@ describe("MARFT credit assignment over the reasoner → actor chain", () => {
     episode: "ep-1",
     role: r.role!,
     model: "base",
-    task: "boxes",
+    group: "boxes",
     turn: r.turn,
     reward: r.value as number,
     value: V[i],

@@ -20,11 +20,15 @@ export function checkAdvantageInput(input: AdvantageInput, where: string): numbe
 
 function checkSample(m: SampleMeta, s: number, where: string): void {
   const bad = (what: string) =>
-    new MasoError("RL_INPUT", `${where}: samples[${s}].${what}`, "every sample needs episode, role, model, task, turn and a finite reward");
+    new MasoError(
+      "RL_INPUT",
+      `${where}: samples[${s}].${what}`,
+      "every sample needs episode, role, model, group, turn and a finite reward",
+    );
   if (typeof m.episode !== "string") throw bad("episode must be a string");
   if (typeof m.role !== "string") throw bad("role must be a string");
   if (typeof m.model !== "string") throw bad("model must be a string");
-  if (typeof m.task !== "string") throw bad("task must be a string");
+  if (typeof m.group !== "string") throw bad("group must be a string");
   if (!Number.isInteger(m.turn)) throw bad(`turn must be an integer, got ${m.turn}`);
   if (!Number.isFinite(m.reward)) throw bad(`reward is ${m.reward}`);
   if (m.value !== undefined && !Number.isFinite(m.value)) throw bad(`value is ${m.value}`);

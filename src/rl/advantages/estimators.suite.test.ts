@@ -7,7 +7,7 @@ import { estimators } from "./registry.js";
 import type { AdvantageInput, Estimator, SampleMeta } from "./types.js";
 
 function meta(episode: string, role: string, task: string, reward: number, value: number, turn = 0): SampleMeta {
-  return { episode, role, model: "m0", task, turn, reward, value };
+  return { episode, role, model: "m0", group: task, turn, reward, value };
 }
 
 // Two dual-agent episodes on task a (groups of 2 per role) and one single-agent episode on task b

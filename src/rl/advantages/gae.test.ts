@@ -11,7 +11,7 @@ const m = (episode: string, role: string, turn: number, reward: number, value?: 
   episode,
   role,
   model: "shared",
-  task: "t",
+  group: "t",
   turn,
   reward,
   value,

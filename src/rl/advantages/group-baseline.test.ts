@@ -9,7 +9,7 @@ const m = (task: string, role: string, reward: number, turn = 0): SampleMeta => 
   episode: `${task}-${role}-${reward}`,
   role,
   model: "m",
-  task,
+  group: task,
   turn,
   reward,
 });

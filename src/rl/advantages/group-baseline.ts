@@ -10,9 +10,9 @@ import { whitenByScope } from "./whiten.js";
 
 type Baseline = "grpo" | "rloo" | "dr-grpo";
 
-/** The group key of a sample for the given fields. */
+/** The group key of a sample for the given fields ("task" is the sample's `group`). */
 export function groupKey(m: SampleMeta, fields: readonly GroupField[]): string {
-  return JSON.stringify(fields.map((f) => m[f]));
+  return JSON.stringify(fields.map((f) => (f === "task" ? m.group : m[f])));
 }
 
 function groupEstimate(kind: Baseline, input: AdvantageInput, options: EstimatorOptions): AdvantageOutput {

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { accumulateHappoFactors, actionLogRatios, applyHappoFactors, sampleHappoFactors } from "./happo.js";
 import type { SampleMeta } from "./types.js";
 
-const m = (episode: string, role: string, turn = 0): SampleMeta => ({ episode, role, model: "m", task: "t", turn, reward: 0 });
+const m = (episode: string, role: string, turn = 0): SampleMeta => ({ episode, role, model: "m", group: "t", turn, reward: 0 });
 
 describe("HAPPO factors", () => {
   // Reasoner (updated first): episode e1 has tokens new [−1, −2], old [−1.2, −2.1] → log-ratio 0.3;

@@ -10,8 +10,11 @@ import type { SampleMeta } from "./types.js";
 /** What a factor is keyed by: the episode (default), or episode and turn (one factor per step). */
 export type HappoKey = "episode" | "episode-turn";
 
+/** What a factor is keyed by: a sample's episode and turn (a LogRatio carries exactly these). */
+export type HappoSample = Pick<SampleMeta, "episode" | "turn">;
+
 /** The factor key of a sample. */
-export function happoKey(m: SampleMeta, by: HappoKey = "episode"): string {
+export function happoKey(m: HappoSample, by: HappoKey = "episode"): string {
   return by === "episode" ? m.episode : JSON.stringify([m.episode, m.turn]);
 }
 
@@ -50,7 +53,7 @@ export interface HappoOptions {
  */
 export function accumulateHappoFactors(
   previous: ReadonlyMap<string, number>,
-  samples: readonly SampleMeta[],
+  samples: readonly HappoSample[],
   logRatios: Numbers,
   options: HappoOptions = {},
 ): Map<string, number> {
@@ -82,7 +85,7 @@ export function accumulateHappoFactors(
 
 /** The factor of each sample (1 where the map has no entry). Length S. */
 export function sampleHappoFactors(
-  samples: readonly SampleMeta[],
+  samples: readonly HappoSample[],
   factors: ReadonlyMap<string, number>,
   by: HappoKey = "episode",
 ): Float64Array {
@@ -98,7 +101,7 @@ export function sampleHappoFactors(
 export function applyHappoFactors(
   advantages: Numbers,
   layout: TokenLayout,
-  samples: readonly SampleMeta[],
+  samples: readonly HappoSample[],
   factors: ReadonlyMap<string, number>,
   by: HappoKey = "episode",
 ): Float32Array {

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { reinforcePP } from "./reinforce-pp.js";
 import type { SampleMeta } from "./types.js";
 
-const meta: SampleMeta = { episode: "e", role: "r", model: "m", task: "t", turn: 0, reward: 1 };
+const meta: SampleMeta = { episode: "e", role: "r", model: "m", group: "t", turn: 0, reward: 1 };
 // prompt token + 3 response tokens; token rewards −0.1·KL with KL = [_, 0.5, 0, 0.5]
 const input = { offsets: [0, 4], mask: [0, 1, 1, 1], tokenRewards: [0, -0.05, 0, -0.05], samples: [meta] };
 

@@ -17,7 +17,11 @@ export interface SampleMeta {
   episode: string;
   role: string;
   model: string;
-  task: string;
+  /**
+   * The sample's group key: a group baseline (GRPO, RLOO, Dr.GRPO) compares it with the samples of
+   * its group (`groupBy: ["task", …]` reads this field). The runtime puts the task's key here.
+   */
+  group: string;
   turn: number;
   /** Scalar reward of the record, credited to its last response token. */
   reward: number;

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { SampleMeta } from "./types.js";
 import { whitenByScope } from "./whiten.js";
 
-const m = (role: string, turn: number, model = "shared"): SampleMeta => ({ episode: "e", role, model, task: "t", turn, reward: 0 });
+const m = (role: string, turn: number, model = "shared"): SampleMeta => ({ episode: "e", role, model, group: "t", turn, reward: 0 });
 const samples = [m("planner", 0), m("coder", 0), m("planner", 1), m("coder", 1)];
 const layout = { offsets: [0, 1, 2, 3, 4], mask: [1, 1, 1, 1] };
 const x = [1, 10, 3, 20];
