@@ -4,6 +4,7 @@
 import type { AssignedRewards } from "../rewards/combine.js";
 import type { ModelRuleStats } from "../rewards/model-rules.js";
 import { MasoError } from "../errors.js";
+import { MAX_STALENESS } from "../rl/update/off-policy.js";
 import type { Trajectory } from "../workflow/trajectory.js";
 import type { Sampling } from "../workflow/role.js";
 import { advantagePhase } from "./advantage-phase.js";
@@ -199,8 +200,11 @@ export function createController<S extends object, T>(options: ControllerOptions
       throw err;
     }
     await timer.time("release", release);
-    if (asyncRl) versionsAfter.set(step, { ...versionsAfter.get(step - 1), ...Object.fromEntries(updated) });
-    versionsAfter.delete(step - 16);
+    if (asyncRl) {
+      versionsAfter.set(step, { ...versionsAfter.get(step - 1), ...Object.fromEntries(updated) });
+      // a later rollout (step k > step) reads the weights after step k−1−η at the oldest, η ≤ MAX_STALENESS
+      for (const k of versionsAfter.keys()) if (k < step - MAX_STALENESS) versionsAfter.delete(k);
+    }
     const traffic = o.transport.traffic();
     const stepMs = performance.now() - t0;
     const { roles, episodes } = timer.sync("bookkeeping", () => ({
