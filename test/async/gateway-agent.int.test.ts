@@ -1,7 +1,8 @@
 // An SDK agent behind the gateway under asynchronous RL (maxStaleness 1): the rollout of step n+1
 // runs while step n updates, and its calls are answered during that update (no 429, no error, no
 // wait), seen from the worker group's update operation and the SDK's own HTTP log; the rows then show
-// every sample of the lagged steps one step behind. In-process, as bench/async.ts builds a run.
+// every sample of the lagged steps one step behind, and the weights each rollout read. In-process, as
+// bench/async.ts builds a run.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -79,5 +80,17 @@ describe("an SDK agent through the gateway under maxStaleness 1", () => {
     const lags = rows.map((r) => (r.roles.writer as { offPolicy: { lag: Record<string, number> } }).offPolicy.lag);
     expect(lags.map((l) => Object.keys(l))).toEqual([["0"], ["1"], ["1"]]);
     expect(lags[1]["1"]).toBe(rows[1].roles.writer.samples);
+    // the rows name the weights each rollout read, and how the worker group spent each step
+    expect(rows.map((r) => r.pipeline)).toEqual([
+      { weights: 0, ahead: { "1": 0 } },
+      { weights: 0, ahead: { "1": 1 } },
+      { weights: 1, ahead: {} },
+    ]);
+    const shares = rows.map((r) => (r.timings.workers as Record<string, Record<string, number>>).base);
+    expect(shares[0].generationShare).toBeGreaterThan(0); // a later step's window may hold no decoding: its rollout ran before it
+    for (const s of shares) {
+      expect(s.updateShare).toBeGreaterThan(0);
+      expect(s.idleShare).toBeGreaterThanOrEqual(0);
+    }
   });
 });
