@@ -52,7 +52,7 @@ describe("progress display", () => {
     const pipeline = {
       weights: 1,
       ahead: { "1": 2 },
-      workers: { base: { update: 0.31, generation: 0.52, score: 0.004, idle: 0.17 } },
+      workers: { base: { update: 0.31, generation: 0.52, logprobs: 0.004, idle: 0.17 } },
     };
     const plain = sink(false);
     const p = createProgress(plain.stream, { total: 4, now: () => t });

@@ -34,7 +34,7 @@ function inFlightText(step, p) {
 const OP_COLORS = {
   generation: PALETTE[0],
   update: PALETTE[1],
-  score: PALETTE[2],
+  logprobs: PALETTE[2],
   advantages: PALETTE[4],
   rewards: PALETTE[5],
   rate: PALETTE[6],
