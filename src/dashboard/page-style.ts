@@ -43,6 +43,10 @@ h2{font-size:15px;margin:0 0 8px}
 .warnings li{margin:2px 0;color:#8a5a00}
 .warnings li b{color:#b45309}
 .warnings .hint{color:#4b5563;font-size:12px}
+.pipeline .run{margin:4px 0 8px;font-size:13px}
+.pipeline .group{display:flex;gap:8px;align-items:center;font-size:12px;margin:2px 0}
+.pipeline .bar{display:flex;width:240px;height:10px;border:1px solid #d1d5db;border-radius:2px;overflow:hidden;flex:none}
+.pipeline .seg{height:100%}
 .controls{display:flex;gap:10px;align-items:center;flex-wrap:wrap;margin-bottom:8px}
 select,button,input{font:inherit;padding:3px 6px}
 input.num{width:6em}

@@ -23,7 +23,8 @@ export function pageHtml(runDirs: string | readonly string[]): string {
 <main>
 <section><h2>Run summary</h2><div id="summary" data-testid="summary" class="empty">loading…</div>
 <div id="config-diff" class="sub" data-testid="config-diff" hidden></div>
-<div id="warnings" class="sub warnings" data-testid="warnings" hidden></div></section>
+<div id="warnings" class="sub warnings" data-testid="warnings" hidden></div>
+<div id="pipeline" class="sub pipeline" data-testid="pipeline" hidden></div></section>
 <section>
 <div class="section-head"><h2>Metrics</h2>
 <div id="run-legend" class="legend" data-testid="run-legend"></div>

@@ -40,6 +40,35 @@ export interface ProgressUpdate {
   values?: Record<string, number | undefined>;
   /** mean reward per role */
   roleRewards?: Record<string, number>;
+  /** asynchronous RL: the pipeline during this step */
+  pipeline?: PipelineProgress;
+}
+
+/** Asynchronous RL's pipeline during one step: which weights the rollouts read and how busy each worker group was. */
+export interface PipelineProgress {
+  /** The step whose weights generated this step's samples (0: the weights the run started with). */
+  weights: number;
+  /** Steps ahead (k) → the step whose weights the rollout of step n+k, in flight while this one trained, reads. */
+  ahead: Record<string, number>;
+  /** Per worker group, each operation's share of its wall time, and `idle`. */
+  workers: Record<string, Record<string, number>>;
+}
+
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+/** `weights 1 · in flight 4←2`: this step's weights, and each rollout in flight with the weights it reads. */
+function pipelineWeights(step: number, p: PipelineProgress): string {
+  const ahead = Object.entries(p.ahead).map(([k, w]) => `${step + Number(k)}←${w}`);
+  return `weights ${p.weights}${ahead.length ? ` · in flight ${ahead.join(" ")}` : ""}`;
+}
+
+/** Per group, `base generation 52% update 31% idle 17%`: busy operations by share (1% and up), then idle. */
+function pipelineBusy(p: PipelineProgress): string[] {
+  return Object.entries(p.workers).map(([g, ops]) => {
+    const busy = Object.entries(ops).filter(([op, x]) => op !== "idle" && x >= 0.005);
+    busy.sort((a, b) => b[1] - a[1]);
+    return [g, ...busy.map(([op, x]) => `${op} ${pct(x)}`), `idle ${pct(ops.idle ?? 0)}`].join(" ");
+  });
 }
 
 /** The derived numbers the display shows for an update. */
@@ -52,7 +81,10 @@ export interface ProgressStats {
   elapsedSeconds: number;
 }
 
-/** One plain line: `step 12/100 | loss=3.41 | 3.20 ep/s | 1.2k tok/s | reward planner=0.41 | eta 1m02s`. */
+/**
+ * One plain line: `step 12/100 | loss=3.41 | 3.20 ep/s | 1.2k tok/s | reward planner=0.41 | eta 1m02s`;
+ * under asynchronous RL with `| weights 10 · in flight 13←11 | base generation 52% update 31% idle 17%` before the ETA.
+ */
 export function formatStepLine(u: ProgressUpdate, s: ProgressStats): string {
   const parts = [`step ${u.step}/${s.total}`];
   const vals = Object.entries(u.values ?? {}).filter((e): e is [string, number] => e[1] !== undefined);
@@ -61,6 +93,7 @@ export function formatStepLine(u: ProgressUpdate, s: ProgressStats): string {
   if (s.tokensPerSecond !== null) parts.push(`${formatRate(s.tokensPerSecond)} tok/s`);
   const roles = Object.entries(u.roleRewards ?? {});
   if (roles.length) parts.push(`reward ${roles.map(([r, v]) => `${r}=${formatValue(v)}`).join(" ")}`);
+  if (u.pipeline) parts.push(pipelineWeights(u.step, u.pipeline), ...pipelineBusy(u.pipeline));
   parts.push(`eta ${s.etaSeconds === null ? "?" : formatDuration(s.etaSeconds)}`);
   return parts.join(" | ");
 }
@@ -88,5 +121,6 @@ export function formatBlock(u: ProgressUpdate, s: ProgressStats, width = 80): st
     for (const [r, v] of roles.slice(0, MAX_ROLES)) lines.push(`    ${r.padEnd(w)}  ${formatValue(v)}`);
     if (roles.length > MAX_ROLES) lines.push(`    … ${roles.length - MAX_ROLES} more roles`);
   }
+  if (u.pipeline) lines.push(`  pipeline: ${pipelineWeights(u.step, u.pipeline)}`, ...pipelineBusy(u.pipeline).map((b) => `    busy ${b}`));
   return lines.map((l) => (l.length > width ? l.slice(0, width) : l));
 }

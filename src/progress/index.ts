@@ -1,6 +1,6 @@
 // Progress and metrics' public surface, listed explicitly for src/index.ts to re-export.
 export { createProgress, type Progress, type ProgressOptions, type ProgressStream } from "./progress-display.js";
-export { formatDuration, formatRate, formatStepLine, type ProgressStats, type ProgressUpdate } from "./format.js";
+export { formatDuration, formatRate, formatStepLine, type PipelineProgress, type ProgressStats, type ProgressUpdate } from "./format.js";
 export { appendRewards, readExcluded, readRewards, rewardFile } from "./reward-writer.js";
 export type { ExcludedEpisode } from "./reward-writer.js";
 export { roleRow, roleRows } from "./role-rows.js";

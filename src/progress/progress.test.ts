@@ -47,6 +47,24 @@ describe("progress display", () => {
     expect(out).toContain("coder  0.75");
   });
 
+  it("shows the pipeline under asynchronous RL: the weights each rollout reads and each group's busy shares", () => {
+    let t = 0;
+    const pipeline = {
+      weights: 1,
+      ahead: { "1": 2 },
+      workers: { base: { update: 0.31, generation: 0.52, logprobs: 0.004, idle: 0.17 } },
+    };
+    const plain = sink(false);
+    const p = createProgress(plain.stream, { total: 4, now: () => t });
+    t = 1000;
+    p.update({ step: 3, episodes: 2, pipeline });
+    expect(plain.chunks).toEqual(["step 3/4 | 2.00 ep/s | weights 1 · in flight 4←2 | base generation 52% update 31% idle 17% | eta 0s\n"]);
+    const tty = sink(true);
+    createProgress(tty.stream, { total: 4, now: () => t }).update({ step: 3, pipeline });
+    expect(tty.chunks.join("")).toContain("  pipeline: weights 1 · in flight 4←2\n");
+    expect(tty.chunks.join("")).toContain("    busy base generation 52% update 31% idle 17%\n");
+  });
+
   it("formats durations", () => {
     expect([formatDuration(9.2), formatDuration(75), formatDuration(3725), formatDuration(Number.NaN)]).toEqual([
       "9s",

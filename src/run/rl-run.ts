@@ -25,7 +25,7 @@ import type { EvalResult, TrainRunEval } from "./evaluate.js";
 import { type OpenedRun, openRun } from "./resume.js";
 import { checkpointDue } from "./resumable-run.js";
 import { asRunWriter } from "./run-dir.js";
-import { stepRow, type TrainRow } from "./step-row.js";
+import { type PipelineRow, stepRow, type TrainRow } from "./step-row.js";
 import { nextTasks } from "./task-order.js";
 import { type EvalSummary, evalAtStart, evalsAtEnd, evaluateKept, keepsEpisodes, type TrainRunTest } from "./train-evals.js";
 
@@ -166,13 +166,13 @@ async function trainSteps<S extends object, T>(
   };
 
   /** Files, metrics row, warnings, evaluation and checkpoint of a trained step. */
-  const recordStep = async (stepNo: number, report: StepReport<S>): Promise<void> => {
+  const recordStep = async (stepNo: number, report: StepReport<S>, pipeline?: PipelineRow): Promise<void> => {
     state.step = stepNo;
     // the controller's one reward pass: the files and metrics show exactly what trained
     const { rewards } = report;
     await appendTrajectories(runDir, stepNo, report.trajectories as Trajectory[]);
     await appendRewards(runDir, stepNo, rewards.episodes, rewards.failures);
-    const row = stepRow(stepNo, state.cursor.epoch, report);
+    const row = stepRow(stepNo, state.cursor.epoch, report, pipeline);
     // collapse warnings into the row, then a rollback or a ROLE_COLLAPSED stop as failures.onCollapse says
     const collapsed = await watch.afterStep(row);
     const stop = stepFailure(stepNo, rewards, o.maxFailedFraction ?? 1) ?? collapsed;
@@ -238,7 +238,7 @@ interface StepParts<S extends object, T> {
   drawItems(stepNo: number): StepItem<S, T>[];
   progress(stepNo: number): ((done: number, total: number) => void) | undefined;
   reported(stepNo: number, run: () => Promise<StepReport<S>>): Promise<StepReport<S>>;
-  recordStep(stepNo: number, report: StepReport<S>): Promise<void>;
+  recordStep(stepNo: number, report: StepReport<S>, pipeline?: PipelineRow): Promise<void>;
 }
 
 /**
@@ -255,12 +255,15 @@ async function pipelined<S extends object, T>(
 ): Promise<void> {
   const eta = o.maxStaleness ?? 0;
   const ahead = new Map<number, Promise<RolledOut<S>>>();
+  // the step whose weights each started rollout reads (1-based; the row's `pipeline`)
+  const weightsOfStep = new Map<number, number>();
   let lastDrain = from;
   let chain: Promise<unknown> = Promise.resolve();
   /** Starts the rollout of step `stepNo` after the one before it (controller steps count from 0). */
   const start = (stepNo: number) => {
     const items = p.drawItems(stepNo);
     const weightsOf = stepNo === lastDrain + 1 ? null : Math.max(stepNo - 2 - eta, lastDrain - 1);
+    weightsOfStep.set(stepNo, weightsOf === null ? stepNo - 1 : weightsOf + 1);
     const rolled = chain.then(() => {
       o.onRollout?.(stepNo, 0, items.length);
       return rt.controller.rollout(items, { step: stepNo - 1, weightsOf }, p.progress(stepNo));
@@ -278,7 +281,9 @@ async function pipelined<S extends object, T>(
       const rolled = ahead.get(stepNo)!;
       ahead.delete(stepNo);
       const report = await p.reported(stepNo, async () => rt.controller.train(await rolled));
-      await p.recordStep(stepNo, report);
+      const inFlight = [...ahead.keys()].map((k) => [String(k - stepNo), weightsOfStep.get(k)!]);
+      await p.recordStep(stepNo, report, { weights: weightsOfStep.get(stepNo)!, ahead: Object.fromEntries(inFlight) });
+      weightsOfStep.delete(stepNo);
       if (drainsAt(o, stepNo)) lastDrain = stepNo;
     }
   } finally {

@@ -27,11 +27,24 @@ export interface TrainRow extends MetricsRow {
   judges?: Record<string, MetricValues>;
   /** Roles rolled back to a checkpoint after this step (`failures.onCollapse: "rollback"`). */
   rollback?: RollbackEntry[];
+  /** Asynchronous RL only: which weights this step's rollout and the rollouts in flight beside it read. */
+  pipeline?: PipelineRow;
   timings: MetricValues;
 }
 
-/** The metrics row of step `step` (in `epoch`), from the step's report and its one reward pass. */
-export function stepRow<S>(step: number, epoch: number, report: StepReport<S>): TrainRow {
+/**
+ * Under asynchronous RL, the weights each rollout reads, by the step they hold (0: the weights the
+ * run started with): fixed by step numbers, so reproducible like the rest of the row.
+ */
+export interface PipelineRow extends MetricValues {
+  /** This step's samples were generated with the weights after step `weights`. */
+  weights: number;
+  /** `ahead.<k>`: the rollout of step n+k ran while this step trained, with the weights after step `ahead.<k>`. */
+  ahead: Record<string, number>;
+}
+
+/** The metrics row of step `step` (in `epoch`), from the step's report and its one reward pass; `pipeline` under asynchronous RL. */
+export function stepRow<S>(step: number, epoch: number, report: StepReport<S>, pipeline?: PipelineRow): TrainRow {
   const { rewards } = report;
   let tokens = 0;
   for (const t of report.trajectories) for (const r of t.records) tokens += (r.promptTokens ?? 0) + (r.outputTokens ?? 0);
@@ -48,6 +61,7 @@ export function stepRow<S>(step: number, epoch: number, report: StepReport<S>): 
     roles: roleRows(report.roles),
     ...(warnings.length > 0 && { warnings }),
     ...(Object.keys(report.judges ?? {}).length > 0 && { judges: judgeRows(report.judges) }),
+    ...(pipeline && { pipeline }),
     timings: {
       stepMs: report.timings.stepMs,
       generationMs: report.timings.generationMs,
@@ -56,8 +70,26 @@ export function stepRow<S>(step: number, epoch: number, report: StepReport<S>): 
       tokensPerSecond: tokens / (report.timings.stepMs / 1000),
       phases: report.timings.phases,
       episodes: Object.fromEntries(clock),
+      workers: workerShares(report.workers),
     },
   };
+}
+
+/**
+ * Per worker group, each operation's busy time as a share of the group's window (`<op>Share`), and
+ * `idleShare`: what no operation accounts for. Operations that overlap (generation during an update
+ * under asynchronous RL, several generation lanes) each count in full, so their shares may add up
+ * past 1 and `idleShare` is then a lower bound (0 at least).
+ */
+function workerShares(workers: StepReport<unknown>["workers"]): Record<string, MetricValues> {
+  return Object.fromEntries(
+    Object.entries(workers).map(([g, w]) => {
+      const share = (ms: number) => (w.windowMs > 0 ? ms / w.windowMs : 0);
+      const ops = Object.entries(w.busyMs).filter(([, ms]) => ms > 0);
+      const busy = ops.reduce((a, [, ms]) => a + share(ms), 0);
+      return [g, { ...Object.fromEntries(ops.map(([op, ms]) => [`${op}Share`, share(ms)])), idleShare: Math.max(0, 1 - busy) }];
+    }),
+  );
 }
 
 /** Judge stats as metric values (a NaN mean or correlation, where nothing parsed or a side was constant, is left out). */

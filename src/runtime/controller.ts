@@ -4,6 +4,7 @@
 import type { AssignedRewards } from "../rewards/combine.js";
 import type { ModelRuleStats } from "../rewards/model-rules.js";
 import { MasoError } from "../errors.js";
+import { MAX_STALENESS } from "../rl/update/off-policy.js";
 import type { Trajectory } from "../workflow/trajectory.js";
 import type { Sampling } from "../workflow/role.js";
 import { advantagePhase } from "./advantage-phase.js";
@@ -25,6 +26,11 @@ export interface WorkerStepStats {
   /** Mean sequences per decode step the generator saw this step. */
   meanBatch: number;
   decodeSteps: number;
+  /**
+   * Wall time between the group's two states this report compares (the end of the step trained
+   * before and of this one): under asynchronous RL it differs from stepMs, which starts at the rollout.
+   */
+  windowMs: number;
 }
 
 export interface StepReport<S> {
@@ -121,6 +127,7 @@ function workerStats(
   now: Record<string, WorkerState>,
   last: Record<string, WorkerState> | null,
   stepMs: number,
+  windowMs: number,
 ): Record<string, WorkerStepStats> {
   const out: Record<string, WorkerStepStats> = {};
   for (const [g, s] of Object.entries(now)) {
@@ -129,9 +136,32 @@ function workerStats(
     const steps = s.generator.steps - (prev?.generator.steps ?? 0);
     const seqs = s.generator.sequenceSteps - (prev?.generator.sequenceSteps ?? 0);
     const busy = Object.values(busyMs).reduce((a, v) => a + v, 0);
-    out[g] = { busyMs, busyFraction: busy / stepMs, meanBatch: steps ? seqs / steps : 0, decodeSteps: steps };
+    out[g] = { busyMs, busyFraction: busy / stepMs, meanBatch: steps ? seqs / steps : 0, decodeSteps: steps, windowMs };
   }
   return out;
+}
+
+/** Each group's busy time between two reads of its states: the end of the step trained before and of this one. */
+function workerWindow(transport: Transport) {
+  let last: Record<string, WorkerState> | null = null;
+  let lastAt = 0;
+  return {
+    /** Reads the states the first step's window starts from (once). */
+    async open(): Promise<void> {
+      if (last) return;
+      last = await groupStates(transport);
+      lastAt = performance.now();
+    },
+    /** How busy each group was since the last read, which the next window starts from. */
+    async next(stepMs: number): Promise<Record<string, WorkerStepStats>> {
+      const now = await groupStates(transport);
+      const at = performance.now();
+      const stats = workerStats(now, last, stepMs, at - lastAt);
+      last = now;
+      lastAt = at;
+      return stats;
+    },
+  };
 }
 
 /** Asynchronous RL: pins every group's generation to the version `want` names (null: the weights in place) for `batch`; returns them. */
@@ -159,16 +189,15 @@ export function createController<S extends object, T>(options: ControllerOptions
   const o = resolveOptions(options);
   const asyncRl = o.maxStaleness > 0;
   let stepNo = o.startStep ?? 0;
-  let last: Record<string, WorkerState> | null = null;
+  const busyWindow = workerWindow(o.transport);
   // asynchronous RL: each group's weight version once a step was trained, for the rollouts pinned to it
   const versionsAfter = new Map<number, Record<string, number>>();
   const groups = () => o.transport.groups();
-  const states = () => groupStates(o.transport);
   const pin = (want: Record<string, number> | null, batch: number, trainedThrough: number) =>
     pinGroups(o.transport, want, batch, trainedThrough);
 
   const rolloutOf = async (items: readonly StepItem<S, T>[], step: number, onEpisodeDone?: (done: number, total: number) => void) => {
-    last ??= await states();
+    await busyWindow.open();
     const t0 = performance.now();
     const timer = phaseTimer();
     const ctx: StepContext<S, T> = { o, step, timer, ...(asyncRl && { batch: step }) };
@@ -199,8 +228,11 @@ export function createController<S extends object, T>(options: ControllerOptions
       throw err;
     }
     await timer.time("release", release);
-    if (asyncRl) versionsAfter.set(step, { ...versionsAfter.get(step - 1), ...Object.fromEntries(updated) });
-    versionsAfter.delete(step - 16);
+    if (asyncRl) {
+      versionsAfter.set(step, { ...versionsAfter.get(step - 1), ...Object.fromEntries(updated) });
+      // a later rollout (step k > step) reads the weights after step k−1−η at the oldest, η ≤ MAX_STALENESS
+      for (const k of versionsAfter.keys()) if (k < step - MAX_STALENESS) versionsAfter.delete(k);
+    }
     const traffic = o.transport.traffic();
     const stepMs = performance.now() - t0;
     const { roles, episodes } = timer.sync("bookkeeping", () => ({
@@ -212,9 +244,7 @@ export function createController<S extends object, T>(options: ControllerOptions
         metrics: meanMetrics(trajectories.map((t) => t.metrics)),
       },
     }));
-    const now = await states();
-    const workers = workerStats(now, last, stepMs);
-    last = now;
+    const workers = await busyWindow.next(stepMs);
     stepNo = step + 1;
     const phases = timer.totals();
     const generationMs = Object.values(workers).reduce((a, w) => a + (w.busyMs.generation ?? 0), 0);

@@ -26,6 +26,7 @@ const train = (raw: object, runDir: string, steps: number, resume = false) => tr
 
 type Row = {
   step: number;
+  pipeline?: { weights: number; ahead: Record<string, number> };
   roles: Record<string, { offPolicy?: { lag: Record<string, number>; dropped: number; importance: Record<string, number> } }>;
 };
 
@@ -39,6 +40,13 @@ describe("fixed-lag asynchronous RL (maxStaleness 1)", () => {
     // checkpoints every 2 steps drain the pipeline: steps 1 and 3 read fresh weights, 2 and 4 one version back
     const lags = rows.map((r) => Object.keys(r.roles.planner.offPolicy?.lag ?? {}));
     expect(lags).toEqual([["0"], ["1"], ["0"], ["1"]]);
+    // the weights each rollout read, by the step they hold: step 2's rollout ran beside step 1's training
+    expect(rows.map((r) => r.pipeline)).toEqual([
+      { weights: 0, ahead: { "1": 0 } },
+      { weights: 0, ahead: {} },
+      { weights: 2, ahead: { "1": 2 } },
+      { weights: 2, ahead: {} },
+    ]);
     for (const r of rows) {
       const o = r.roles.planner.offPolicy!;
       expect(o.dropped).toBe(0);
@@ -48,7 +56,7 @@ describe("fixed-lag asynchronous RL (maxStaleness 1)", () => {
     // lag 0: behaviour and proximal policy are the same weights, so every weight is 1 up to batch composition
     expect(Math.abs(rows[0].roles.planner.offPolicy!.importance.mean - 1)).toBeLessThan(1e-3);
     const syncRows = readMetrics(sync) as unknown as Row[];
-    expect(syncRows.every((r) => r.roles.planner.offPolicy === undefined)).toBe(true);
+    expect(syncRows.every((r) => r.roles.planner.offPolicy === undefined && r.pipeline === undefined)).toBe(true);
     // step 1 generates and trains exactly as the synchronous loop does; step 2 generated with older weights
     const outputs = async (d: string, step: number) =>
       JSON.stringify((await readTrajectories(trajectoryFile(d, step))).map((t) => t.records.map((r) => r.output)));

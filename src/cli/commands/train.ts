@@ -19,6 +19,7 @@ import { workflowRoles } from "../../workflow/graph-types.js";
 import { MasoError } from "../../errors.js";
 import { readRegularFile } from "../../fs/fs-util.js";
 import type { RunLock } from "../../fs/run-lock.js";
+import type { PipelineProgress } from "../../progress/format.js";
 import { createProgress } from "../../progress/progress-display.js";
 import { createNatsRuntime, envRunKey } from "../../distributed/nats-runtime.js";
 import type { StepReport } from "../../runtime/controller.js";
@@ -201,6 +202,18 @@ async function runInput(
   return { file, exp, raw: withRuntimeFlags(flagged, p) };
 }
 
+/** The row's pipeline for the progress line: its weights, and each group's `<op>Share` as `<op>`. */
+function pipelineProgress(row: TrainRow): PipelineProgress {
+  const groups = (row.timings.workers ?? {}) as Record<string, Record<string, number>>;
+  const workers = Object.fromEntries(
+    Object.entries(groups).map(([g, shares]) => [
+      g,
+      Object.fromEntries(Object.entries(shares).map(([k, v]) => [k.replace(/Share$/, ""), v])),
+    ]),
+  );
+  return { weights: row.pipeline!.weights, ahead: row.pipeline!.ahead, workers };
+}
+
 /**
  * What each finished step prints: the progress line, each warning once while it holds, rollbacks
  * and failed episodes. `progress` is read at every step (a resume replaces it).
@@ -217,6 +230,7 @@ function stepPrinter(progress: () => ReturnType<typeof createProgress>) {
       values: { eval: row.eval?.metric },
       // roles whose records were all unrewarded this step have no reward to show
       roleRewards: Object.fromEntries(Object.entries(report.roles).flatMap(([r, m]) => (m.samples > 0 ? [[r, m.reward]] : []))),
+      ...(row.pipeline && { pipeline: pipelineProgress(row) }),
     });
     const now = new Set<string>();
     for (const w of row.warnings ?? []) {

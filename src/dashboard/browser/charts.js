@@ -5,6 +5,7 @@
 import { $, $input, el, fmtNum, getJson, PALETTE, S } from "./common.js";
 import { bounded, constantOf, KINDS, kindOf, metricTable, rank, valuesSig } from "./metric-table.js";
 import { C, chartData, chartSig, makeChart, mountPlot, seriesLabel, swatch } from "./plot.js";
+import { renderPipeline } from "./pipeline.js";
 import { renderWarnings } from "./summary.js";
 
 /** @typedef {import("./metric-table.js").Metric} Metric */
@@ -148,6 +149,7 @@ export function renderCharts() {
   const last = Math.max(...S.runs.map((r) => (r.rows.length ? r.rows[r.rows.length - 1].step : -Infinity)));
   $("last-step").textContent = "step " + last;
   renderWarnings();
+  renderPipeline();
 }
 function resmooth() {
   const t = metricTable();
