@@ -46,7 +46,7 @@ describe("maso train <agent module>", () => {
       ["role", "writer", 0],
       ["role", "judge", 1],
       ["role", "writer", 2],
-      ["function", null, 3],
+      ["agent", null, 3],
     ]);
     expect(records.slice(0, 3).every((x) => x.sampleHandle !== null && x.output.retokenized === false)).toBe(true);
     expect(records[0].output.responseId).toBe(`chatcmpl-${traj.episodeId}-0`);
