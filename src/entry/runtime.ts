@@ -18,6 +18,8 @@ export {
   type TrafficStats,
   type Controller,
   type ControllerOptions,
+  type CastMap,
+  type CastModel,
   type StepItem,
   type RoleStepMetrics,
 } from "../runtime/index.js";

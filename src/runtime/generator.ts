@@ -2,6 +2,7 @@
 // their sampling log-probs and text back. Implementations batch concurrent requests themselves.
 // Types only; the naive reference sampler lives in naive-generator.ts.
 import type { GenerationRequest, GenerationResult } from "../engine/generate/request.js";
+import type { GeneratorStats } from "./messages.js";
 
 /**
  * One request: the engine's {@link GenerationRequest}, already tokenized, with every field a worker
@@ -20,17 +21,6 @@ export type GeneratorRequest = Required<
  * (the KV-cache Sampler and its lanes do; the naive reference leaves it out).
  */
 export type GeneratorResult = Pick<GenerationResult, "tokens" | "logprobs" | "text" | "finishReason" | "topLogprobs">;
-
-/** Counters for benchmarks: how many sequences each decode step carried. */
-export interface GeneratorStats {
-  requests: number;
-  /** Forward passes (decode steps) run. */
-  steps: number;
-  /** Sum over steps of the sequences in the step; steps > 0 ⇒ mean batch = sequenceSteps / steps. */
-  sequenceSteps: number;
-  /** Wall time spent inside decode steps (ms). */
-  busyMs: number;
-}
 
 /**
  * A batching sampler. `submit` may be called many times before any result is ready; the

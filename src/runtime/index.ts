@@ -1,18 +1,20 @@
 // The runtime's public surface: models and casts, worker groups, transport, controller and the
 // naive generator, listed explicitly for src/index.ts to re-export.
-export { resolveModelSpec, loadModel, type ModelSource, type ModelSpec, type ResolvedModelSpec, type TrainMode } from "./models.js";
+export { resolveModelSpec, loadModel, type ModelSource, type ModelSpec, type ResolvedModelSpec } from "./models.js";
 export {
   adapterPerRole,
   byGroup,
-  defineCast,
   rolesOf,
   shareAll,
-  type Cast,
   type CastEntry,
+  type CastMap,
+  type CastModel,
   type CastSpec,
   type CastTarget,
-} from "./cast.js";
-export type { Generator, GeneratorRequest, GeneratorResult, GeneratorStats } from "./generator.js";
+  type TrainMode,
+} from "./cast-map.js";
+export { defineCast, type Cast } from "./cast.js";
+export type { Generator, GeneratorRequest, GeneratorResult } from "./generator.js";
 export { createNaiveGenerator, type NaiveGeneratorOptions } from "./naive-generator.js";
 export { createSamplerGenerator } from "./sampler-generator.js";
 export type {
@@ -27,6 +29,7 @@ export type {
   DiagnosticsRequest,
   DiagnosticsResponse,
   DiscardRequest,
+  GeneratorStats,
   GenerateRequest,
   GenerateResponse,
   LogRatio,

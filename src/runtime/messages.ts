@@ -8,7 +8,6 @@ import type { UpdateReport } from "../rl/update/types.js";
 import type { OutputLogprob, RoleCallRequest } from "../workflow/role-call.js";
 import type { SampleHandle } from "../workflow/trajectory.js";
 import type { CompleteRequest, CompleteResponse, RateRequest, RateResponse } from "../rewards/model-calls.js";
-import type { GeneratorStats } from "./generator.js";
 
 /**
  * One role call routed to a worker group: the workflow's request as it was made, and what routing
@@ -172,6 +171,17 @@ export interface PinRequest {
   batch: number;
   /** The last step (0-based; -1: none) whose updates those weights hold: samples' lag is counted in steps from it. */
   trainedThrough: number;
+}
+
+/** A generator's counters, reported with a worker group's state: how many sequences each decode step carried. */
+export interface GeneratorStats {
+  requests: number;
+  /** Forward passes (decode steps) run. */
+  steps: number;
+  /** Sum over steps of the sequences in the step; steps > 0 ⇒ mean batch = sequenceSteps / steps. */
+  sequenceSteps: number;
+  /** Wall time spent inside decode steps (ms). */
+  busyMs: number;
 }
 
 export interface WorkerState {

@@ -1,6 +1,6 @@
 // Physical model declarations: where the weights come from (a config to initialise, a checkpoint
 // directory, or an existing Decoder), how they train (full, LoRA, frozen), the critic and the KL
-// reference. Loading lives here too; nothing in this file knows about roles (see cast.ts).
+// reference. Loading lives here too; nothing in this file knows about roles (see cast-map.ts).
 import { join } from "node:path";
 import type { LoraConfig, ModelConfig } from "../engine/config.js";
 import { readHfConfig } from "../engine/io/hf-config.js";
@@ -15,6 +15,7 @@ import { checkTokenizerFits } from "../engine/tokenizer/tokenizer-fit.js";
 import type { Tokenizer } from "../engine/tokenizer/types.js";
 import { MasoError } from "../errors.js";
 import { type Precision, native } from "../native/binding.js";
+import type { TrainMode } from "./cast-map.js";
 
 /** Where a model's weights come from. */
 export type ModelSource =
@@ -24,9 +25,6 @@ export type ModelSource =
   | { weights: string }
   /** An existing engine model, used as is (e.g. after an SFT warm start). */
   | { decoder: Decoder };
-
-/** How a model's parameters train. */
-export type TrainMode = "full" | "lora" | "frozen";
 
 /** Declares one physical model. */
 export interface ModelSpec {

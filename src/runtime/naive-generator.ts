@@ -10,7 +10,8 @@ import { createRng, type Rng } from "../rng.js";
 import type { Tokenizer } from "../engine/tokenizer/types.js";
 import { MasoError } from "../errors.js";
 import { native } from "../native/binding.js";
-import type { Generator, GeneratorRequest, GeneratorResult, GeneratorStats } from "./generator.js";
+import type { Generator, GeneratorRequest, GeneratorResult } from "./generator.js";
+import type { GeneratorStats } from "./messages.js";
 
 export interface NaiveGeneratorOptions {
   /** Most sequences per decode step (default 64); later requests wait for a free slot. */

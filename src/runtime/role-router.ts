@@ -3,7 +3,7 @@
 // role's chat-template variables. It sends text and ids only and keeps no state beyond counters.
 import type { Workflow } from "../workflow/graph-types.js";
 import type { RoleCaller, RoleCallRequest, RoleCallResult } from "../workflow/role-call.js";
-import type { Cast } from "./cast.js";
+import type { CastMap } from "./cast-map.js";
 import type { GenerateRequest } from "./messages.js";
 import type { PhaseTimer } from "./phase-timer.js";
 import type { Transport } from "./transport.js";
@@ -33,7 +33,7 @@ export function roleChatTemplates<S>(wf: Workflow<S, string>): ReadonlyMap<strin
  * const caller = routingCaller(cast, transport, { step: 3, seed: 1, timer, chatTemplates: roleChatTemplates(wf) });
  */
 export function routingCaller(
-  cast: Cast,
+  cast: CastMap,
   transport: Transport,
   o: { step: number; seed: number; timer: PhaseTimer; chatTemplates?: ReadonlyMap<string, Readonly<Record<string, unknown>>> },
 ): RoleCaller {

@@ -4,7 +4,8 @@
 import type { Decoder } from "../engine/model/decoder.js";
 import type { Tokenizer } from "../engine/tokenizer/types.js";
 import type { TrainerOptions } from "../rl/update/config.js";
-import { type Cast, type CastSpec, defineCast, rolesOf } from "./cast.js";
+import { type Cast, defineCast } from "./cast.js";
+import { type CastSpec, rolesOf } from "./cast-map.js";
 import { type Controller, createController } from "./controller.js";
 import type { Generator } from "./generator.js";
 import type { ModelSpec, ResolvedModelSpec } from "./models.js";

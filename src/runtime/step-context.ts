@@ -12,7 +12,7 @@ import { checkTimeout } from "../workflow/deadline.js";
 import type { Workflow } from "../workflow/graph-types.js";
 import type { EpisodeInput } from "../workflow/episode.js";
 import type { TokenCounter } from "../workflow/truncate.js";
-import { type Cast, rolesOf } from "./cast.js";
+import { type CastMap, rolesOf } from "./cast-map.js";
 import type { PhaseTimer } from "./phase-timer.js";
 import type { Transport } from "./transport.js";
 
@@ -27,7 +27,7 @@ export type UpdateOrder = "together" | "round-robin" | "happo";
 
 export interface ControllerOptions<S extends object, T> {
   workflow: Workflow<S, string>;
-  cast: Cast;
+  cast: CastMap;
   transport: Transport;
   /** Reward functions; validated per episode by src/rewards (missing / duplicate / NaN are loud). */
   rewards: readonly NamedReward<T, S>[];
