@@ -16,7 +16,7 @@ import { join, resolve } from "node:path";
 import { loadExports } from "../src/cli/commands/train.js";
 import { runtimeOptionsOf } from "../src/cli/commands/worker.js";
 import { createNatsRuntime } from "../src/distributed/nats-runtime.js";
-import type { StepReport } from "../src/runtime/controller.js";
+import type { StepReport } from "../src/runtime/controller/controller.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
 import { runTraining } from "../src/run/rl-run.js";
 import type { TrainRow } from "../src/run/step-row.js";

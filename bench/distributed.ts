@@ -16,7 +16,7 @@ import { runtimeOptionsOf } from "../src/cli/commands/worker.js";
 import { createNatsRuntime } from "../src/distributed/nats-runtime.js";
 import { stepRow } from "../src/run/step-row.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
-import type { StepItem } from "../src/runtime/step-context.js";
+import type { StepItem } from "../src/runtime/controller/step-context.js";
 import { caseRow } from "./child-row.js";
 import { machine } from "./machine.js";
 

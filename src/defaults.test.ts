@@ -8,8 +8,8 @@ import { DEFAULT_MAX_NEW_TOKENS as ENGINE_MAX_NEW_TOKENS } from "./engine/genera
 import { resolveTrainerConfig } from "./rl/update/config.js";
 import { modelSpec, trainerOptions } from "./run/runtime-options.js";
 import { defineCast } from "./runtime/cast.js";
-import { shareAll } from "./runtime/cast-map.js";
-import { type ControllerOptions, resolveOptions } from "./runtime/step-context.js";
+import { shareAll } from "./runtime/protocol/cast-map.js";
+import { type ControllerOptions, resolveOptions } from "./runtime/controller/step-context.js";
 import { DEFAULT_EPISODE_TIMEOUT_MS } from "./workflow/deadline.js";
 import { END, START } from "./workflow/graph-types.js";
 import { workflow } from "./workflow/graph.js";

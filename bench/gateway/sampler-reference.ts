@@ -6,8 +6,8 @@ import { Sampler } from "../../src/engine/generate/sampler.js";
 import type { ChatMessage } from "../../src/engine/tokenizer/types.js";
 import { defaultThreads, native } from "../../src/native/binding.js";
 import type { Cast } from "../../src/runtime/cast.js";
-import { defaultLanes, tokenizerSource } from "../../src/runtime/lanes/lane-generator.js";
-import { loadModel } from "../../src/runtime/models.js";
+import { defaultLanes, tokenizerSource } from "../../src/runtime/worker-group/lanes/lane-generator.js";
+import { loadModel } from "../../src/runtime/worker-group/models.js";
 import { median, ms } from "./figures.js";
 import { againPrompt, firstPrompt, judgePrompt, MAX_TOKENS, tasks } from "./workload.js";
 

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { loadHfModel } from "../engine/io/hf-model.js";
 import { loadAdapter } from "../engine/io/peft.js";
 import { MasoError } from "../errors.js";
-import type { WorkerGroup } from "../runtime/worker-group.js";
+import type { WorkerGroup } from "../runtime/worker-group/worker-group.js";
 import type { PartReader } from "./types.js";
 
 interface UnitMeta {

@@ -2,7 +2,7 @@
 // every trainable unit and the group's update counter. The controller's process saves its in-process
 // groups with it; a worker process saves its own group with it, in place.
 import { MasoError } from "../errors.js";
-import type { WorkerGroup } from "../runtime/worker-group.js";
+import type { WorkerGroup } from "../runtime/worker-group/worker-group.js";
 import { decoderPart } from "./parts.js";
 import type { Checkpointable } from "./types.js";
 

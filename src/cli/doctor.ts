@@ -6,7 +6,7 @@ import { autoPrecision } from "../engine/precision.js";
 import { isolationLevel } from "../envs/code-verifier/isolation.js";
 import { type AddonChoice, addonChoice, type Bf16Support, type CpuLevels, cpuLevels, envCount, native } from "../native/binding.js";
 import { lastLevelCacheBytes } from "../native/cpu-cache.js";
-import { laneNice } from "../runtime/lanes/lane-priority.js";
+import { laneNice } from "../runtime/worker-group/lanes/lane-priority.js";
 
 export interface DoctorReport {
   node: string;

@@ -1,7 +1,7 @@
 // The operations a worker process offers beyond WorkerGroupApi: checkpoint parts (written and read
 // in place on a shared file system, else carried over JetStream), the weight-sync barrier of generation replicas, and replica-to-rank-0 traffic. Types
 // only, shared by the worker host and the NATS transport.
-import type { SampleRecord } from "../runtime/worker-group.js";
+import type { SampleRecord } from "../runtime/worker-group/worker-group.js";
 import type { PartTransfer } from "./part-transfer.js";
 
 export interface HelloResponse {

@@ -9,7 +9,7 @@ import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { MasoError } from "../errors.js";
 import type { Cast } from "../runtime/cast.js";
-import { createController } from "../runtime/controller.js";
+import { createController } from "../runtime/controller/controller.js";
 import { planGroups, type Runtime, type RuntimeOptions } from "../runtime/runtime.js";
 import { tokenCountersOf, tokenizerOnly } from "../runtime/token-counters.js";
 import {

@@ -7,8 +7,8 @@
 // every call at once, or, with `holdMs`, holds the calls and re-sends them once the server is back.
 import type { NatsConnection } from "@nats-io/transport-node";
 import { MasoError } from "../errors.js";
-import type { GenerateRequest, RequestOf, ResponseOf, WorkerOp, WorkerState } from "../runtime/messages.js";
-import { type Transport, trafficMeter } from "../runtime/transport.js";
+import type { GenerateRequest, RequestOf, ResponseOf, WorkerOp, WorkerState } from "../runtime/protocol/messages.js";
+import { type Transport, trafficMeter } from "../runtime/protocol/transport.js";
 import type { HostOp, HostOps, PartLocation } from "./host-ops.js";
 import type { MemberWatch } from "./membership.js";
 import { openPartStore, type PartStore } from "./part-transfer.js";

@@ -5,8 +5,8 @@
 import { hostname } from "node:os";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { MasoError } from "../errors.js";
-import type { GenerateRequest, WorkerGroupApi, WorkerOp } from "../runtime/messages.js";
-import type { SampleRecord, WorkerGroup } from "../runtime/worker-group.js";
+import type { GenerateRequest, WorkerGroupApi, WorkerOp } from "../runtime/protocol/messages.js";
+import type { SampleRecord, WorkerGroup } from "../runtime/worker-group/worker-group.js";
 import type { NatsAuth } from "./connect.js";
 import { type HelloResponse, type HostOps, WEIGHTS_OP } from "./host-ops.js";
 import { type Heartbeat, startHeartbeat } from "./membership.js";

@@ -13,7 +13,7 @@ import { openPartReader } from "../checkpoint/read-checkpoint.js";
 import { workerGroupPart } from "../checkpoint/worker-group-part.js";
 import { partWriter } from "../checkpoint/write-checkpoint.js";
 import { MasoError } from "../errors.js";
-import type { WorkerGroup } from "../runtime/worker-group.js";
+import type { WorkerGroup } from "../runtime/worker-group/worker-group.js";
 import type { PartLoadRequest, PartLocation, PartSaveRequest, PartSaveResponse } from "./host-ops.js";
 import type { PartStore } from "./part-transfer.js";
 

@@ -5,8 +5,8 @@
 // make a worker build, or import, anything.
 import type { KV } from "@nats-io/kv";
 import { MasoError } from "../errors.js";
-import type { TrainMode } from "../runtime/cast-map.js";
-import type { WorkerGroup } from "../runtime/worker-group.js";
+import type { TrainMode } from "../runtime/protocol/cast-map.js";
+import type { WorkerGroup } from "../runtime/worker-group/worker-group.js";
 import { connectNats, type NatsAuth } from "./connect.js";
 import { type MemberEntry, openRunBucket, refuseIfServed } from "./membership.js";
 import { DEFAULT_MAX_PART_BYTES, type PublishedConfig } from "./nats-runtime.js";

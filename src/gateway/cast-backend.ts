@@ -3,9 +3,9 @@
 // keeps no episodes: one API key (the server's) names the single "serve" episode.
 
 import type { Cast } from "../runtime/cast.js";
-import { phaseTimer } from "../runtime/phase-timer.js";
-import { routingCaller } from "../runtime/role-router.js";
-import type { Transport } from "../runtime/transport.js";
+import { phaseTimer } from "../runtime/controller/phase-timer.js";
+import { routingCaller } from "../runtime/controller/role-router.js";
+import type { Transport } from "../runtime/protocol/transport.js";
 import { UNCAPPED_NEW_TOKENS } from "../workflow/node-exec.js";
 import { responseIdOf } from "./api.js";
 import { templateMessage } from "./prompt-chain.js";

@@ -3,8 +3,8 @@
 // unrewarded logs only its rollout figures; NaN becomes null in the JSON line.
 import { describe, expect, it } from "vitest";
 import type { AssignedRewards } from "../rewards/combine.js";
-import type { RoleUpdates } from "../runtime/update-phase.js";
-import { roleMetrics } from "../runtime/step-metrics.js";
+import type { RoleUpdates } from "../runtime/controller/update-phase.js";
+import { roleMetrics } from "../runtime/controller/step-metrics.js";
 import type { Trajectory } from "../workflow/trajectory.js";
 import { roleRows } from "./role-rows.js";
 

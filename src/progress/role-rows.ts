@@ -1,8 +1,8 @@
-// The metrics.jsonl view of a step's per-role metrics (src/runtime/step-metrics.ts builds them):
+// The metrics.jsonl view of a step's per-role metrics (src/runtime/controller/step-metrics.ts builds them):
 // nested names (reward.total, kl.ref, length.response, …) and 0/1 for flags. A role with no rewarded
 // record this step logs only its rollout figures. Pure; the key order is the file's.
 import type { OffPolicyMetrics } from "../rl/update/types.js";
-import type { RoleStepMetrics } from "../runtime/step-metrics.js";
+import type { RoleStepMetrics } from "../runtime/controller/step-metrics.js";
 import type { MetricValues } from "./metrics-writer.js";
 
 /**

@@ -16,7 +16,7 @@ import { isSkip, type NamedReward, REWARD_KINDS, type RewardAssignment, type Rew
 
 /**
  * A trainable record as it was before any reward function ran: its sample's identity (in training,
- * the sample ledger's own entry; see src/runtime/sample-ledger.ts ownedRecords) and what the
+ * the sample ledger's own entry; see src/runtime/controller/sample-ledger.ts ownedRecords) and what the
  * reward checks read.
  */
 export interface TrainableRecord {

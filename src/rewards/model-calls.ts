@@ -1,6 +1,6 @@
 // The requests the reward layer makes of cast models through a worker group (`complete` for judges,
 // `rate` for reward models), typed here so the reward layer need not reach up into the runtime;
-// src/runtime/messages.ts re-exports them as part of the worker-group contract. Types only.
+// src/runtime/protocol/messages.ts re-exports them as part of the worker-group contract. Types only.
 import type { ChatMessage, Sampling } from "../workflow/role.js";
 
 /**

@@ -1,7 +1,7 @@
 // Evaluation of a runtime on held-out tasks: greedy episodes scored by the workflow's metric, logged
 // as `eval.metric`; `evaluateRun` does it for a run's chosen checkpoint (what `maso eval` does).
 import type { Runtime } from "../runtime/runtime.js";
-import { meanMetrics } from "../runtime/step-metrics.js";
+import { meanMetrics } from "../runtime/controller/step-metrics.js";
 import { type EvalMetric, scoreEpisode } from "./eval-metric.js";
 import { type CheckpointChoice, restoreRun } from "./resume.js";
 import type { Trajectory } from "../workflow/trajectory.js";

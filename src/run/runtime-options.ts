@@ -10,8 +10,8 @@ import { MasoError } from "../errors.js";
 import { isModelRule } from "../rewards/model-rules.js";
 import type { NamedReward } from "../rewards/types.js";
 import type { TrainerOptions } from "../rl/update/config.js";
-import type { CastSpec } from "../runtime/cast-map.js";
-import type { ModelSpec } from "../runtime/models.js";
+import type { CastSpec } from "../runtime/protocol/cast-map.js";
+import type { ModelSpec } from "../runtime/worker-group/models.js";
 import type { RuntimeOptions } from "../runtime/runtime.js";
 import type { WorkflowModule } from "./workflow-module.js";
 

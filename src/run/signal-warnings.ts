@@ -1,7 +1,7 @@
 // Warnings about a step that cannot teach anything: no group's rewards differ (so a group baseline
 // leaves every advantage 0), or a role whose every output failed to parse (so it only ever earns
 // its format penalty). Each names what to do. Pure: reads the step report, decides nothing.
-import type { StepReport } from "../runtime/controller.js";
+import type { StepReport } from "../runtime/controller/controller.js";
 
 /** One warning about a step's learning signal, as metrics.jsonl records it. */
 export interface SignalWarning {

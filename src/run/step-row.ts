@@ -3,8 +3,8 @@
 // `timings` so everything else is reproducible for a seed.
 import type { MetricValues, MetricsRow } from "../progress/metrics-writer.js";
 import { roleRows } from "../progress/role-rows.js";
-import type { StepReport } from "../runtime/controller.js";
-import { failureCounts } from "../runtime/step-failures.js";
+import type { StepReport } from "../runtime/controller/controller.js";
+import { failureCounts } from "../runtime/controller/step-failures.js";
 import type { CollapseWarning } from "./collapse-detect.js";
 import type { RollbackEntry } from "./role-rollback.js";
 import { type SignalWarning, signalWarnings } from "./signal-warnings.js";

@@ -1,8 +1,8 @@
 // The cast with its model declarations: what `defineCast` returns and `createRuntime` builds worker
 // groups from. The role→model description itself is plain data (cast-map.ts) that the controller
 // reads; this file joins it to the worker side's declarations, so it sits where both sides are wired.
-import { type CastMap, type CastSpec, defineCastMap } from "./cast-map.js";
-import { type ModelSpec, type ResolvedModelSpec, resolveModelSpec } from "./models.js";
+import { type CastMap, type CastSpec, defineCastMap } from "./protocol/cast-map.js";
+import { type ModelSpec, type ResolvedModelSpec, resolveModelSpec } from "./worker-group/models.js";
 
 /** A validated cast whose models are full declarations (weights source, LoRA, critic, precision). */
 export type Cast = CastMap<ResolvedModelSpec>;

@@ -5,14 +5,14 @@ import type { Decoder } from "../engine/model/decoder.js";
 import type { Tokenizer } from "../engine/tokenizer/types.js";
 import type { TrainerOptions } from "../rl/update/config.js";
 import { type Cast, defineCast } from "./cast.js";
-import { type CastSpec, rolesOf } from "./cast-map.js";
-import { type Controller, createController } from "./controller.js";
-import type { Generator } from "./generator.js";
-import type { ModelSpec, ResolvedModelSpec } from "./models.js";
-import type { ControllerOptions } from "./step-context.js";
+import { type CastSpec, rolesOf } from "./protocol/cast-map.js";
+import { type Controller, createController } from "./controller/controller.js";
+import type { Generator } from "./worker-group/generator.js";
+import type { ModelSpec, ResolvedModelSpec } from "./worker-group/models.js";
+import type { ControllerOptions } from "./controller/step-context.js";
 import { tokenCountersOf } from "./token-counters.js";
-import { inProcessTransport, type Transport } from "./transport.js";
-import { createWorkerGroup, type WorkerGroup, type WorkerGroupOptions } from "./worker-group.js";
+import { inProcessTransport, type Transport } from "./protocol/transport.js";
+import { createWorkerGroup, type WorkerGroup, type WorkerGroupOptions } from "./worker-group/worker-group.js";
 
 export interface RuntimeOptions<S extends object, T> extends Omit<ControllerOptions<S, T>, "cast" | "transport"> {
   models: readonly ModelSpec[];

@@ -8,7 +8,7 @@ import type { Tokenizer } from "../engine/tokenizer/types.js";
 import type { Workflow } from "../workflow/graph-types.js";
 import type { TokenCounter } from "../workflow/truncate.js";
 import type { Cast } from "./cast.js";
-import type { ResolvedModelSpec } from "./models.js";
+import type { ResolvedModelSpec } from "./worker-group/models.js";
 
 /** The roles of a workflow that fit their prompts into maxPromptTokens. */
 export function rolesWithPromptLimit<S>(wf: Workflow<S, string>): string[] {

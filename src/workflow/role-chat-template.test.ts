@@ -4,11 +4,11 @@
 import { describe, expect, it } from "vitest";
 import { encodeChat } from "../engine/tokenizer/encode-chat.js";
 import { loadHfTokenizer, qwen3TokenizerDir } from "../engine/tokenizer/hf-tokenizer.js";
-import { phaseTimer } from "../runtime/phase-timer.js";
-import { roleChatTemplates, routingCaller } from "../runtime/role-router.js";
+import { phaseTimer } from "../runtime/controller/phase-timer.js";
+import { roleChatTemplates, routingCaller } from "../runtime/controller/role-router.js";
 import type { Cast } from "../runtime/cast.js";
-import type { GenerateRequest } from "../runtime/messages.js";
-import type { Transport } from "../runtime/transport.js";
+import type { GenerateRequest } from "../runtime/protocol/messages.js";
+import type { Transport } from "../runtime/protocol/transport.js";
 import { workflow } from "./graph.js";
 import { END, START } from "./graph-types.js";
 import { textParser } from "./parsers.js";

@@ -14,7 +14,7 @@ export interface SampleHandle {
 /**
  * A sample's identity: which sample (model, id) a role call produced, and whose it is (episode,
  * role, node, visit). In training the controller's sample ledger holds the one copy of it
- * (src/runtime/sample-ledger.ts); rewards and the worker groups' ownership checks read it there.
+ * (src/runtime/controller/sample-ledger.ts); rewards and the worker groups' ownership checks read it there.
  */
 export interface OwnedSample {
   episodeId: string;

@@ -14,7 +14,7 @@ import { trainingModule } from "../../src/cli/train/workflow-module.js";
 import { resolveRunConfig } from "../../src/config/load-config.js";
 import { autoPrecision, resolvePrecision } from "../../src/engine/precision.js";
 import { type Bf16Support, native } from "../../src/native/binding.js";
-import { loadModel, resolveModelSpec } from "../../src/runtime/models.js";
+import { loadModel, resolveModelSpec } from "../../src/runtime/worker-group/models.js";
 import { cliInProcess } from "./cli-harness.js";
 
 const root = mkdtempSync(join(tmpdir(), "maso-precision-"));

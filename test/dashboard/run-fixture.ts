@@ -13,9 +13,9 @@ import { formatReward } from "../../src/rewards/format.js";
 import { judgedEntries, ruleStats } from "../../src/rewards/judged-entries.js";
 import { judgementsOf } from "../../src/rewards/model-rules.js";
 import { sharedOutcome } from "../../src/rewards/outcome.js";
-import type { AdvantageStats } from "../../src/runtime/messages.js";
-import { meanMetrics, roleMetrics } from "../../src/runtime/step-metrics.js";
-import type { RoleUpdates } from "../../src/runtime/update-phase.js";
+import type { AdvantageStats } from "../../src/runtime/protocol/messages.js";
+import { meanMetrics, roleMetrics } from "../../src/runtime/controller/step-metrics.js";
+import type { RoleUpdates } from "../../src/runtime/controller/update-phase.js";
 import {
   END,
   START,

@@ -10,7 +10,7 @@ import { startNatsServer } from "../../src/distributed/nats-server.js";
 import { createNatsRuntime } from "../../src/distributed/nats-runtime.js";
 import type { NatsTransport } from "../../src/distributed/nats-transport.js";
 import { createRuntime } from "../../src/runtime/runtime.js";
-import type { StepItem } from "../../src/runtime/step-context.js";
+import type { StepItem } from "../../src/runtime/controller/step-context.js";
 import { WORKFLOW, perModelConfig } from "./per-model.js";
 
 const root = mkdtempSync(join(tmpdir(), "maso-replicas-"));

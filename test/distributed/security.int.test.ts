@@ -15,7 +15,7 @@ import { createNatsRuntime } from "../../src/distributed/nats-runtime.js";
 import type { NatsTransport } from "../../src/distributed/nats-transport.js";
 import { fileSha256, newRunKey, parseRunKey, runSealer, sealKv, senderId } from "../../src/distributed/run-key.js";
 import { createRuntime } from "../../src/runtime/runtime.js";
-import type { StepItem } from "../../src/runtime/step-context.js";
+import type { StepItem } from "../../src/runtime/controller/step-context.js";
 import { type CliRun, startCli } from "../cli/cli-harness.js";
 import { WORKFLOW, perModelConfig } from "./per-model.js";
 

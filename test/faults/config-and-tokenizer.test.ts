@@ -14,7 +14,7 @@ import { Decoder } from "../../src/engine/model/decoder.js";
 import { createByteTokenizer } from "../../src/engine/tokenizer/byte-tokenizer.js";
 import { loadHfTokenizer, qwen3TokenizerDir } from "../../src/engine/tokenizer/hf-tokenizer.js";
 import { loadTokenizer, saveTokenizer } from "../../src/engine/tokenizer/load-tokenizer.js";
-import { loadModel, resolveModelSpec } from "../../src/runtime/models.js";
+import { loadModel, resolveModelSpec } from "../../src/runtime/worker-group/models.js";
 import { cliInProcess as cli } from "../cli/cli-harness.js";
 
 const root = mkdtempSync(join(tmpdir(), "maso-faults-config-"));

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { resolveRunConfig } from "../../src/config/load-config.js";
-import { createSamplerGenerator } from "../../src/runtime/sampler-generator.js";
+import { createSamplerGenerator } from "../../src/runtime/worker-group/sampler-generator.js";
 import { createRuntime } from "../../src/runtime/runtime.js";
 import { sharedOutcome } from "../../src/rewards/outcome.js";
 import { END, START } from "../../src/workflow/graph-types.js";

@@ -8,11 +8,11 @@ import type { WorkflowModule } from "../../src/cli/train/workflow-module.js";
 import { resolveRunConfig } from "../../src/config/load-config.js";
 import { readMetrics } from "../../src/progress/metrics-writer.js";
 import { readExcluded, readRewards } from "../../src/progress/reward-writer.js";
-import { createController } from "../../src/runtime/controller.js";
-import type { RewardItem } from "../../src/runtime/messages.js";
+import { createController } from "../../src/runtime/controller/controller.js";
+import type { RewardItem } from "../../src/runtime/protocol/messages.js";
 import { createRuntime, type Runtime, type RuntimeOptions } from "../../src/runtime/runtime.js";
 import { runTraining, type TrainRunOptions } from "../../src/run/rl-run.js";
-import type { Transport } from "../../src/runtime/transport.js";
+import type { Transport } from "../../src/runtime/protocol/transport.js";
 import { readTrajectories, trajectoryFile } from "../../src/workflow/trajectory-writer.js";
 
 export const FIXTURES = join(import.meta.dirname, "fixtures");

@@ -17,9 +17,9 @@ import { saveTokenizer } from "../../src/engine/tokenizer/load-tokenizer.js";
 import { rewardModelReward } from "../../src/rewards/reward-model.js";
 import { createRng } from "../../src/rng.js";
 import type { RewardTrainReport } from "../../src/rl/reward-model/train.js";
-import { resolveModelSpec } from "../../src/runtime/models.js";
+import { resolveModelSpec } from "../../src/runtime/worker-group/models.js";
 import { createRuntime } from "../../src/runtime/runtime.js";
-import { createWorkerGroup } from "../../src/runtime/worker-group.js";
+import { createWorkerGroup } from "../../src/runtime/worker-group/worker-group.js";
 import { markerPairs } from "./fixtures.js";
 
 const root = mkdtempSync(join(tmpdir(), "maso-rm-"));

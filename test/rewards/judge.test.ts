@@ -12,9 +12,9 @@ import { judgeReward } from "../../src/rewards/judge.js";
 import { fenceCandidate, parseScores } from "../../src/rewards/judge-parse.js";
 import { formatReward } from "../../src/rewards/format.js";
 import type { NamedReward } from "../../src/rewards/types.js";
-import { createDefaultGenerator } from "../../src/runtime/lanes/lane-generator.js";
+import { createDefaultGenerator } from "../../src/runtime/worker-group/lanes/lane-generator.js";
 import { createRuntime } from "../../src/runtime/runtime.js";
-import type { Generator } from "../../src/runtime/generator.js";
+import type { Generator } from "../../src/runtime/worker-group/generator.js";
 import type { Trajectory } from "../../src/workflow/trajectory.js";
 import { items, type OneState, oneRoleWorkflow, tinyConfig, type TwoState, twoRoleWorkflow, warmModel } from "../runtime/helpers.js";
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { MasoError } from "../../src/errors.js";
 import { sharedOutcome } from "../../src/rewards/outcome.js";
 import { adapterPerRole, byGroup, type CastSpec, createRuntime, defineCast, rolesOf, shareAll } from "../../src/runtime/index.js";
-import type { ModelSpec } from "../../src/runtime/models.js";
+import type { ModelSpec } from "../../src/runtime/worker-group/models.js";
 import { END, START } from "../../src/workflow/graph-types.js";
 import { workflow } from "../../src/workflow/graph.js";
 import { textParser } from "../../src/workflow/parsers.js";

@@ -9,7 +9,7 @@ import { encodeChat } from "../../src/engine/tokenizer/encode-chat.js";
 import { forwardLogprobs } from "../../src/rl/update/score.js";
 import type { Tokenizer } from "../../src/engine/tokenizer/types.js";
 import { createNaiveGenerator, createSamplerGenerator, type Generator, type GeneratorRequest } from "../../src/runtime/index.js";
-import { createLaneGenerator } from "../../src/runtime/lanes/lane-generator.js";
+import { createLaneGenerator } from "../../src/runtime/worker-group/lanes/lane-generator.js";
 import { ask, END_ID, probFirst, tinyConfig, tok, warmModel } from "./helpers.js";
 
 const req = (over: Partial<GeneratorRequest> = {}): GeneratorRequest => ({

@@ -3,8 +3,8 @@
 // those token rewards into returns. Hand-computed numbers; with placement "loss" the reward is untouched.
 import { describe, expect, it } from "vitest";
 import type { KlSettings } from "../../src/rl/update/types.js";
-import type { CachedSample } from "../../src/runtime/sample-cache.js";
-import { computeAdvantages, tokenRewardsOf } from "../../src/runtime/worker-advantages.js";
+import type { CachedSample } from "../../src/runtime/worker-group/sample-cache.js";
+import { computeAdvantages, tokenRewardsOf } from "../../src/runtime/worker-group/worker-advantages.js";
 
 // one prompt token + 3 response tokens; k1 KL = old − ref = [0.5, 0, 0.5]; reward 1
 const sample = (): CachedSample => ({

@@ -11,8 +11,8 @@ import { native } from "../../src/native/binding.js";
 import { fillNormal } from "../../src/engine/model/init.js";
 import { createRng } from "../../src/rng.js";
 import { createSamplerGenerator, type Generator, type GeneratorRequest, type GeneratorResult } from "../../src/runtime/index.js";
-import { createLaneGenerator, defaultLanes, lanesFor } from "../../src/runtime/lanes/lane-generator.js";
-import { LANE_NICE, laneNice } from "../../src/runtime/lanes/lane-priority.js";
+import { createLaneGenerator, defaultLanes, lanesFor } from "../../src/runtime/worker-group/lanes/lane-generator.js";
+import { LANE_NICE, laneNice } from "../../src/runtime/worker-group/lanes/lane-priority.js";
 import { ask, tinyConfig, tok } from "./helpers.js";
 
 const LORA = { rank: 4, alpha: 8, targets: ["q_proj", "v_proj", "down_proj"] as const };

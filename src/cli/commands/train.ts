@@ -22,7 +22,7 @@ import type { RunLock } from "../../fs/run-lock.js";
 import type { PipelineProgress } from "../../progress/format.js";
 import { createProgress } from "../../progress/progress-display.js";
 import { createNatsRuntime, envRunKey } from "../../distributed/nats-runtime.js";
-import type { StepReport } from "../../runtime/controller.js";
+import type { StepReport } from "../../runtime/controller/controller.js";
 import { createRuntime } from "../../runtime/runtime.js";
 import type { TrainRow } from "../../run/step-row.js";
 import { runTraining } from "../../run/rl-run.js";

@@ -11,7 +11,7 @@ import { PARENT_PIPE_ENV } from "../../distributed/spawn-workers.js";
 import { runWorkerProcess } from "../../distributed/worker-process.js";
 import { resolveRunConfig } from "../../config/load-config.js";
 import { planGroups } from "../../runtime/runtime.js";
-import { createWorkerGroup } from "../../runtime/worker-group.js";
+import { createWorkerGroup } from "../../runtime/worker-group/worker-group.js";
 import { workflowRoles } from "../../workflow/graph-types.js";
 import type { Workflow } from "../../workflow/graph-types.js";
 import { num, parseFlags, str } from "../args.js";
