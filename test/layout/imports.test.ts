@@ -1,5 +1,6 @@
-// The house rules of src/ (docs/architecture.md): no import circles; the runtime knows nothing of
-// run persistence; examples and recipes use the library as users do, through "maso".
+// The house rules of src/ (docs/architecture.md): no import circles; the runtime's controller and
+// worker groups meet only in its protocol; the runtime knows nothing of run persistence; examples
+// and recipes use the library as users do, through "maso".
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -22,7 +23,9 @@ function importsOf(file: string): string[] {
 }
 
 /** The floor of each folder of src/ (entry/ holds the subpath tiers of the public API); src/errors.ts,
- * src/error-codes.ts, src/rng.ts, src/defaults.ts and src/index.ts are not in a folder. */
+ * src/error-codes.ts, src/rng.ts, src/defaults.ts and src/index.ts are not in a folder. runtime/ has
+ * three floors of its own: the protocol, then the controller and the worker group side by side, then
+ * the files at its top that wire both. */
 const FLOORS: Record<string, number> = {
   native: 0,
   fs: 0,
@@ -32,16 +35,29 @@ const FLOORS: Record<string, number> = {
   rl: 2,
   config: 3,
   rewards: 3,
-  runtime: 4,
-  progress: 5,
-  checkpoint: 5,
-  run: 6,
-  gateway: 6,
-  dashboard: 6,
-  distributed: 6,
-  cli: 7,
-  entry: 7,
+  "runtime/protocol": 4,
+  "runtime/controller": 5,
+  "runtime/worker-group": 5,
+  runtime: 6,
+  progress: 7,
+  checkpoint: 7,
+  run: 8,
+  gateway: 8,
+  dashboard: 8,
+  distributed: 8,
+  cli: 9,
+  entry: 9,
 };
+
+/** The FLOORS folder a file of src/ belongs to (its deepest listed folder), or undefined. */
+function folderOf(file: string): string | undefined {
+  const parts = file.split("/").slice(1, -1);
+  for (let n = parts.length; n > 0; n--) {
+    const folder = parts.slice(0, n).join("/");
+    if (folder in FLOORS) return folder;
+  }
+  return undefined;
+}
 
 const library = tsFiles("src").filter((f) => !f.endsWith(".test.ts"));
 const graph = new Map(library.map((f) => [f, importsOf(f)]));
@@ -65,14 +81,32 @@ describe("the layout of src/", () => {
   });
 
   it("imports only from lower floors (the table in docs/architecture.md)", () => {
-    const floorOf = (f: string) => FLOORS[f.split("/")[1]];
+    const floorOf = (f: string) => {
+      const folder = folderOf(f);
+      return folder === undefined ? undefined : FLOORS[folder];
+    };
     const wrong = library.flatMap((f) =>
       (graph.get(f) ?? [])
         .filter((g) => graph.has(g) && floorOf(g) !== undefined && floorOf(f) !== undefined)
-        .filter((g) => g.split("/")[1] !== f.split("/")[1] && floorOf(g) >= floorOf(f))
+        .filter((g) => folderOf(g) !== folderOf(f) && floorOf(g)! >= floorOf(f)!)
         .map((g) => `${f} (floor ${floorOf(f)}) -> ${g} (floor ${floorOf(g)})`),
     );
     expect(wrong).toEqual([]);
+  });
+
+  it("keeps the star topology: controller and worker groups meet only in the protocol", () => {
+    // the protocol imports neither side; the controller never reaches a model (worker group, engine,
+    // native addon), so everything it knows of one crossed a message
+    const forbidden: Record<string, RegExp> = {
+      "src/runtime/protocol/": /^src\/(runtime\/(controller|worker-group)\/|engine\/|native\/)/,
+      "src/runtime/controller/": /^src\/(runtime\/worker-group\/|engine\/|native\/)/,
+      "src/runtime/worker-group/": /^src\/runtime\/controller\//,
+    };
+    const crossing = library.flatMap((f) => {
+      const side = Object.keys(forbidden).find((p) => f.startsWith(p));
+      return side ? (graph.get(f) ?? []).filter((g) => forbidden[side].test(g)).map((g) => `${f} -> ${g}`) : [];
+    });
+    expect(crossing).toEqual([]);
   });
 
   it("keeps run persistence out of the runtime", () => {
