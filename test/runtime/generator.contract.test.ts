@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { Decoder } from "../../src/engine/model/decoder.js";
 import { MasoError } from "../../src/errors.js";
 import { encodeChat } from "../../src/engine/tokenizer/encode-chat.js";
-import { forwardLogprobs } from "../../src/rl/update/score.js";
+import { forwardLogprobs } from "../../src/rl/update/forward-logprobs.js";
 import type { Tokenizer } from "../../src/engine/tokenizer/types.js";
 import { createNaiveGenerator, createSamplerGenerator, type Generator, type GeneratorRequest } from "../../src/runtime/index.js";
 import { createLaneGenerator } from "../../src/runtime/worker-group/lanes/lane-generator.js";

@@ -12,7 +12,7 @@ import { ppoClipLoss } from "../losses/ppo-clip.js";
 import { sumLosses } from "../losses/sum-losses.js";
 import { valueLoss } from "../losses/value-loss.js";
 import type { LossResult } from "../types.js";
-import { forwardTemperature, responseInput } from "./score.js";
+import { forwardTemperature, responseInput } from "./forward-logprobs.js";
 import type { TrainerConfig, TrainSample } from "./types.js";
 
 /** What the minibatch-level aggregation divides by (so chunk losses add up to the minibatch loss). */

@@ -6,7 +6,7 @@ import { savedFloatsPerToken } from "../../engine/model/weights.js";
 import type { Rng } from "../../rng.js";
 import { type ChunkResult, chunkLoss } from "./chunk-loss.js";
 import { roleStats } from "./role-stats.js";
-import { forwardTemperature } from "./score.js";
+import { forwardTemperature } from "./forward-logprobs.js";
 import type { TrainerConfig, TrainSample, UpdateReport } from "./types.js";
 import { clipAndStep, deltaSq, policyUnitName, snapshotGrads, type TrainUnit } from "./units.js";
 

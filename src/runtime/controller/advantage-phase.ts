@@ -6,7 +6,7 @@ import type { GaeContinuation } from "../../rl/advantages/types.js";
 import { getEstimator } from "../../rl/advantages/registry.js";
 import type { AssignedRewards } from "../../rewards/combine.js";
 import type { AdvantageStats, AgentChainPiece } from "../protocol/messages.js";
-import { rewardedGroups } from "./score-phase.js";
+import { rewardedGroups } from "./logprobs-phase.js";
 import { type ResolvedOptions, type StepContext, scopeOf } from "./step-context.js";
 
 const chained = <S extends object, T>(o: ResolvedOptions<S, T>, model: string) =>

@@ -12,7 +12,7 @@ import type { WorkerState } from "../protocol/messages.js";
 import { type PhaseTimer, phaseTimer } from "./phase-timer.js";
 import { rewardPhase } from "./reward-phase.js";
 import { type Rollout, rolloutPhase, toolMs } from "./rollout-phase.js";
-import { logprobsPhase } from "./score-phase.js";
+import { logprobsPhase } from "./logprobs-phase.js";
 import { type ControllerOptions, resolveOptions, type StepContext, type StepItem } from "./step-context.js";
 import { meanMetrics, type RoleStepMetrics, roleMetrics } from "./step-metrics.js";
 import type { TrafficStats, Transport } from "../protocol/transport.js";

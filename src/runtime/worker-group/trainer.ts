@@ -8,13 +8,13 @@ import { concat } from "../../rl/concat.js";
 import { klTerm } from "../../rl/kl-estimators.js";
 import { ppoUpdate } from "../../rl/update/ppo-update.js";
 import { emptyImportance, type ImportanceStats, importanceWeights } from "../../rl/update/off-policy.js";
-import { forwardLogprobs } from "../../rl/update/score.js";
+import { forwardLogprobs } from "../../rl/update/forward-logprobs.js";
 import type { OffPolicyMetrics, TrainerConfig, TrainSample } from "../../rl/update/types.js";
 import { scheduleUnits, type TrainUnit } from "../../rl/update/units.js";
 import type { DiagnosticsResponse, LogRatio, UpdateRequest, UpdateResponse } from "../protocol/messages.js";
 import type { ResolvedModelSpec } from "./models.js";
 import { type CachedSample, type SampleCache, toTrainSample } from "./sample-cache.js";
-import type { LogprobForwards } from "./scorer.js";
+import type { LogprobForwards } from "./logprob-forwards.js";
 import { onKernelThreads, onKernelThreadsAsync } from "./kernel-threads.js";
 import type { WeightVersions } from "./weight-versions.js";
 

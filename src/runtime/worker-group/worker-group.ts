@@ -18,7 +18,7 @@ import { onKernelThreads } from "./kernel-threads.js";
 import { rate } from "./rate.js";
 import { assignRewards } from "./sample-rewards.js";
 import { type SampleRecord, sampleStore } from "./sample-store.js";
-import { frozenReference, logprobForwards } from "./scorer.js";
+import { frozenReference, logprobForwards } from "./logprob-forwards.js";
 import { trainer } from "./trainer.js";
 import { type WeightVersions, weightVersions } from "./weight-versions.js";
 import { workerCounters } from "./worker-counters.js";

@@ -1,7 +1,7 @@
 // A worker group's log-prob forwards: the old log-probs and values a sample is trained against, and
 // its reference log-probs (the base with the adapter off, or a frozen copy of the starting weights).
 import { Decoder } from "../../engine/model/decoder.js";
-import { type LogprobOutput, type LogprobInput, forwardLogprobs } from "../../rl/update/score.js";
+import { type LogprobOutput, type LogprobInput, forwardLogprobs } from "../../rl/update/forward-logprobs.js";
 import type { ResolvedModelSpec } from "./models.js";
 import type { SampleCache } from "./sample-cache.js";
 
