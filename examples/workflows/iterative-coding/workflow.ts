@@ -123,6 +123,12 @@ function codingConfig(shape: CastShape) {
 }
 
 /** The parameter-sharing comparison's three casts (see ../cast-shapes.ts). */
-export const configs = { lora: codingConfig("lora"), shared: codingConfig("shared"), perRole: codingConfig("perRole") };
+export const configs = {
+  lora: codingConfig("lora"),
+  shared: codingConfig("shared"),
+  perRole: codingConfig("perRole"),
+  // the LoRA config with asynchronous RL at a fixed lag of one step (docs/training.md)
+  fixedLag: { ...codingConfig("lora"), schedule: { steps: 30, tasksPerStep: 4, concurrency: 16, maxStaleness: 1 } },
+};
 
 export const config = configs.lora;
