@@ -31,6 +31,8 @@ export interface RouteOptions {
   seed: number;
   timer: PhaseTimer;
   chatTemplates?: ReadonlyMap<string, Readonly<Record<string, unknown>>>;
+  /** false: the worker groups keep no sample of these calls (evaluation); records then hold a null handle. */
+  keep?: false;
 }
 
 /** The worker group that serves a role call and the request it gets (adapter, seed, chat-template variables). */
@@ -43,6 +45,7 @@ export function routed(cast: CastMap, o: RouteOptions, req: RoleCallRequest): { 
       adapter: entry.adapter,
       seed: seedOf(o.seed, o.step, req.episodeId, req.node, req.seed ?? req.visit),
       ...(vars && { chatTemplate: vars }),
+      ...(o.keep === false && { keep: false as const }),
     };
     return { model: entry.model, m };
   });
@@ -63,7 +66,8 @@ export function routingCaller(cast: CastMap, transport: Transport, o: RouteOptio
       const { text, sampleHandle, promptTokens, outputTokens, finishReason, chained, logprobs } = res;
       return {
         text,
-        sampleHandle: sampleHandle!, // a kept call always has one
+        sampleHandle,
+        ...(sampleHandle === null && { model: msg.model }),
         promptTokens,
         outputTokens,
         finishReason,
