@@ -231,12 +231,13 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
     return packed;
   };
 
-  /** A replica's generate: sample here, then hand the sample to rank 0 and answer with its id there. */
+  /** A replica's generate: sample here, then hand a kept sample to rank 0 and answer with its id there. */
   const replicaGenerate = async (req: GenerateRequest) => {
     const e = req.call.extend;
     // the chain names rank 0's id of the earlier sample; this rank holds it under its own
     const mine = e ? { ...req, call: { ...req.call, extend: { ...e, sample: { ...e.sample, id: local.get(e.sample.id) ?? -1 } } } } : req;
     const res = await wg.generate(mine);
+    if (res.sampleHandle === null) return res; // an un-kept call: nothing to hand over
     const { id } = (await toRank0("adopt", wg.sampleRecord(res.sampleHandle.id))) as { id: number };
     local.set(id, res.sampleHandle.id);
     return { ...res, sampleHandle: { ...res.sampleHandle, id } };

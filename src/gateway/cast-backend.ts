@@ -1,10 +1,10 @@
 // A gateway backend straight onto a cast's worker groups, for serving trained models without
-// training (`maso serve`): every call is generated, answered and its sample discarded at once. It
-// keeps no episodes: one API key (the server's) names the single "serve" episode.
+// training (`maso serve`): every call is generated with `keep: false`, so no worker group caches a
+// sample of it. It keeps no episodes: one API key (the server's) names the single "serve" episode.
 
 import type { Cast } from "../runtime/cast.js";
 import { phaseTimer } from "../runtime/controller/phase-timer.js";
-import { routingCaller } from "../runtime/controller/role-router.js";
+import { routed } from "../runtime/controller/role-router.js";
 import type { Transport } from "../runtime/protocol/transport.js";
 import { UNCAPPED_NEW_TOKENS } from "../workflow/node-exec.js";
 import { responseIdOf } from "./api.js";
@@ -28,7 +28,7 @@ export interface CastBackendOptions {
  * @example const g = await serveGateway(castBackend(rt.cast, rt.transport, roles, { apiKey }), { port: 8400 });
  */
 export function castBackend(cast: Cast, transport: Transport, roles: readonly string[], o: CastBackendOptions): GatewayBackend {
-  const caller = routingCaller(cast, transport, { step: 0, seed: 0, timer: phaseTimer() });
+  const route = { step: 0, seed: 0, timer: phaseTimer() };
   const conversations = new Map<string, GatewayMessage[]>();
   let calls = 0;
   return {
@@ -40,25 +40,23 @@ export function castBackend(cast: Cast, transport: Transport, roles: readonly st
       const callId = `serve-${n}`;
       listener?.started(callId);
       const cap = o.maxNewTokens ?? UNCAPPED_NEW_TOKENS;
-      const res = await caller.call(
-        {
-          episodeId: call.episodeId,
-          role: call.role,
-          node: call.node ?? "serve",
-          visit: n,
-          ...(call.seed !== undefined && { seed: call.seed }),
-          turn: call.turn ?? 0,
-          sampling: { temperature: call.temperature ?? 0, topP: call.topP ?? 1, topK: 0 },
-          stop: call.stop,
-          maxNewTokens: Math.min(call.maxTokens ?? cap, cap),
-          fitContext: true,
-          ...(call.logprobs && { logprobs: true, ...(call.topLogprobs && { topLogprobs: call.topLogprobs }) }),
-          messages: call.messages.map(templateMessage),
-          ...(call.tools && { tools: call.tools }),
-        },
-        listener && ((d) => listener.text(d)),
-      );
-      await transport.call(res.sampleHandle.model, "discard", { ids: [res.sampleHandle.id] });
+      const { model, m } = routed(cast, route, {
+        episodeId: call.episodeId,
+        role: call.role,
+        node: call.node ?? "serve",
+        visit: n,
+        ...(call.seed !== undefined && { seed: call.seed }),
+        turn: call.turn ?? 0,
+        sampling: { temperature: call.temperature ?? 0, topP: call.topP ?? 1, topK: 0 },
+        stop: call.stop,
+        maxNewTokens: Math.min(call.maxTokens ?? cap, cap),
+        fitContext: true,
+        ...(call.logprobs && { logprobs: true, ...(call.topLogprobs && { topLogprobs: call.topLogprobs }) }),
+        messages: call.messages.map(templateMessage),
+        ...(call.tools && { tools: call.tools }),
+      });
+      const onText = listener && ((d: string) => listener.text(d));
+      const res = await transport.call(model, "generate", { ...m, keep: false }, onText && { onText });
       const completion = {
         callId,
         text: res.text,

@@ -20,7 +20,8 @@ interface Answered {
   label?: string;
   messages: readonly GatewayMessage[];
   reply: ParsedReply;
-  sample: SampleHandle;
+  /** null where the sample was not kept: nothing to chain onto, so a later call re-encodes. */
+  sample: SampleHandle | null;
 }
 
 function parsedOf(reply: ParsedReply, disconnected: boolean): ParsedOutput {
@@ -56,7 +57,7 @@ export function episodeCalls(io: AgentIO) {
       ...(call.turn !== undefined && { turn: call.turn }),
       messages: call.messages.map(templateMessage),
       ...(call.tools && { tools: call.tools }),
-      ...(j !== null && { extend: { sample: answered[j].sample, replayed: answered[j].messages.length } }),
+      ...(j !== null && answered[j].sample && { extend: { sample: answered[j].sample, replayed: answered[j].messages.length } }),
       sampling: {
         ...(call.temperature !== undefined && { temperature: call.temperature }),
         ...(call.topP !== undefined && { topP: call.topP }),

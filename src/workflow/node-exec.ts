@@ -107,19 +107,20 @@ function validResult(res: RoleCallResult | undefined): res is RoleCallResult {
   return (
     !!res &&
     typeof res.text === "string" &&
-    !!res.sampleHandle &&
-    typeof res.sampleHandle.model === "string" &&
-    typeof res.sampleHandle.id === "number"
+    (res.sampleHandle === null
+      ? typeof res.model === "string"
+      : !!res.sampleHandle && typeof res.sampleHandle.model === "string" && typeof res.sampleHandle.id === "number")
   );
 }
 
-const INVALID_RESULT = "the RoleCaller must return { text, sampleHandle: { model, id }, promptTokens, outputTokens }";
+const INVALID_RESULT =
+  "the RoleCaller must return { text, sampleHandle: { model, id }, promptTokens, outputTokens } (or sampleHandle: null and model for a sample not kept)";
 
 /** A role call's answer onto its record. */
 function recordResult(record: Omit<StepRecord, "index">, res: RoleCallResult): void {
   record.rawOutput = res.text;
-  record.sampleHandle = { model: res.sampleHandle.model, id: res.sampleHandle.id };
-  record.model = res.sampleHandle.model;
+  record.sampleHandle = res.sampleHandle && { model: res.sampleHandle.model, id: res.sampleHandle.id };
+  record.model = res.sampleHandle?.model ?? res.model!;
   record.promptTokens = Number.isFinite(res.promptTokens) ? res.promptTokens : null;
   record.outputTokens = Number.isFinite(res.outputTokens) ? res.outputTokens : null;
 }

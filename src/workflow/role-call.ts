@@ -41,7 +41,9 @@ export type RoleCallRequest = {
 /** What comes back: text and a handle into the model's sample cache (heavy tensors stay there). */
 export interface RoleCallResult {
   text: string;
-  sampleHandle: SampleHandle;
+  /** null: the call's sample was not kept (evaluation), so nothing of it can train; `model` then names who generated it. */
+  sampleHandle: SampleHandle | null;
+  model?: string;
   promptTokens: number;
   outputTokens: number;
   /** "length" when generation hit maxNewTokens before a stop token or string (absent: treated as "stop"). */

@@ -42,8 +42,8 @@ describe("a worker group checks every reward against what it stored at generatio
         seed: 1,
       });
     const [e0a, e1a, e0b] = await Promise.all([gen("e0", "a"), gen("e1", "a"), gen("e0", "b")]);
-    const item = (g: { sampleHandle: SampleHandle }, episodeId: string, role: string, reward = 1) => ({
-      id: g.sampleHandle.id,
+    const item = (g: { sampleHandle: SampleHandle | null }, episodeId: string, role: string, reward = 1) => ({
+      id: g.sampleHandle!.id,
       episodeId,
       role,
       reward,
@@ -53,7 +53,7 @@ describe("a worker group checks every reward against what it stored at generatio
     const swapped = await errorOf(wg.assignRewards({ items: [item(e0a, "e0", "a"), item(e1a, "e0", "a")] }));
     expect(swapped.code).toBe("SAMPLE_OWNER");
     expect(swapped.message).toContain(
-      `sample ${e1a.sampleHandle.id} of worker group "m" was generated for episode "e1" role "a", but its reward claims episode "e0" role "a"`,
+      `sample ${e1a.sampleHandle!.id} of worker group "m" was generated for episode "e1" role "a", but its reward claims episode "e0" role "a"`,
     );
     const wrongRole = await errorOf(wg.assignRewards({ items: [item(e0b, "e0", "a")] }));
     expect(wrongRole.code).toBe("SAMPLE_OWNER");
@@ -67,7 +67,7 @@ describe("a worker group checks every reward against what it stored at generatio
     expect(twice).toMatchObject({
       code: "SAMPLE_REWARDED_TWICE",
       message: expect.stringContaining(
-        `sample ${e1a.sampleHandle.id} of worker group "m" (episode "e1", role "a") got a second reward this step`,
+        `sample ${e1a.sampleHandle!.id} of worker group "m" (episode "e1", role "a") got a second reward this step`,
       ),
     });
     await wg.release({});

@@ -79,7 +79,7 @@ describe.each(cases)("KL to reference: %s", (_n, extra, adapter) => {
     expect(before.roles.r.klRef).toBe(0);
     expect(before.roles.r.refDrift).toBe(0);
     await wg.assignRewards({
-      items: outs.map((o, i) => ({ id: o.sampleHandle.id, episodeId: `e${i}`, role: "r", reward: i % 2, groupKey: "g" })),
+      items: outs.map((o, i) => ({ id: o.sampleHandle!.id, episodeId: `e${i}`, role: "r", reward: i % 2, groupKey: "g" })),
     });
     await wg.computeAdvantages({ estimator: "grpo", options: {} });
     const { report } = await wg.update({ policy: true, critic: false });

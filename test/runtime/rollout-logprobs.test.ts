@@ -43,7 +43,7 @@ async function step(wg: WorkerGroup) {
   const outs = await Promise.all(Array.from({ length: 8 }, (_, i) => generate(wg, i)));
   const { computed } = await wg.computeLogprobs({});
   await wg.assignRewards({
-    items: outs.map((o, i) => ({ id: o.sampleHandle.id, episodeId: `e${i}`, role: "r", reward: (i * 7) % 3, groupKey: `g${i % 2}` })),
+    items: outs.map((o, i) => ({ id: o.sampleHandle!.id, episodeId: `e${i}`, role: "r", reward: (i * 7) % 3, groupKey: `g${i % 2}` })),
   });
   await wg.computeAdvantages({ estimator: "grpo", options: {} });
   const { report } = await wg.update({ policy: true, critic: false });

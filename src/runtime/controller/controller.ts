@@ -59,6 +59,9 @@ export interface StepReport<S> {
   judges: Record<string, ModelRuleStats>;
 }
 
+/** Whether the workflow has agent nodes, whose calls can chain onto an earlier sample's ids. */
+const hasAgents = (wf: { nodes: ReadonlyMap<string, { kind: string }> }): boolean => [...wf.nodes.values()].some((n) => n.kind === "agent");
+
 /** The batch evaluation's samples belong to under asynchronous RL (no step's). */
 const EVAL_BATCH = -1;
 
@@ -83,7 +86,11 @@ export interface Controller<S extends object, T> {
    * `onEpisodeDone` watches the rollout's progress.
    */
   step(items: readonly StepItem<S, T>[], onEpisodeDone?: (done: number, total: number) => void): Promise<StepReport<S>>;
-  /** Runs episodes without training (default greedy) and returns their trajectories; `onEpisodeDone` watches progress. */
+  /**
+   * Runs episodes without training (default greedy) and returns their trajectories; `onEpisodeDone`
+   * watches progress. Worker groups keep no sample (records hold a null `sampleHandle`), except for a
+   * workflow with agent nodes, whose chained calls need the earlier samples: those are released after.
+   */
   evaluate(
     items: readonly StepItem<S, T>[],
     sampling?: Partial<Sampling>,
@@ -272,8 +279,13 @@ export function createController<S extends object, T>(options: ControllerOptions
       // asynchronous RL: generation reads the weights in place, not a rollout's pinned ones
       if (asyncRl) await pin(null, EVAL_BATCH, stepNo - 1);
       const ctx: StepContext<S, T> = { o, step: stepNo, timer: phaseTimer() };
-      const { trajectories } = await rolloutPhase(ctx, items, sampling, onEpisodeDone, o.evalConcurrency);
-      await Promise.all(groups().map((g) => o.transport.call(g, "release", asyncRl ? { batch: EVAL_BATCH } : {})));
+      // an agent's later call may continue an earlier reply's token ids, which only a kept sample holds
+      const keep = hasAgents(o.workflow);
+      const { trajectories } = await rolloutPhase(ctx, items, sampling, onEpisodeDone, {
+        concurrency: o.evalConcurrency,
+        ...(!keep && { keep: false }),
+      });
+      if (keep) await Promise.all(groups().map((g) => o.transport.call(g, "release", asyncRl ? { batch: EVAL_BATCH } : {})));
       return trajectories;
     },
     async step(items, onEpisodeDone) {

@@ -25,6 +25,32 @@ export function roleChatTemplates<S>(wf: Workflow<S, string>): ReadonlyMap<strin
   return out;
 }
 
+/** What routing needs besides the cast: the step and run seed the sampling seed derives from, and the roles' chat-template variables. */
+export interface RouteOptions {
+  step: number;
+  seed: number;
+  timer: PhaseTimer;
+  chatTemplates?: ReadonlyMap<string, Readonly<Record<string, unknown>>>;
+  /** false: the worker groups keep no sample of these calls (evaluation); records then hold a null handle. */
+  keep?: false;
+}
+
+/** The worker group that serves a role call and the request it gets (adapter, seed, chat-template variables). */
+export function routed(cast: CastMap, o: RouteOptions, req: RoleCallRequest): { model: string; m: GenerateRequest } {
+  return o.timer.sync("routing", () => {
+    const entry = cast.roles.get(req.role)!;
+    const vars = req.messages && o.chatTemplates?.get(req.role);
+    const m: GenerateRequest = {
+      call: req,
+      adapter: entry.adapter,
+      seed: seedOf(o.seed, o.step, req.episodeId, req.node, req.seed ?? req.visit),
+      ...(vars && { chatTemplate: vars }),
+      ...(o.keep === false && { keep: false as const }),
+    };
+    return { model: entry.model, m };
+  });
+}
+
 /**
  * A RoleCaller that sends each call to the worker group the cast names, with the role's
  * chat-template variables (from `chatTemplates`, see {@link roleChatTemplates}) on chat requests.
@@ -32,29 +58,16 @@ export function roleChatTemplates<S>(wf: Workflow<S, string>): ReadonlyMap<strin
  * @example
  * const caller = routingCaller(cast, transport, { step: 3, seed: 1, timer, chatTemplates: roleChatTemplates(wf) });
  */
-export function routingCaller(
-  cast: CastMap,
-  transport: Transport,
-  o: { step: number; seed: number; timer: PhaseTimer; chatTemplates?: ReadonlyMap<string, Readonly<Record<string, unknown>>> },
-): RoleCaller {
+export function routingCaller(cast: CastMap, transport: Transport, o: RouteOptions): RoleCaller {
   return {
     async call(req: RoleCallRequest, onText?: (delta: string) => void): Promise<RoleCallResult> {
-      const msg = o.timer.sync("routing", () => {
-        const entry = cast.roles.get(req.role)!;
-        const vars = req.messages && o.chatTemplates?.get(req.role);
-        const m: GenerateRequest = {
-          call: req,
-          adapter: entry.adapter,
-          seed: seedOf(o.seed, o.step, req.episodeId, req.node, req.seed ?? req.visit),
-          ...(vars && { chatTemplate: vars }),
-        };
-        return { model: entry.model, m };
-      });
+      const msg = routed(cast, o, req);
       const res = await transport.call(msg.model, "generate", msg.m, onText && { onText });
       const { text, sampleHandle, promptTokens, outputTokens, finishReason, chained, logprobs } = res;
       return {
         text,
         sampleHandle,
+        ...(sampleHandle === null && { model: msg.model }),
         promptTokens,
         outputTokens,
         finishReason,

@@ -17,7 +17,8 @@ export interface Rollout<S> {
  * Runs the episodes of one step. `sampling` (evaluation's, e.g. greedy) overrides every role,
  * per-role rollout settings included. A role call that returns after its episode ran out of time
  * (so after the rollout) has its sample discarded: it belongs to no trajectory. `onEpisodeDone`
- * watches progress (see RunOptions).
+ * watches progress (see RunOptions). `run.keep: false` (evaluation) keeps no sample at all: the
+ * records hold null handles.
  *
  * @example
  * const { trajectories, ledger } = await rolloutPhase(ctx, items);
@@ -27,14 +28,20 @@ export async function rolloutPhase<S extends object, T>(
   items: readonly StepItem<S, T>[],
   sampling?: Partial<Sampling>,
   onEpisodeDone?: (done: number, total: number) => void,
-  concurrency = ctx.o.concurrency,
+  run: { concurrency?: number; keep?: false } = {},
 ): Promise<Rollout<S>> {
   const { o } = ctx;
   // best effort and unawaited: a sample nobody rewards is ignored by every later phase anyway
   const discard = (s: OwnedSample) => void o.transport.call(s.handle.model, "discard", { ids: [s.handle.id] }).catch(() => {});
   const ledger = sampleLedger(discard);
   const caller = ledger.wrap(
-    routingCaller(o.cast, o.transport, { step: ctx.step, seed: o.seed, timer: ctx.timer, chatTemplates: roleChatTemplates(o.workflow) }),
+    routingCaller(o.cast, o.transport, {
+      step: ctx.step,
+      seed: o.seed,
+      timer: ctx.timer,
+      chatTemplates: roleChatTemplates(o.workflow),
+      ...(run.keep === false && { keep: false }),
+    }),
   );
   try {
     const trajectories = await runEpisodes(
@@ -42,7 +49,7 @@ export async function rolloutPhase<S extends object, T>(
       items.map((i) => i.episode),
       {
         caller,
-        concurrency,
+        concurrency: run.concurrency ?? o.concurrency,
         sampling: { ...o.sampling, ...sampling },
         roleSampling: sampling ? undefined : o.roleSampling,
         maxNewTokens: o.maxNewTokens,

@@ -21,11 +21,17 @@ export interface GenerateRequest {
   seed: number;
   /** The role's extra chat-template variables (e.g. { enable_thinking: false }), for rendering `messages`. */
   chatTemplate?: Readonly<Record<string, unknown>>;
+  /**
+   * false: generate exactly as a kept call would, but cache no sample (nothing of it can train), as
+   * `maso serve` does. Absent: the sample is kept for training.
+   */
+  keep?: false;
 }
 
 export interface GenerateResponse {
   text: string;
-  sampleHandle: SampleHandle;
+  /** The kept sample; null for a request with `keep: false`. */
+  sampleHandle: SampleHandle | null;
   promptTokens: number;
   outputTokens: number;
   finishReason: "stop" | "length";
@@ -189,6 +195,9 @@ export interface WorkerState {
   roles: string[];
   adapters: string[];
   cachedSamples: number;
+  /** Samples ever cached (generated here or adopted from a replica), and dropped by discard or release. */
+  samplesKept: number;
+  samplesDropped: number;
   /** Role calls served, by role and adapter ("-" for the base). */
   calls: Record<string, Record<string, number>>;
   /** Busy wall time per operation (ms); generation = decode steps. */

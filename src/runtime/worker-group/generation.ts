@@ -1,5 +1,5 @@
-// A worker group's generation: a role call, whose sample is cached for training, and a completion
-// on the base weights, whose sample is not.
+// A worker group's generation: a role call, whose sample is cached for training unless the request
+// says `keep: false` (serving), and a completion on the base weights, whose sample is not.
 import type { Tokenizer } from "../../engine/tokenizer/types.js";
 import { MasoError } from "../../errors.js";
 import type { OutputLogprob } from "../../workflow/role-call.js";
@@ -97,24 +97,26 @@ export function generation(p: GenerationParts) {
     stream?.end(out.text);
     p.counters.count(call.role, adapter ?? "-");
     const { role, episodeId: episode, node, visit, turn } = call;
-    const tokens = Int32Array.from([...prompt, ...out.tokens]);
-    const oldLogp = rolloutLogp(out, versionAtStart);
-    const s = store.addNew({
-      ...(pinned && { ...pinned, behaviourLogp: samplerLogp(out) }),
-      role,
-      episode,
-      node,
-      visit,
-      turn,
-      adapter,
-      temperature: call.sampling.temperature,
-      tokens,
-      promptLen: prompt.length,
-      oldLogp,
-    });
+    // an un-kept call generates exactly as a kept one; only the sample store does not see it
+    const s =
+      req.keep === false
+        ? null
+        : store.addNew({
+            ...(pinned && { ...pinned, behaviourLogp: samplerLogp(out) }),
+            role,
+            episode,
+            node,
+            visit,
+            turn,
+            adapter,
+            temperature: call.sampling.temperature,
+            tokens: Int32Array.from([...prompt, ...out.tokens]),
+            promptLen: prompt.length,
+            oldLogp: rolloutLogp(out, versionAtStart),
+          });
     return {
       text: out.text,
-      sampleHandle: { model: p.model, id: s.id },
+      sampleHandle: s && { model: p.model, id: s.id },
       promptTokens: prompt.length,
       outputTokens: out.tokens.length,
       finishReason: out.finishReason,

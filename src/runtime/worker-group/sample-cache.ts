@@ -58,6 +58,7 @@ function canonicalOrder(a: CachedSample, b: CachedSample): number {
 export function sampleCache() {
   const map = new Map<number, CachedSample>();
   let next = 0;
+  let dropped = 0;
   return {
     add(s: Omit<CachedSample, "id">): CachedSample {
       const full = { ...s, id: next++ };
@@ -65,8 +66,15 @@ export function sampleCache() {
       return full;
     },
     get: (id: number) => map.get(id),
+    /** How many samples were ever added (ids are never reused), and how many remove or clear dropped. */
+    added: () => next,
+    dropped: () => dropped,
     /** Drops one sample; false when it was not held. */
-    remove: (id: number): boolean => map.delete(id),
+    remove: (id: number): boolean => {
+      const held = map.delete(id);
+      if (held) dropped++;
+      return held;
+    },
     /** Every sample in a canonical order (episode, turn, node, visit), so that how episodes
      * interleaved during generation (concurrency) cannot change scoring or update numerics. */
     all: (batch?: number) => [...map.values()].filter((s) => batch === undefined || s.batch === batch).sort(canonicalOrder),
@@ -76,6 +84,7 @@ export function sampleCache() {
       const n = map.size;
       if (batch === undefined) map.clear();
       else for (const [id, s] of map) if (s.batch === batch) map.delete(id);
+      dropped += n - map.size;
       return n - map.size;
     },
   };

@@ -154,6 +154,8 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
         roles: Object.keys(options.roles),
         adapters,
         cachedSamples: store.size(),
+        samplesKept: store.added(),
+        samplesDropped: store.dropped(),
         calls: structuredClone(counters.calls),
         busyMs: { ...counters.busyMs, generation: gen.busyMs },
         generator: gen,
