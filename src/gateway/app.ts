@@ -107,7 +107,7 @@ function outcomes(backend: GatewayBackend): OutcomeOf {
     })();
     if (key) {
       answers.set(call.episodeId, key, outcome);
-      // a refusal (429 during an update) must not stick to the key: the retry should generate
+      // a refusal (an unknown episode, a prompt over the context) must not stick to the key: the retry should generate
       void outcome.then((a) => "error" in a && answers.delete(call.episodeId, key));
     }
     return outcome;
@@ -137,7 +137,7 @@ async function streamed(c: Context, api: ApiAdapter, call: GatewayCall, request:
   const signal = c.req.raw.signal;
   const listener: CompletionListener = { started: begin, text: (d) => split?.push(d), disconnected: () => signal.aborted };
   const outcome = outcomeOf(c, call, listener);
-  // a 429 during an update, an unknown episode, a prompt over the context: clients retry or raise on the status
+  // an unknown episode, a prompt over the context: clients retry or raise on the status
   const early = await Promise.race([started, outcome]);
   if (early && "error" in early) return refuse(c, early.error, api);
   void outcome.then((o) => {

@@ -29,8 +29,6 @@ export interface EpisodeRegistry {
   backend: GatewayBackend;
   /** Opens `episodeId` (unique among open episodes) with its handler and the roles it may call. */
   open(episodeId: string, handler: EpisodeHandler, roles: readonly string[]): OpenEpisode;
-  /** While set, every call answers 429 with this Retry-After (seconds): the weights are updating. */
-  pause(retryAfterSeconds: number | null): void;
   openCount(): number;
 }
 
@@ -50,7 +48,6 @@ export function createEpisodeRegistry(): EpisodeRegistry {
   const byId = new Map<string, Entry>();
   const byKey = new Map<string, string>();
   const byResultKey = new Map<string, string>();
-  let paused: number | null = null;
   const entryOf = (id: string): Entry => {
     const h = byId.get(id);
     if (!h)
@@ -62,14 +59,6 @@ export function createEpisodeRegistry(): EpisodeRegistry {
       roles: (id) => byId.get(id)?.roles ?? [],
       episodeOfKey: (key, scope = "calls") => (scope === "calls" ? byKey : byResultKey).get(key) ?? null,
       complete: async (call, listener) => {
-        if (paused !== null)
-          throw new GatewayRefusal({
-            status: 429,
-            type: "rate_limit_error",
-            code: "weights_updating",
-            message: "the models are updating their weights",
-            retryAfter: paused,
-          });
         return entryOf(call.episodeId).handler.complete(call, listener);
       },
       conversation: (id, responseId) => byId.get(id)?.handler.conversation?.(responseId),
@@ -104,9 +93,6 @@ export function createEpisodeRegistry(): EpisodeRegistry {
           byResultKey.delete(resultKey);
         },
       };
-    },
-    pause: (s) => {
-      paused = s;
     },
     openCount: () => byId.size,
   };

@@ -25,7 +25,7 @@ export function errorBody(e: GatewayError): { error: { message: string; type: st
   return { error: { message: e.message, type: e.type, param: e.param ?? null, code: e.code } };
 }
 
-/** Thrown by a backend to answer with `error` (e.g. 429 while weights update); anything else is a 500. */
+/** Thrown by a backend to answer with `error` (e.g. 404 for an unknown episode, or 429 from a backend that is overloaded); anything else is a 500. */
 export class GatewayRefusal extends Error {
   constructor(readonly error: GatewayError) {
     super(error.message);

@@ -114,8 +114,8 @@ export interface ParsedReply {
 
 /**
  * The models behind the gateway. The run implements it over the cast and worker groups; tests
- * may script it. `complete` may throw GatewayRefusal (429 during a weight update, 404 unknown
- * episode) — anything else becomes a 500 in the API's error shape.
+ * may script it. `complete` may throw GatewayRefusal (404 unknown
+ * episode, or a scripted 429) — anything else becomes a 500 in the API's error shape.
  */
 export interface GatewayBackend {
   /** The role names a client may request as `model` in `episodeId`. */
