@@ -22,7 +22,8 @@ async function showRecord(page: Page, step: number, ep: string, node: string) {
   await page.selectOption('[data-testid="step-select"]', String(step));
   await expect.poll(() => page.locator(`[data-testid="episode-select"] option[value="${ep}"]`).count()).toBe(1);
   await page.selectOption('[data-testid="episode-select"]', ep);
-  // clicked until it holds: the episode's trajectory may still be loading
+  // the record list is the picked episode's only once its trajectory has loaded
+  await expect.poll(() => page.locator("#viewer").getAttribute("data-shown")).toBe(`${step}/${ep}`);
   await expect
     .poll(async () => {
       await page

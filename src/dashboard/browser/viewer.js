@@ -129,6 +129,8 @@ function loadEpisode() {
       if (view.loaded !== ep) return; // a later pick won
       view.shown = b;
       view.rec = 0;
+      // which step's episode is on screen, for whoever must wait until a pick has loaded
+      $("viewer").dataset.shown = step + "/" + ep;
       $("viewer").hidden = false;
       renderShown(b);
     })
