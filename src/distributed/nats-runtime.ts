@@ -189,8 +189,9 @@ async function checkWorkers(
 }
 
 /**
- * Waits until every address has beaten for this session; a worker started with another run id
- * waits in its own run's bucket, so a WORKER_MISSING names any such stray it found there.
+ * Waits until a worker at every address has sent a heartbeat carrying this controller's session
+ * id; a worker started with another run id waits in its own run's bucket, so a WORKER_MISSING
+ * names any such stray it found there.
  */
 async function waitForWorkers(
   o: {

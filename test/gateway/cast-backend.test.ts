@@ -4,14 +4,13 @@ import { describe, expect, it } from "vitest";
 import { castBackend } from "../../src/gateway/cast-backend.js";
 import type { GatewayCall } from "../../src/gateway/types.js";
 import { sharedOutcome } from "../../src/rewards/outcome.js";
-import type { GenerateRequest } from "../../src/runtime/protocol/messages.js";
-import type { Transport } from "../../src/runtime/protocol/transport.js";
 import { createRuntime, rolesOf, shareAll } from "../../src/runtime/index.js";
 import { END, START } from "../../src/workflow/graph-types.js";
 import { workflow } from "../../src/workflow/graph.js";
 import { textParser } from "../../src/workflow/parsers.js";
 import { defineRole } from "../../src/workflow/role.js";
 import { ask, tinyConfig } from "../runtime/helpers.js";
+import { recordingTransport } from "../runtime/recording-transport.js";
 
 const wf = workflow<{ q: string }>({ name: "one" })
   .role("say", defineRole<{ q: string }, string>({ name: "say", prompt: (s) => ask(s.q), parse: textParser(), fallback: () => "" }))
@@ -41,16 +40,7 @@ describe("castBackend (maso serve)", () => {
       trainer: { lr: 1e-3 },
     });
     // the backend's transport, recording every operation and the generate requests it sends
-    const ops: string[] = [];
-    const sent: GenerateRequest[] = [];
-    const transport: Transport = {
-      ...rt.transport,
-      call(group, op, req, opts) {
-        ops.push(op);
-        if (op === "generate") sent.push(req as GenerateRequest);
-        return rt.transport.call(group, op, req, opts);
-      },
-    };
+    const { transport, ops, sent } = recordingTransport(rt.transport);
     const backend = castBackend(rt.cast, transport, ["say"], { apiKey: "k", maxNewTokens: 6 });
     const served = [await backend.complete(call("hello", 0)), await backend.complete(call("again", 1))];
     expect(ops).toEqual(["generate", "generate"]);

@@ -3,13 +3,12 @@
 import { describe, expect, it } from "vitest";
 import { sharedOutcome } from "../../src/rewards/outcome.js";
 import { createController, createRuntime, rolesOf, shareAll } from "../../src/runtime/index.js";
-import type { GenerateRequest } from "../../src/runtime/protocol/messages.js";
-import type { Transport } from "../../src/runtime/protocol/transport.js";
 import { END, START } from "../../src/workflow/graph-types.js";
 import { workflow } from "../../src/workflow/graph.js";
 import { textParser } from "../../src/workflow/parsers.js";
 import { defineRole } from "../../src/workflow/role.js";
 import { ask, tinyConfig } from "./helpers.js";
+import { recordingTransport } from "./recording-transport.js";
 
 interface S {
   q: string;
@@ -33,8 +32,6 @@ const wf = workflow<S>({ name: "two" })
 
 describe("controller.evaluate", () => {
   it("keeps no sample, releases nothing, and answers as kept calls would", async () => {
-    const ops: string[] = [];
-    const sent: GenerateRequest[] = [];
     const options = {
       workflow: wf,
       rewards: [sharedOutcome(() => 1)],
@@ -47,14 +44,7 @@ describe("controller.evaluate", () => {
       cast: shareAll("m", rolesOf(wf)),
     });
     // a controller on a transport that records every operation and the generate requests it sends
-    const transport: Transport = {
-      ...rt.transport,
-      call(group, op, req, opts) {
-        ops.push(op);
-        if (op === "generate") sent.push(req as GenerateRequest);
-        return rt.transport.call(group, op, req, opts);
-      },
-    };
+    const { transport, ops, sent } = recordingTransport(rt.transport);
     const controller = createController({ ...options, cast: rt.cast, transport });
     const items = ["x", "y"].map((q, i) => ({ episode: { id: `e${i}`, state: { q, log: [] }, taskId: q }, task: null }));
     const trajectories = await controller.evaluate(items);
