@@ -12,6 +12,7 @@ import { textParser } from "../../src/workflow/parsers.js";
 import { defineRole } from "../../src/workflow/role.js";
 import type { ChatMessage } from "../../src/engine/tokenizer/types.js";
 import { native } from "../../src/native/binding.js";
+import type { GenerateRequest } from "../../src/runtime/protocol/messages.js";
 
 export const tok = createByteTokenizer();
 export const END_ID = tok.tokenToId("<|end|>")!;
@@ -38,6 +39,25 @@ export function tinyConfig(over: Partial<ModelConfig> = {}): ModelConfig {
 }
 
 export const ask = (content: string): ChatMessage[] => [{ role: "user", content }];
+
+/** Generate request `i` of role "r" on one worker group: "prompt <i mod 3>" as episode `e<i>`, seed i. */
+export function promptRequest(i: number, o: { adapter: string | null; temperature: number; maxNewTokens: number }): GenerateRequest {
+  return {
+    call: {
+      episodeId: `e${i}`,
+      role: "r",
+      node: "n",
+      visit: 0,
+      turn: 0,
+      messages: ask(`prompt ${i % 3}`),
+      sampling: { temperature: o.temperature, topP: 1, topK: 0 },
+      stop: [],
+      maxNewTokens: o.maxNewTokens,
+    },
+    adapter: o.adapter,
+    seed: i,
+  };
+}
 
 /**
  * Supervised warm start: teaches the model to answer each prompt with one of `choices` (uniformly)

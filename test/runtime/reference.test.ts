@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { sharedOutcome } from "../../src/rewards/outcome.js";
 import { adapterPerRole, createRuntime, createWorkerGroup, type ModelSpec, resolveModelSpec } from "../../src/runtime/index.js";
 import type { Trajectory } from "../../src/workflow/trajectory.js";
-import { ask, type TwoState, tinyConfig, twoRoleWorkflow } from "./helpers.js";
+import { promptRequest, type TwoState, tinyConfig, twoRoleWorkflow } from "./helpers.js";
 
 const lora = { rank: 4, alpha: 8, targets: ["q_proj", "v_proj", "o_proj", "up_proj"] as const };
 const state = (q: string): TwoState => ({ q, note: "", answer: "" });
@@ -56,22 +56,7 @@ describe.each(cases)("KL to reference: %s", (_n, extra, adapter) => {
   it("is exactly 0 before the first update, positive after, and the reference stays frozen", async () => {
     const spec = resolveModelSpec({ name: "m", source: { config: tinyConfig(), seed: 9 }, ...extra });
     const wg = await createWorkerGroup(spec, { roles: { r: adapter }, trainer: { lr: 2e-2, epochs: 2 } });
-    const gen = (i: number) =>
-      wg.generate({
-        call: {
-          episodeId: `e${i}`,
-          role: "r",
-          node: "n",
-          visit: 0,
-          turn: 0,
-          messages: ask(`prompt ${i % 3}`),
-          sampling: { temperature: 1, topP: 1, topK: 0 },
-          stop: [],
-          maxNewTokens: 4,
-        },
-        adapter,
-        seed: i,
-      });
+    const gen = (i: number) => wg.generate(promptRequest(i, { adapter, temperature: 1, maxNewTokens: 4 }));
     const outs = await Promise.all(Array.from({ length: 8 }, (_, i) => gen(i)));
     await wg.computeLogprobs({});
     const before = await wg.diagnostics({});

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { createWorkerGroup, resolveModelSpec, type WorkerGroup } from "../../src/runtime/index.js";
 import type { LoraConfig } from "../../src/engine/config.js";
 import type { TrainerOptions } from "../../src/rl/update/config.js";
-import { ask, tinyConfig } from "./helpers.js";
+import { promptRequest, tinyConfig } from "./helpers.js";
 
 const lora: LoraConfig = { rank: 4, alpha: 8, targets: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"] };
 
@@ -21,22 +21,7 @@ async function group(trainer: TrainerOptions, valueHead = false): Promise<Worker
   return createWorkerGroup(spec, { roles: { r: "a" }, trainer: { lr: 1e-2, epochs: 2, minibatchSize: 4, ...trainer } });
 }
 
-const generate = (wg: WorkerGroup, i: number) =>
-  wg.generate({
-    call: {
-      episodeId: `e${i}`,
-      role: "r",
-      node: "n",
-      visit: 0,
-      turn: 0,
-      messages: ask(`prompt ${i % 3}`),
-      sampling: { temperature: 0.7, topP: 1, topK: 0 },
-      stop: [],
-      maxNewTokens: 12,
-    },
-    adapter: "a",
-    seed: i,
-  });
+const generate = (wg: WorkerGroup, i: number) => wg.generate(promptRequest(i, { adapter: "a", temperature: 0.7, maxNewTokens: 12 }));
 
 /** Generates 8 samples, rewards them, computes log-probs, and runs one update; the computed count and the report. */
 async function step(wg: WorkerGroup) {
