@@ -1,20 +1,27 @@
 // The update inside a worker group: PPO epochs over shuffled minibatches of cached samples; each
 // minibatch is split into per-role chunks, guarded by approximate KL, back-propagated, clipped and
-// stepped with the optimisers of exactly the units it trained. No sample data leaves this function.
+// stepped with the optimisers of exactly the units it trained. No sample data leaves this function,
+// except to the model's other ranks in a data-parallel update (data-parallel.ts).
 import type { Decoder } from "../../engine/model/decoder.js";
 import { savedFloatsPerToken } from "../../engine/model/weights.js";
 import type { Rng } from "../../rng.js";
-import { type ChunkResult, chunkLoss } from "./chunk-loss.js";
+import { type ChunkResult, chunkLoss, type Denominators } from "./chunk-loss.js";
+import {
+  backwardChunk,
+  type DataParallelPeers,
+  mergePieces,
+  type PieceResult,
+  type ShareRequest,
+  type ShareResult,
+  splitShares,
+  type UpdateWhat,
+} from "./data-parallel.js";
 import { roleStats } from "./role-stats.js";
 import { forwardTemperature } from "./forward-logprobs.js";
 import type { TrainerConfig, TrainSample, UpdateReport } from "./types.js";
 import { clipAndStep, deltaSq, policyUnitName, snapshotGrads, type TrainUnit } from "./units.js";
 
-/** What one update trains: the policy (PPO terms), the critic (value loss), or both. */
-export interface UpdateWhat {
-  policy: boolean;
-  critic: boolean;
-}
+export type { UpdateWhat };
 
 /**
  * Floats a sample's forward keeps for its backward: every token's saved activations, and for each
@@ -65,10 +72,91 @@ function unitsFor(r: TrainSample, units: ReadonlyMap<string, TrainUnit>, what: U
   return [...new Set(names)].map((n) => units.get(n)).filter((u): u is TrainUnit => u !== undefined);
 }
 
+/** The figures of one minibatch's chunks, and whether the KL guard skips it. */
+type Done = { r: Pick<ChunkResult, "role" | "metrics" | "tokens">; mine: TrainUnit[]; norm: number };
+
+/** One minibatch on this rank alone: each chunk runs forward and back before the next, so only one chunk's activations live. */
+async function localMinibatch(
+  model: Decoder,
+  chunks: readonly TrainSample[][],
+  units: ReadonlyMap<string, TrainUnit>,
+  cfg: TrainerConfig,
+  what: UpdateWhat,
+  d: Denominators,
+  klTooHigh: (rs: readonly Done[]) => boolean,
+  pause?: () => Promise<void>,
+): Promise<Done[]> {
+  const done: Done[] = [];
+  for (const c of chunks) {
+    const { tape, grads, ...r } = chunkLoss(model, c, cfg, what, d);
+    const entry: Done = { r, mine: unitsFor(c[0], units, what), norm: 0 };
+    done.push(entry);
+    // a minibatch of one chunk that the KL guard will skip needs no backward; over several
+    // chunks the guard sees the whole minibatch only after every chunk's backward has run
+    if (chunks.length === 1 && klTooHigh(done)) break;
+    const before = snapshotGrads(entry.mine);
+    model.backward(tape, grads);
+    entry.norm = Math.sqrt(deltaSq(entry.mine, before));
+    await pause?.();
+  }
+  return done;
+}
+
+/**
+ * One minibatch shared with the other ranks of the model (data-parallel.ts): this rank's share runs
+ * here while the peers run theirs; their gradients are added to this rank's in rank order, so the
+ * units' buffers hold the whole minibatch's gradient, as on one rank up to the order of the sums.
+ */
+async function sharedMinibatch(
+  model: Decoder,
+  mb: readonly TrainSample[],
+  units: ReadonlyMap<string, TrainUnit>,
+  cfg: TrainerConfig,
+  what: UpdateWhat,
+  d: Denominators,
+  peers: DataParallelPeers,
+  budget: { cost: (s: TrainSample) => number; floats: number },
+): Promise<Done[]> {
+  const shares = splitShares(mb, peers.count + 1, budget.cost);
+  const remote = Promise.all(
+    shares.slice(1).map((share, i) => (share.length ? peers.gradients(i + 1, { what, d, samples: share }) : null)),
+  );
+  const pieces: PieceResult[] = chunksOf(shares[0], budget.cost, budget.floats).flatMap((c) =>
+    c.length ? [backwardChunk(model, c, unitsFor(c[0], units, what), cfg, what, d)] : [],
+  );
+  for (const res of await remote) {
+    if (!res) continue;
+    pieces.push(...res.pieces);
+    for (const [name, g] of res.grads) {
+      const acc = units.get(name)?.grads.data;
+      if (!acc || acc.length !== g.length) throw new Error(`data-parallel: a peer sent gradients for unit ${name} this rank lacks`);
+      for (let j = 0; j < g.length; j++) acc[j] += g[j];
+    }
+  }
+  return mergePieces(pieces).map((p) => ({ r: p, mine: p.units.map((n) => units.get(n)!), norm: p.norm }));
+}
+
+/**
+ * A peer's side of one shared minibatch: forward and backward over its share, chunked as rank 0
+ * chunks; the gradients stay in its buffers (returned by reference) until the shared step.
+ */
+export function shareGradients(model: Decoder, units: ReadonlyMap<string, TrainUnit>, cfg: TrainerConfig, req: ShareRequest): ShareResult {
+  const perToken = savedFloatsPerToken(model.config);
+  const cost = (s: TrainSample) => keptFloats(s, perToken, model.config.vocabSize);
+  model.zeroGrad();
+  const pieces = chunksOf(req.samples, cost, (cfg.activationBudgetMb * 2 ** 20) / 4).map((c) =>
+    backwardChunk(model, c, unitsFor(c[0], units, req.what), cfg, req.what, req.d),
+  );
+  const grads = new Map<string, Float32Array>();
+  for (const p of pieces) for (const name of p.units) grads.set(name, units.get(name)!.grads.data);
+  return { pieces, grads };
+}
+
 /**
  * Runs PPO epochs over `samples` and returns per-role metrics. `pause`, awaited after each chunk's
  * backward, lets an asynchronous run's rollout (on the same thread) go on during the update; it
- * changes no number.
+ * changes no number. With `peers`, every minibatch is shared with the model's other ranks, which
+ * take the same optimiser steps.
  *
  * @example
  * const report = await ppoUpdate(model, units, cfg, samples, { policy: true, critic: false }, createRng(1));
@@ -80,7 +168,7 @@ export async function ppoUpdate(
   samples: readonly TrainSample[],
   what: UpdateWhat,
   rng: Rng,
-  pause?: () => Promise<void>,
+  o: { pause?: () => Promise<void>; peers?: DataParallelPeers | null } = {},
 ): Promise<UpdateReport> {
   const t0 = performance.now();
   const stats = roleStats();
@@ -90,35 +178,24 @@ export async function ppoUpdate(
   const perToken = savedFloatsPerToken(model.config);
   const cost = (s: TrainSample) => keptFloats(s, perToken, model.config.vocabSize);
   const budget = (cfg.activationBudgetMb * 2 ** 20) / 4;
+  const peers = o.peers && o.peers.count > 0 ? o.peers : null;
   for (let epoch = 0; epoch < cfg.epochs; epoch++) {
     const order = rng.shuffle(samples);
     const size = cfg.minibatchSize > 0 ? cfg.minibatchSize : order.length;
     for (let i = 0; i < order.length; i += size, mbIndex++) {
       const mb = order.slice(i, i + size);
       const d = { tokens: mb.reduce((a, s) => a + s.oldLogp.length, 0), seqs: mb.length };
-      // each chunk runs forward and back before the next, so only one chunk's activations live
       model.zeroGrad();
-      type Done = { r: Pick<ChunkResult, "role" | "metrics" | "tokens">; mine: TrainUnit[]; norm: number };
-      const done: Done[] = [];
       const klTooHigh = (rs: readonly Done[]) =>
         what.policy &&
         cfg.approxKlSkip !== undefined &&
         !(rs.reduce((a, { r }) => a + r.metrics.approxKl * r.tokens, 0) / Math.max(d.tokens, 1) <= cfg.approxKlSkip);
-      const chunks = chunksOf(mb, cost, budget);
-      for (const c of chunks) {
-        const { tape, grads, ...r } = chunkLoss(model, c, cfg, what, d);
-        const entry: Done = { r, mine: unitsFor(c[0], units, what), norm: 0 };
-        done.push(entry);
-        // a minibatch of one chunk that the KL guard will skip needs no backward; over several
-        // chunks the guard sees the whole minibatch only after every chunk's backward has run
-        if (chunks.length === 1 && klTooHigh(done)) break;
-        const before = snapshotGrads(entry.mine);
-        model.backward(tape, grads);
-        entry.norm = Math.sqrt(deltaSq(entry.mine, before));
-        await pause?.();
-      }
+      const done = peers
+        ? await sharedMinibatch(model, mb, units, cfg, what, d, peers, { cost, floats: budget })
+        : await localMinibatch(model, chunksOf(mb, cost, budget), units, cfg, what, d, klTooHigh, o.pause);
       if (klTooHigh(done)) {
         model.zeroGrad();
+        await peers?.step({ units: null });
         for (const { r } of done) stats.skip(r.role);
         continue;
       }
@@ -127,8 +204,11 @@ export async function ppoUpdate(
         stats.add(r, mbIndex, norm);
         for (const u of mine) touched.add(u);
       }
+      // the peers get the summed gradients before clipping scales them here
+      const shared = peers?.step({ units: [...touched].map((u) => ({ name: u.name, lr: u.lr, grads: u.grads.data.slice() })) });
       const norm = clipAndStep([...touched], cfg.maxGradNorm);
       model.zeroGrad();
+      await shared;
       if (Number.isFinite(norm)) {
         steps++;
         normSum += norm;

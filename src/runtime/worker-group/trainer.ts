@@ -6,6 +6,7 @@ import { MasoError } from "../../errors.js";
 import { actionLogRatios, happoKey } from "../../rl/advantages/happo.js";
 import { concat } from "../../rl/concat.js";
 import { klTerm } from "../../rl/kl-estimators.js";
+import type { DataParallelPeers } from "../../rl/update/data-parallel.js";
 import { ppoUpdate } from "../../rl/update/ppo-update.js";
 import { emptyImportance, type ImportanceStats, importanceWeights } from "../../rl/update/off-policy.js";
 import { forwardLogprobs } from "../../rl/update/forward-logprobs.js";
@@ -29,6 +30,8 @@ export interface TrainerParts {
   versions: WeightVersions;
   /** Asynchronous RL: the most versions a trained sample may lag (η); absent for a synchronous run. */
   staleness?: number;
+  /** The model's other ranks, when its updates are data-parallel (set by a worker host at rank 0). */
+  peers?: () => DataParallelPeers | null;
 }
 
 /** Σ(log π_new − log π_old) per sample, with the weights in place now. */
@@ -96,7 +99,7 @@ function offPolicySamples(
  * @example
  * const t = trainer(parts); t.update({ policy: true, critic: false }); t.updates; // 1
  */
-export function trainer({ spec, model, units, cfg, cache, forwards, versions, staleness }: TrainerParts) {
+export function trainer({ spec, model, units, cfg, cache, forwards, versions, staleness, peers }: TrainerParts) {
   let updates = 0;
   const metaOf = (s: CachedSample) => ({
     episode: s.episode,
@@ -124,8 +127,8 @@ export function trainer({ spec, model, units, cfg, cache, forwards, versions, st
     // asynchronous: one kernel thread (kernel-threads.ts), pausing between chunks so the rollout of a later step goes on
     const report =
       staleness === undefined
-        ? await ppoUpdate(model, units, cfg, train, what, rng)
-        : await onKernelThreadsAsync(1, (pause) => ppoUpdate(model, units, cfg, train, what, rng, pause));
+        ? await ppoUpdate(model, units, cfg, train, what, rng, { peers: peers?.() })
+        : await onKernelThreadsAsync(1, (pause) => ppoUpdate(model, units, cfg, train, what, rng, { pause }));
     if (offPolicy) for (const [role, m] of Object.entries(offPolicy)) if (report.roles[role]) report.roles[role].offPolicy = m;
     const version = versions.bump("update");
     const ratios = () => (staleness === undefined ? logRatiosNow(model, samples) : onKernelThreads(1, () => logRatiosNow(model, samples)));

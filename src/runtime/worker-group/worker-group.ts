@@ -6,6 +6,14 @@
 import type { Decoder } from "../../engine/model/decoder.js";
 import type { Tokenizer } from "../../engine/tokenizer/types.js";
 import { resolveTrainerConfig, type TrainerOptions } from "../../rl/update/config.js";
+import {
+  applySharedStep,
+  type DataParallelPeers,
+  type SharedStep,
+  type ShareRequest,
+  type ShareResult,
+} from "../../rl/update/data-parallel.js";
+import { shareGradients } from "../../rl/update/ppo-update.js";
 import { createUnits, type TrainUnit } from "../../rl/update/units.js";
 import type { Generator } from "./generator.js";
 import { createDefaultGenerator } from "./lanes/lane-generator.js";
@@ -60,6 +68,15 @@ export interface WorkerGroup extends WorkerGroupApi {
   sampleRecord(id: number): SampleRecord | undefined;
   /** Caches a sample another replica of this model generated; returns its id here. */
   adoptSample(record: SampleRecord): number;
+  /** Data-parallel updates over the model's ranks (the worker host wires them; data-parallel.ts). */
+  readonly dataParallel: {
+    /** Rank 0: the other ranks its updates share each minibatch with (null: none). */
+    setPeers(peers: DataParallelPeers | null): void;
+    /** A peer: forward and backward over its share of a minibatch. */
+    share(req: ShareRequest): Promise<ShareResult>;
+    /** A peer: the step with the summed gradients. */
+    step(req: SharedStep): Promise<number>;
+  };
 }
 
 /**
@@ -95,7 +112,8 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
   const counters = workerCounters();
   const { timed } = counters;
   const forwards = logprobForwards(model, spec, reference, store);
-  const train = trainer({ spec, model, units, cfg, cache: store, forwards, versions, staleness: options.staleness });
+  let peers: DataParallelPeers | null = null;
+  const train = trainer({ spec, model, units, cfg, cache: store, forwards, versions, staleness: options.staleness, peers: () => peers });
   const { generate, complete } = generation({
     model: spec.name,
     roles: options.roles,
@@ -123,6 +141,13 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
     weightVersions: versions,
     sampleRecord: (id) => store.record(id),
     adoptSample: (r) => store.adopt(r),
+    dataParallel: {
+      setPeers: (p) => {
+        peers = p;
+      },
+      share: (req) => timed("update", () => shareGradients(model, units, cfg, req)),
+      step: (req) => timed("update", () => applySharedStep(model, units, cfg, req)),
+    },
     generate: (req, onText) => generate(req, onText),
     complete: (req) => complete(req),
     rate: (req) => timed("rate", () => rate(model, rewardHead, tokenizer, counters, spec.name, req)),
