@@ -22,11 +22,11 @@ const shape = runConfigSchema.shape;
 
 /**
  * What asynchronous RL (schedule.maxStaleness ≥ 1) cannot run with: a rollback rewrites weights a
- * pinned rollout may still read, and generation replicas would each need the pinned version.
+ * pinned rollout may still read, and generation replicas or data-parallel ranks would each need the pinned version.
  */
 function asyncIssues(
   failures: { onCollapse: string } | undefined,
-  runtime: { nats: { replicas: Record<string, number> } } | undefined,
+  runtime: { nats: { replicas: Record<string, number>; ranks: number } } | undefined,
 ): ConfigIssue[] {
   const out: ConfigIssue[] = [];
   if (failures?.onCollapse === "rollback")
@@ -44,6 +44,13 @@ function asyncIssues(
         value: n,
         expected: "1 with schedule.maxStaleness ≥ 1: generation replicas do not pin weight versions yet",
       });
+  if ((runtime?.nats.ranks ?? 1) > 1)
+    out.push({
+      code: "CONFIG_ASYNC",
+      path: "runtime.nats.ranks",
+      value: runtime!.nats.ranks,
+      expected: "1 with schedule.maxStaleness ≥ 1: data-parallel ranks do not pin weight versions yet",
+    });
   return out;
 }
 

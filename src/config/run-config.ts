@@ -242,10 +242,12 @@ const natsSchema = z
       .string()
       .regex(/^[A-Za-z0-9_-]{1,64}$/)
       .optional(),
-    /** "spawn": start one local worker process per model and replica; "attach": use workers started elsewhere */
+    /** "spawn": start one local worker process per model and rank; "attach": use workers started elsewhere */
     workers: z.enum(["spawn", "attach"]).default("spawn"),
     /** generation replicas per model name (default 1) */
     replicas: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/), posInt(256)).default({}),
+    /** data-parallel ranks of every trained model: each generates, computes gradients on its share of every minibatch and steps with the sum */
+    ranks: posInt(64).default(1),
     /** threads per spawned worker (default: the cores split between them, at least 1) */
     threads: posInt(1024).optional(),
     heartbeatMs: z.number().int().min(50).max(60_000).default(1000),

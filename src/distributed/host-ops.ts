@@ -16,6 +16,8 @@ export interface HelloResponse {
   generated: number;
   /** The controller start whose published config built this worker. */
   session: string;
+  /** Data-parallel ranks above 0: minibatch shares this rank computed. */
+  shares?: number;
 }
 
 /** A checkpoint part's directory, relative to the worker's run directory. */
@@ -50,14 +52,26 @@ export interface PartLoadRequest extends PartLocation {
 /** `needsFiles`: the worker cannot see the checkpoint; send it the files (a transfer). */
 export type PartLoadResponse = { version: number; needsFiles?: false } | { needsFiles: true };
 
+/** The update barrier's request to a replica: rank 0's version and digest, and what changed rank 0's weights. */
+export interface SyncRequest {
+  version: number;
+  sha256: string;
+  /** "update" (absent from an older controller) or "load" (a checkpoint). */
+  after?: "update" | "load";
+}
+
 export interface HostOps {
   hello(req: Record<string, never>): Promise<HelloResponse>;
   checkpointSave(req: PartSaveRequest): Promise<PartSaveResponse>;
   checkpointLoad(req: PartLoadRequest): Promise<PartLoadResponse>;
-  /** Rank 0: the version and sha256 of the weights a replica would fetch now. */
+  /** Rank 0: the version and sha256 of the weights a replica would fetch now (data-parallel: of its trained units). */
   weightsDigest(req: Record<string, never>): Promise<{ version: number; sha256: string }>;
-  /** Replicas: fetch rank 0's weights of `version` worker-to-worker, check their sha256, and serve them from now on. */
-  syncWeights(req: { version: number; sha256: string }): Promise<{ version: number }>;
+  /**
+   * Replicas: fetch rank 0's weights of `version` worker-to-worker, check their sha256, and serve
+   * them from now on. Data-parallel ranks check their own trained units against the digest instead
+   * (after a checkpoint load, first taking rank 0's training state).
+   */
+  syncWeights(req: SyncRequest): Promise<{ version: number }>;
   /** Rank 0, from a replica: cache a sample the replica generated; returns its id on rank 0. */
   adopt(req: SampleRecord): Promise<{ id: number }>;
   /** Replies, then the worker process exits. */

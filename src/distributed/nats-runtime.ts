@@ -36,6 +36,8 @@ export interface NatsSettings {
   run?: string;
   workers: "spawn" | "attach";
   replicas: Readonly<Record<string, number>>;
+  /** Data-parallel ranks of every trained model (1: rank 0 trains alone). */
+  ranks?: number;
   threads?: number;
   heartbeatMs: number;
   heartbeatTimeoutMs: number;
@@ -63,7 +65,14 @@ export interface PublishedConfig {
    * maxPartBytes: absent from an older controller's config (then the default). holdMs: only in hold
    * mode, where the workers keep their replies for re-sent calls and must reconnect for that long.
    */
-  settings: { heartbeatMs: number; callTimeoutMs: number; maxPartBytes?: number; holdMs?: number };
+  settings: {
+    heartbeatMs: number;
+    callTimeoutMs: number;
+    maxPartBytes?: number;
+    holdMs?: number;
+    /** Models that train data-parallel, with their rank counts (absent: none). */
+    dataParallel?: Record<string, number>;
+  };
   /** sha256 of the workflow module file: a worker imports that path only if its file has this hash. */
   workflowSha256: string | null;
 }
@@ -100,15 +109,15 @@ export function envRunKey(settings: { workers: string }): Buffer | null {
 }
 
 /** The hold of hold mode in ms, or undefined (fail fast); CONFIG_NATS_OUTAGE where hold cannot keep its promise. */
-function holdOf(s: NatsSettings): number | undefined {
+function holdOf(s: NatsSettings, counts: Readonly<Record<string, number>>): number | undefined {
   if (s.outage !== "hold") return undefined;
-  const replicated = Object.entries(s.replicas).filter(([, n]) => n > 1);
-  // replicas talk to rank 0 directly (samples, weights), on calls the controller cannot re-send
+  const replicated = Object.entries(counts).filter(([, n]) => n > 1);
+  // replicas and data-parallel ranks talk to rank 0 directly (samples, weights, gradients), on calls the controller cannot re-send
   if (replicated.length)
     throw new MasoError(
       "CONFIG_NATS_OUTAGE",
-      `runtime.nats.outage "hold" does not cover generation replicas (runtime.nats.replicas: ${replicated.map(([m, n]) => `${m}: ${n}`).join(", ")})`,
-      'use outage "fail" with replicas, or one worker per model',
+      `runtime.nats.outage "hold" does not cover models on several ranks (${replicated.map(([m, n]) => `${m}: ${n}`).join(", ")})`,
+      'use outage "fail" with replicas or ranks, or one worker per model',
     );
   return s.holdMs ?? DEFAULT_HOLD_MS;
 }
@@ -125,17 +134,40 @@ function workflowHash(config: unknown): string | null {
   return typeof wf === "string" ? fileSha256(resolve(wf)) : null;
 }
 
-/** Every worker address of the run: each cast model with its replicas. */
-function addressesOf(models: readonly string[], replicas: Readonly<Record<string, number>>): WorkerAddress[] {
-  for (const m of Object.keys(replicas))
-    if (!models.includes(m))
+/**
+ * How many ranks serve each model of the cast: `ranks` for every trained model (data-parallel),
+ * `replicas` (generation only) for the others; and the models that train data-parallel.
+ */
+export function rankCounts(
+  models: ReadonlyMap<string, { train: string }>,
+  s: Pick<NatsSettings, "replicas" | "ranks">,
+): { counts: Record<string, number>; dataParallel: Record<string, number> } {
+  for (const m of Object.keys(s.replicas))
+    if (!models.has(m))
       throw new MasoError(
         "CONFIG_REPLICAS",
         `runtime.nats.replicas.${m}: no model of the cast is named "${m}"`,
-        `models: ${models.join(", ")}`,
+        `models: ${[...models.keys()].join(", ")}`,
       );
-  return models.flatMap((model) => Array.from({ length: replicas[model] ?? 1 }, (_, rank) => ({ model, rank })));
+  const counts: Record<string, number> = {};
+  const dataParallel: Record<string, number> = {};
+  for (const [m, spec] of models) {
+    const ranks = spec.train !== "frozen" && (s.ranks ?? 1) > 1 ? s.ranks! : 0;
+    if (ranks && (s.replicas[m] ?? 1) > 1)
+      throw new MasoError(
+        "CONFIG_RANKS",
+        `model "${m}" trains on runtime.nats.ranks: ${ranks} ranks and has runtime.nats.replicas.${m}: ${s.replicas[m]}`,
+        "data-parallel ranks generate too: drop the model's replicas",
+      );
+    counts[m] = ranks || (s.replicas[m] ?? 1);
+    if (ranks) dataParallel[m] = ranks;
+  }
+  return { counts, dataParallel };
 }
+
+/** Every worker address of the run: each cast model with its ranks. */
+const addressesOf = (counts: Readonly<Record<string, number>>): WorkerAddress[] =>
+  Object.entries(counts).flatMap(([model, n]) => Array.from({ length: n }, (_, rank) => ({ model, rank })));
 
 async function stopAll(spawned: readonly SpawnedWorker[], graceMs: number): Promise<void> {
   await Promise.all(
@@ -235,8 +267,9 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
   };
   const models = [...cast.models.keys()];
   for (const m of models) checkToken("model name", m);
-  const addresses = addressesOf(models, s.replicas);
-  const holdMs = holdOf(s);
+  const { counts, dataParallel } = rankCounts(cast.models, s);
+  const addresses = addressesOf(counts);
+  const holdMs = holdOf(s, counts);
   if (s.workers === "attach" && !s.run)
     throw new MasoError(
       "CONFIG_NATS_RUN",
@@ -275,7 +308,13 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
       config: o.config,
       runDir: resolve(o.runDir),
       session,
-      settings: { heartbeatMs: s.heartbeatMs, callTimeoutMs: s.callTimeoutMs, maxPartBytes, ...(holdMs && { holdMs }) },
+      settings: {
+        heartbeatMs: s.heartbeatMs,
+        callTimeoutMs: s.callTimeoutMs,
+        maxPartBytes,
+        ...(holdMs && { holdMs }),
+        ...(Object.keys(dataParallel).length && { dataParallel }),
+      },
       workflowSha256: workflowHash(o.config),
     };
     await kv.put(CONFIG_KEY, sealKv(sealer, runBucket(run), CONFIG_KEY, published)).catch((e) => {
@@ -307,7 +346,7 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
       url,
       run,
       sealer,
-      replicas: Object.fromEntries(models.map((m) => [m, s.replicas[m] ?? 1])),
+      replicas: counts,
       callTimeoutMs: s.callTimeoutMs,
       watch,
       runDir: o.runDir,

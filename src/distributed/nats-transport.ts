@@ -174,10 +174,10 @@ export function natsTransport(o: NatsTransportOptions): NatsTransport {
    * The update barrier: every replica fetches rank 0's current weights before the call returns,
    * and takes them only if their sha256 is the one rank 0 told the controller.
    */
-  const syncReplicas = async (model: string) => {
+  const syncReplicas = async (model: string, after: "update" | "load") => {
     const { version, sha256 } = await hostCall(ranks(model)[0], "weightsDigest", {});
     const replicas = ranks(model).slice(1);
-    const got = await Promise.all(replicas.map((w) => hostCall(w, "syncWeights", { version, sha256 })));
+    const got = await Promise.all(replicas.map((w) => hostCall(w, "syncWeights", { version, sha256, after })));
     got.forEach((g, i) => {
       if (g.version !== version)
         throw new MasoError("WEIGHTS_STALE", `replica ${workerLabel(replicas[i])} serves version ${g.version}, rank 0 ${version}`, "");
@@ -199,7 +199,7 @@ export function natsTransport(o: NatsTransportOptions): NatsTransport {
       }
       if (op === "state") return mergeStates((await Promise.all(all.map((w) => counted(w, op, msg)))) as WorkerState[]) as ResponseOf<K>;
       const out = (await counted(all[0], op, msg)) as ResponseOf<K>;
-      if (op === "update" && replicated(group)) await syncReplicas(group);
+      if (op === "update" && replicated(group)) await syncReplicas(group, "update");
       return out;
     },
     groups: () => Object.keys(o.replicas),
@@ -210,7 +210,7 @@ export function natsTransport(o: NatsTransportOptions): NatsTransport {
     },
     async loadCheckpointPart(model, loc) {
       await loadRemotePart(partOpts(model, loc), (req) => hostCall(ranks(model)[0], "checkpointLoad", req));
-      if (replicated(model)) await syncReplicas(model);
+      if (replicated(model)) await syncReplicas(model, "load");
     },
     host: hostCall,
     lose,

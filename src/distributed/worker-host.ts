@@ -8,13 +8,14 @@ import { MasoError } from "../errors.js";
 import type { GenerateRequest, WorkerGroupApi, WorkerOp } from "../runtime/protocol/messages.js";
 import type { SampleRecord, WorkerGroup } from "../runtime/worker-group/worker-group.js";
 import type { NatsAuth } from "./connect.js";
-import { type HelloResponse, type HostOps, WEIGHTS_OP } from "./host-ops.js";
+import { rpcPeers, servePeerOp, TRAIN_STATE_OP } from "./data-parallel-peers.js";
+import { type HelloResponse, type HostOps, type SyncRequest, WEIGHTS_OP } from "./host-ops.js";
 import { type Heartbeat, startHeartbeat } from "./membership.js";
 import { openPartStore, type PartStore } from "./part-transfer.js";
 import { decodeJson, encodeJson, rpcClient, serveRpc } from "./rpc.js";
 import { type Sealer, senderAddress, sha256 } from "./run-key.js";
 import { opSubject, type WorkerAddress, workerLabel, workerSubjects } from "./subjects.js";
-import { applyWeights, packWeights } from "./weights.js";
+import { applyTrainState, applyWeights, packWeights, unitsDigest } from "./weights.js";
 import { workerParts } from "./worker-parts.js";
 
 export interface WorkerHostOptions {
@@ -47,6 +48,8 @@ export interface WorkerHostOptions {
   reconnectSeconds: number;
   /** Hold mode: how long each reply is kept for a call re-sent after a server outage (absent: none kept). */
   keepMs?: number;
+  /** How many ranks train this model data-parallel (absent or 1: rank 0 trains alone, other ranks only generate). */
+  dataParallelRanks?: number;
 }
 
 export interface WorkerHost {
@@ -99,6 +102,8 @@ interface HostContext {
   label: string;
   address: WorkerAddress;
   isReplica: boolean;
+  /** Whether the model's ranks train data-parallel: then every rank holds the trained units and steps with rank 0. */
+  dataParallel: boolean;
   session: string;
   trainsBase: boolean;
   parts: ReturnType<typeof workerParts>;
@@ -124,6 +129,7 @@ function hostOps(c: HostContext): HostOps {
         pid: process.pid,
         generated,
         session: c.session,
+        ...(c.dataParallel && c.isReplica && { shares: c.wg.dataParallel.shares }),
       };
     },
     checkpointSave: (req) => c.parts.save(req),
@@ -134,11 +140,14 @@ function hostOps(c: HostContext): HostOps {
     },
     async weightsDigest() {
       if (c.isReplica) throw new MasoError("WORKER_NOT_RANK0", `${c.label} is a replica; rank 0 holds the weights to sync`, "");
+      // data-parallel ranks already hold the trained units: they check a digest, nothing is packed to travel
+      if (c.dataParallel) return { version: c.version(), sha256: unitsDigest(c.wg.units) };
       const p = c.packedWeights();
       return { version: p.version, sha256: p.sha256 };
     },
     async syncWeights(req) {
       if (!c.isReplica) return { version: c.version() };
+      if (c.dataParallel) return syncRank(c, req);
       const bytes = await c.requestRank0(WEIGHTS_OP, { version: req.version });
       // the run key already authenticates rank 0's reply; the digest the controller got from rank 0
       // also pins its content, not only its layout
@@ -157,6 +166,24 @@ function hostOps(c: HostContext): HostOps {
       return { stopping: true };
     },
   };
+}
+
+/**
+ * A data-parallel rank after an update: its units stepped with rank 0's summed gradients, so their
+ * digest must be rank 0's (WEIGHTS_DIVERGED otherwise). After a checkpoint load it first takes rank
+ * 0's training state — parameters, AdamW moments and step counts — and checks the same digest.
+ */
+async function syncRank(c: HostContext, req: SyncRequest): Promise<{ version: number }> {
+  if (req.after === "load") applyTrainState(c.wg.units, await c.requestRank0(TRAIN_STATE_OP, {}));
+  if (unitsDigest(c.wg.units) !== req.sha256)
+    throw new MasoError(
+      req.after === "load" ? "WEIGHTS_HASH" : "WEIGHTS_DIVERGED",
+      `${c.label}: its trained weights differ from rank 0's ${req.after === "load" ? "after taking its training state" : "after the update"}`,
+      "every rank must run the same maso build on a CPU with the same kernels",
+    );
+  c.setVersion(req.version);
+  c.wg.weightVersions.bump(req.after === "load" ? "weight-sync" : "update");
+  return { version: c.version() };
 }
 
 /** Rank 0 sends its weights only to a replica of its own model asking for the version it holds. */
@@ -243,11 +270,17 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
     return { ...res, sampleHandle: { ...res.sampleHandle, id } };
   };
 
+  const dataParallel = (o.dataParallelRanks ?? 1) > 1;
+  if (dataParallel && !isReplica)
+    wg.dataParallel.setPeers(
+      rpcPeers({ rpc, run, model: address.model, count: o.dataParallelRanks! - 1, timeoutMs: o.callTimeoutMs, label }),
+    );
   const host = hostOps({
     wg,
     label,
     address,
     isReplica,
+    dataParallel,
     session: o.session,
     trainsBase: o.trainsBase,
     parts,
@@ -259,6 +292,8 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
   });
 
   const handle = async (op: string, payload: Uint8Array, from: string): Promise<Uint8Array> => {
+    const peerOp = servePeerOp({ wg, address, label, version: () => version }, op, payload, from);
+    if (peerOp) return peerOp;
     const req = decodeJson(payload) as never;
     if (op === WEIGHTS_OP) {
       checkWeightsAsker({ label, address, isReplica, version }, from, (req as { version: number }).version);

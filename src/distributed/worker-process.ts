@@ -167,6 +167,7 @@ export async function runWorkerProcess(o: WorkerProcessOptions): Promise<void> {
         session: published.session,
         reconnectSeconds,
         keepMs: holdMs && holdMs + KEEP_MARGIN_MS,
+        dataParallelRanks: published.settings.dataParallel?.[o.address.model],
       });
       void host.heartbeatClosed.then(serverLost);
       o.log(`worker ${label}: serving ${wg.name} (${o.threads} thread${o.threads > 1 ? "s" : ""})`);

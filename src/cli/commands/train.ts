@@ -47,16 +47,21 @@ const FLAGS = {
   nats: { type: "string" },
   workers: { type: "string" },
   "run-id": { type: "string" },
+  ranks: { type: "string" },
   precision: { type: "string" },
   "eval-test": { type: "boolean" },
 } as const;
 
-/** `--nats`, `--workers`, `--run-id` over the config's runtime section (allowed with --resume: where workers run is not a training setting). */
+/**
+ * `--nats`, `--workers`, `--run-id`, `--ranks` over the config's runtime section (allowed with
+ * --resume: where workers run is not a training setting, and data-parallel ranks train alike).
+ */
 function withRuntimeFlags(raw: Record<string, unknown>, p: ReturnType<typeof parseFlags>): Record<string, unknown> {
   const url = str(p, "nats");
   const workers = str(p, "workers");
   const runId = str(p, "run-id");
-  if (url === undefined && workers === undefined && runId === undefined) return raw;
+  const ranks = num(p, "ranks", "train", { int: true, min: 1, max: 64 });
+  if (url === undefined && workers === undefined && runId === undefined && ranks === undefined) return raw;
   if (workers !== undefined && workers !== "spawn" && workers !== "attach")
     throw usageError(`train: --workers must be spawn or attach, got '${workers}'`, "train");
   const rt = (raw.runtime ?? {}) as Record<string, unknown>;
@@ -71,6 +76,7 @@ function withRuntimeFlags(raw: Record<string, unknown>, p: ReturnType<typeof par
         ...(url !== undefined && { url }),
         ...(workers !== undefined && { workers }),
         ...(runId !== undefined && { run: runId }),
+        ...(ranks !== undefined && { ranks }),
       },
     },
   };
@@ -345,7 +351,7 @@ export const trainCommand: Command = {
   name: "train",
   summary: "train a workflow's roles with RL, with checkpoints and exact --resume",
   help: `usage: maso train <workflow file> [--config <file>] [--run-dir <dir>] [--steps <n>] [--precision auto|fp32|bf16] [--eval-test] [--check]
-                  [--nats <url|embedded> [--workers spawn|attach] [--run-id <id>]]
+                  [--nats <url|embedded> [--workers spawn|attach] [--run-id <id>] [--ranks <n>]]
        maso train --resume <runDir> [<workflow file>] [--eval-test] [--nats …]
 
 Loads the workflow module (.ts/.js; see docs/training.md: 'workflow', 'rewards', 'tasks',
@@ -371,6 +377,8 @@ options:
                       processes started elsewhere for this run id; both sides need the same
                       run key in MASO_RUN_KEY (64 hex digits, e.g. openssl rand -hex 32)
   --run-id <id>       the run id that scopes NATS subjects (needed with --workers attach)
+  --ranks <n>         train every trained model data-parallel on n worker processes
+                      (runtime.nats.ranks; implies runtime.transport "nats", --nats embedded by default)
   --eval-test         also evaluate tasks.test before training (untrained cast) and after it (the
                       cast that ships: best on dev, else the last), keep both episode files under
                       eval/, and print and record (summary.json) their paired comparison

@@ -126,7 +126,9 @@ Connects to the NATS server, waits for the controller of run <id> ('maso train' 
 runtime.transport "nats") to publish its config, builds model <name> from it exactly as an
 in-process run would (weights, adapters, optimiser), announces itself with a heartbeat and serves
 every worker-group operation until the controller shuts it down. Rank 0 trains; ranks above 0 are
-generation replicas that take rank 0's weights after every update. See docs/distributed.md.
+generation replicas that take rank 0's weights after every update, or, for a trained model of a
+run with runtime.nats.ranks above 1, data-parallel ranks that also train their share of every
+minibatch. See docs/distributed.md.
 
 Credentials come from MASO_NATS_TOKEN, or MASO_NATS_USER and MASO_NATS_PASSWORD (with per-role
 users, the pair 'maso nats-config' prints for this worker's model); the run key
@@ -137,7 +139,7 @@ options:
   --nats <url>        the NATS server, e.g. nats://10.0.0.5:4222
   --run <id>          the run id the controller uses (runtime.nats.run)
   --model <name>      the model of the run's cast this process serves
-  --rank <r>          0 (default) trains; 1, 2, … are generation replicas
+  --rank <r>          0 (default) trains; 1, 2, … are generation replicas or data-parallel ranks
   --threads <n>       kernel and BLAS threads (default: MASO_THREADS, else every core)
   --run-dir <dir>     where this machine sees the run directory (default: the controller's path);
                       checkpoint parts are written and read there when it is the controller's (a

@@ -85,8 +85,8 @@ export function backwardChunk(
 /**
  * The figures of one role's pieces of a minibatch as if one chunk had held them: losses add up
  * (their denominators are the minibatch's), per-token means are weighted by tokens, and the
- * gradient norm is the root of the summed squares (exact when the pieces' gradients are orthogonal,
- * an approximation otherwise).
+ * gradient norm is the root of the summed squares (an approximation; rank 0 replaces it with the
+ * exact norm of the summed gradient where a role alone trains its units).
  */
 export function mergePieces(pieces: readonly PieceResult[]): PieceResult[] {
   const byRole = new Map<string, PieceResult[]>();

@@ -133,7 +133,11 @@ async function sharedMinibatch(
       for (let j = 0; j < g.length; j++) acc[j] += g[j];
     }
   }
-  return mergePieces(pieces).map((p) => ({ r: p, mine: p.units.map((n) => units.get(n)!), norm: p.norm }));
+  const merged = mergePieces(pieces);
+  // a role alone on its units has the norm of their summed gradient, as on one rank
+  const alone = (p: PieceResult) => merged.every((q) => q === p || !q.units.some((u) => p.units.includes(u)));
+  const normOf = (p: PieceResult) => Math.sqrt(p.units.reduce((a, n) => a + units.get(n)!.grads.data.reduce((x, g) => x + g * g, 0), 0));
+  return merged.map((p) => ({ r: p, mine: p.units.map((n) => units.get(n)!), norm: alone(p) ? normOf(p) : p.norm }));
 }
 
 /**

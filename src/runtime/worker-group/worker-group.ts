@@ -76,6 +76,8 @@ export interface WorkerGroup extends WorkerGroupApi {
     share(req: ShareRequest): Promise<ShareResult>;
     /** A peer: the step with the summed gradients. */
     step(req: SharedStep): Promise<number>;
+    /** A peer: minibatch shares it computed so far. */
+    readonly shares: number;
   };
 }
 
@@ -113,6 +115,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
   const { timed } = counters;
   const forwards = logprobForwards(model, spec, reference, store);
   let peers: DataParallelPeers | null = null;
+  let shares = 0;
   const train = trainer({ spec, model, units, cfg, cache: store, forwards, versions, staleness: options.staleness, peers: () => peers });
   const { generate, complete } = generation({
     model: spec.name,
@@ -145,7 +148,13 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
       setPeers: (p) => {
         peers = p;
       },
-      share: (req) => timed("update", () => shareGradients(model, units, cfg, req)),
+      share: (req) => {
+        shares++;
+        return timed("update", () => shareGradients(model, units, cfg, req));
+      },
+      get shares() {
+        return shares;
+      },
       step: (req) => timed("update", () => applySharedStep(model, units, cfg, req)),
     },
     generate: (req, onText) => generate(req, onText),

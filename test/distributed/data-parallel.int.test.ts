@@ -1,0 +1,86 @@
+// Data-parallel ranks over a real nats-server: two ranks per trained model (four worker processes)
+// generate what one in-process worker group generates, train the same update to fp32 rounding,
+// and every rank ends each update with rank 0's trained weights (checked by digest at the barrier).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runtimeOptionsOf } from "../../src/cli/commands/worker.js";
+import { startNatsServer } from "../../src/distributed/nats-server.js";
+import { createNatsRuntime, rankCounts } from "../../src/distributed/nats-runtime.js";
+import type { NatsTransport } from "../../src/distributed/nats-transport.js";
+import { createRuntime } from "../../src/runtime/runtime.js";
+import type { StepItem } from "../../src/runtime/controller/step-context.js";
+import { WORKFLOW, perModelConfig } from "./per-model.js";
+
+const root = mkdtempSync(join(tmpdir(), "maso-dp-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const comparable = (ts: readonly unknown[]) =>
+  JSON.parse(JSON.stringify(ts, (k, v) => (k === "durationMs" || k === "ms" || k === "sampleHandle" ? undefined : v)));
+
+/** The update figures of a step's roles, which data-parallel ranks reproduce to fp32 rounding. */
+const UPDATE_FIGURES = ["entropy", "klRef", "clipFrac", "approxKl", "gradNorm", "responseLength", "valueLoss"] as const;
+
+describe("data-parallel ranks over NATS", () => {
+  it("train like one rank to fp32 rounding, every rank holding rank 0's weights after each update", async () => {
+    process.env.MASO_THREADS = "1";
+    const raw = { ...perModelConfig({ runDir: join(root, "run") }), workflow: resolve(WORKFLOW) };
+    const { config, mod, opts } = await runtimeOptionsOf(raw, "test");
+    const server = await startNatsServer();
+    const rt = await createNatsRuntime(
+      { ...opts, startStep: 0 },
+      {
+        settings: { ...config.runtime.nats, url: server.url, ranks: 2, threads: 1 },
+        runDir: config.runDir,
+        config: raw,
+        startStep: 0,
+        auth: { token: server.token },
+      },
+    );
+    const ref = await createRuntime({ ...opts, startStep: 0 });
+    const transport = rt.transport as NatsTransport;
+    try {
+      for (let step = 1; step <= 2; step++) {
+        const items: StepItem<object, unknown>[] = mod.tasks.train.slice(step * 2, step * 2 + 2).flatMap((task, k) =>
+          Array.from({ length: 4 }, (_, g) => ({
+            episode: { id: `s${step}-t${k}-g${g}`, state: mod.initialState(task), taskId: `t${k}` },
+            task,
+          })),
+        );
+        const [got, want] = [await rt.controller.step(items), await ref.controller.step(items)];
+        // the first rollout reads the same starting weights; later ones read weights equal to fp32 rounding
+        if (step === 1) expect(comparable(got.trajectories)).toEqual(comparable(want.trajectories));
+        if (step === 1)
+          for (const [role, m] of Object.entries(want.roles)) {
+            expect(m.updated).toBe(true);
+            expect(got.roles[role].reward).toBe(m.reward);
+            for (const f of UPDATE_FIGURES) {
+              if (Number.isNaN(m[f])) expect(got.roles[role][f]).toBeNaN();
+              else expect(Math.abs(got.roles[role][f] - m[f])).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(m[f])));
+            }
+          }
+        for (const model of ["planner", "solver"]) {
+          const hellos = await Promise.all([0, 1].map((rank) => transport.host({ model, rank }, "hello", {})));
+          expect(hellos.map((h) => h.version)).toEqual([step, step]);
+          expect(hellos[1].shares).toBeGreaterThan(0);
+        }
+      }
+    } finally {
+      await rt.close?.();
+      await server.stop();
+    }
+  });
+
+  it("put every trained model on the ranks and keep replicas for frozen ones", () => {
+    const models = new Map([
+      ["policy", { train: "lora" }],
+      ["judge", { train: "frozen" }],
+    ]);
+    expect(rankCounts(models, { replicas: { judge: 3 }, ranks: 2 })).toEqual({
+      counts: { policy: 2, judge: 3 },
+      dataParallel: { policy: 2 },
+    });
+    expect(() => rankCounts(models, { replicas: { policy: 2 }, ranks: 2 })).toThrow(/CONFIG_RANKS|replicas/);
+  });
+});
