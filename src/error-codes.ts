@@ -57,7 +57,8 @@ export const ERROR_CODES = {
   CONFIG_RANKS: "config: runtime.nats.ranks and replicas both set for a trained model",
   CONFIG_REPLICAS: "config: runtime.nats.replicas names a model the cast does not have",
   CONFIG_REWARD_WEIGHT: "config: rewardWeights names no reward function",
-  CONFIG_ASYNC: "config: asynchronous RL (schedule.maxStaleness ≥ 1) with a setting it cannot run with (rollback, replicas)",
+  CONFIG_ASYNC:
+    'config: asynchronous RL (schedule.maxStaleness ≥ 1) with a setting it cannot run with (rollback, replicas), or schedule.asyncMode "free" without it',
   CONFIG_ROLLBACK_NATS: 'config: failures.onCollapse "rollback" with the NATS transport',
   CONFIG_RUN_KEY: "a controller with attached workers has no valid run key (MASO_RUN_KEY)",
   CONFIG_SCORING_MODEL: "config: a reward rule calls a model the config does not declare",

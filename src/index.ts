@@ -127,5 +127,5 @@ export {
   type UpdateOrder,
   type StepReport,
 } from "./runtime/index.js";
-export { runTraining, type TrainRunOptions, type TrainRunResult } from "./run/rl-run.js";
+export { type AsyncMode, runTraining, type TrainRunOptions, type TrainRunResult } from "./run/rl-run.js";
 export { defineWorkflowModule, type WorkflowModule, type WorkflowModuleInput, type WorkflowTasks } from "./run/workflow-module.js";

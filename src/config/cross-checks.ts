@@ -164,6 +164,13 @@ export function crossCheck(input: unknown, opts: CrossCheckOptions = {}): { issu
     });
 
   if (schedule && schedule.maxStaleness > 0) issues.push(...asyncIssues(failures, runtime));
+  if (schedule?.asyncMode === "free" && schedule.maxStaleness === 0)
+    issues.push({
+      code: "CONFIG_ASYNC",
+      path: "schedule.asyncMode",
+      value: "free",
+      expected: '"fixed-lag" (the default), or schedule.maxStaleness ≥ 1: a synchronous run has no rollout running ahead',
+    });
 
   const rewards = opts.rewards;
   if (rewards && isRecord(input.rewardWeights))

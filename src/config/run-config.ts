@@ -171,6 +171,11 @@ const scheduleSchema = z
     episodeTimeoutMs: z.number().int().min(1).max(86_400_000).default(E.timeoutMs),
     /** asynchronous RL: rollouts of step n+1 generate with the weights after step n−η while earlier steps train (0: synchronous) */
     maxStaleness: z.number().int().min(0).max(MAX_STALENESS).default(0),
+    /**
+     * asynchronous RL (maxStaleness ≥ 1): "fixed-lag" pins the weights η steps back (reproducible);
+     * "free" pins the newest trained weights when a rollout starts, so the lag (≤ η) follows timing
+     */
+    asyncMode: z.enum(["fixed-lag", "free"]).default("fixed-lag"),
   })
   .strict();
 

@@ -29,6 +29,9 @@ import { type PipelineRow, stepRow, type TrainRow } from "./step-row.js";
 import { nextTasks } from "./task-order.js";
 import { type EvalSummary, evalAtStart, evalsAtEnd, evaluateKept, keepsEpisodes, type TrainRunTest } from "./train-evals.js";
 
+/** Which weights a rollout reads under asynchronous RL (see `pipelined`). */
+export type AsyncMode = "fixed-lag" | "free";
+
 export interface TrainRunOptions<S extends object, T> {
   runDir: string;
   /** Builds the runtime; `startStep` is the number of steps already taken (0 for a fresh run). */
@@ -56,10 +59,15 @@ export interface TrainRunOptions<S extends object, T> {
    */
   maxFailedFraction?: number;
   /**
-   * Asynchronous RL (schedule.maxStaleness, η): rollouts run up to η steps ahead of training with a
-   * fixed lag (see `pipelined`); the runtime must be built with the same η. Default 0: synchronous.
+   * Asynchronous RL (schedule.maxStaleness, η): rollouts run up to η steps ahead of training (see
+   * `pipelined`); the runtime must be built with the same η. Default 0: synchronous.
    */
   maxStaleness?: number;
+  /**
+   * Asynchronous RL (schedule.asyncMode): which weights a rollout reads. "fixed-lag" (default): those
+   * η steps back, reproducible; "free": the newest trained when it starts, so the lag follows timing.
+   */
+  asyncMode?: AsyncMode;
   /** Early warnings of a collapsing role and what to do on one (default: warn only); see collapse-watch.ts. */
   collapse?: CollapseOptions;
   onStep?: (row: TrainRow, report: StepReport<S>) => void;
@@ -242,10 +250,13 @@ interface StepParts<S extends object, T> {
 }
 
 /**
- * Asynchronous RL with a fixed lag η: while step n trains, the rollouts of steps n+1 … n+η run,
- * step n+k generating with the weights after step n+k−1−η (a rollout never waits for an update it
- * does not read). The lag is fixed by step numbers, not by timing, so a run is reproducible and its
- * resume exact; the first rollout after a drain point (drainsAt) reads the weights just trained.
+ * Asynchronous RL: while step n trains, the rollouts of steps n+1 … n+η are admitted, so never more
+ * than η + 1 steps' episodes are started but untrained; they generate one rollout after another.
+ * Under a fixed lag (the default) step n+k generates with the weights after step n+k−1−η (a rollout
+ * never waits for an update it does not read): the lag is fixed by step numbers, not by timing, so a
+ * run is reproducible and its resume exact. Free-running (`asyncMode: "free"`), a rollout reads the
+ * newest trained weights when it starts generating, so its lag (≤ η, by the admission bound) follows
+ * timing. Either way the first rollout after a drain point (drainsAt) reads the weights just trained.
  */
 async function pipelined<S extends object, T>(
   o: TrainRunOptions<S, T>,
@@ -254,17 +265,31 @@ async function pipelined<S extends object, T>(
   p: StepParts<S, T>,
 ): Promise<void> {
   const eta = o.maxStaleness ?? 0;
+  const free = o.asyncMode === "free";
   const ahead = new Map<number, Promise<RolledOut<S>>>();
-  // the step whose weights each started rollout reads (1-based; the row's `pipeline`)
+  // the step whose weights each started rollout reads (1-based; the row's `pipeline`); free-running,
+  // known only once the rollout generates
   const weightsOfStep = new Map<number, number>();
   let lastDrain = from;
+  let trained = from;
   let chain: Promise<unknown> = Promise.resolve();
+  /** The controller step (0-based) whose weights step `stepNo`'s rollout reads; null: those in place. */
+  const weightsFor = (stepNo: number): number | null => {
+    if (stepNo === lastDrain + 1) return null;
+    return free ? trained - 1 : Math.max(stepNo - 2 - eta, lastDrain - 1);
+  };
   /** Starts the rollout of step `stepNo` after the one before it (controller steps count from 0). */
   const start = (stepNo: number) => {
     const items = p.drawItems(stepNo);
-    const weightsOf = stepNo === lastDrain + 1 ? null : Math.max(stepNo - 2 - eta, lastDrain - 1);
-    weightsOfStep.set(stepNo, weightsOf === null ? stepNo - 1 : weightsOf + 1);
+    const choose = () => {
+      const weightsOf = weightsFor(stepNo);
+      weightsOfStep.set(stepNo, weightsOf === null ? stepNo - 1 : weightsOf + 1);
+      return weightsOf;
+    };
+    // a fixed lag is known now; free-running takes the newest weights when the rollout's turn comes
+    const fixed = free ? null : choose();
     const rolled = chain.then(() => {
+      const weightsOf = free ? choose() : fixed;
       o.onRollout?.(stepNo, 0, items.length);
       return rt.controller.rollout(items, { step: stepNo - 1, weightsOf }, p.progress(stepNo));
     });
@@ -281,7 +306,9 @@ async function pipelined<S extends object, T>(
       const rolled = ahead.get(stepNo)!;
       ahead.delete(stepNo);
       const report = await p.reported(stepNo, async () => rt.controller.train(await rolled));
-      const inFlight = [...ahead.keys()].map((k) => [String(k - stepNo), weightsOfStep.get(k)!]);
+      trained = stepNo;
+      // in flight: the rollouts that know their weights (free-running, those already generating)
+      const inFlight = [...ahead.keys()].filter((k) => weightsOfStep.has(k)).map((k) => [String(k - stepNo), weightsOfStep.get(k)!]);
       await p.recordStep(stepNo, report, { weights: weightsOfStep.get(stepNo)!, ahead: Object.fromEntries(inFlight) });
       weightsOfStep.delete(stepNo);
       if (drainsAt(o, stepNo)) lastDrain = stepNo;

@@ -9,7 +9,10 @@ import type { CollapseWarning } from "./collapse-detect.js";
 import type { RollbackEntry } from "./role-rollback.js";
 import { type SignalWarning, signalWarnings } from "./signal-warnings.js";
 
-/** One line of metrics.jsonl. Everything outside `timings` and `time` is deterministic for a seed. */
+/**
+ * One line of metrics.jsonl. Everything outside `timings` and `time` is deterministic for a seed,
+ * except under free-running asynchronous RL, where which weights a rollout read follows timing.
+ */
 export interface TrainRow extends MetricsRow {
   step: number;
   epoch: number;
@@ -34,12 +37,16 @@ export interface TrainRow extends MetricsRow {
 
 /**
  * Under asynchronous RL, the weights each rollout reads, by the step they hold (0: the weights the
- * run started with): fixed by step numbers, so reproducible like the rest of the row.
+ * run started with): under a fixed lag set by step numbers, so reproducible like the rest of the row;
+ * free-running, set by timing.
  */
 export interface PipelineRow extends MetricValues {
   /** This step's samples were generated with the weights after step `weights`. */
   weights: number;
-  /** `ahead.<k>`: the rollout of step n+k ran while this step trained, with the weights after step `ahead.<k>`. */
+  /**
+   * `ahead.<k>`: the rollout of step n+k ran while this step trained, with the weights after step
+   * `ahead.<k>` (free-running: only rollouts already generating, the others have not chosen yet).
+   */
   ahead: Record<string, number>;
 }
 

@@ -32,6 +32,7 @@ export function trainDemoRun(raw: object, runDir: string, steps: number, more: P
     checkpointEvery: 2,
     keep: 1,
     maxStaleness: config.schedule.maxStaleness,
+    asyncMode: config.schedule.asyncMode,
     ...more,
   });
 }

@@ -327,6 +327,7 @@ async function train(argv: readonly string[], io: CliIo, locks: RunLock[]): Prom
     resume: resumeDir !== undefined,
     maxFailedFraction: config.failures.maxFailedFraction,
     maxStaleness: schedule.maxStaleness,
+    asyncMode: schedule.asyncMode,
     collapse: { settings: config.failures.collapse, onCollapse: config.failures.onCollapse },
     onResume: (step, skipped) => {
       progress = createProgress(io.out, { total: schedule.steps, startStep: step });

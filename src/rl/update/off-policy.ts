@@ -4,6 +4,7 @@
 // importance weight w = min(π_prox/π_behav, cap). Since w ≥ 0 scales both sides of PPO's min (and
 // the dual clip's bound) alike, weighting the term equals weighting the advantage, so the loss code
 // is untouched: the advantages arrive pre-weighted.
+import type { OffPolicyMetrics, RoleUpdateMetrics } from "./types.js";
 
 /** Most weight versions a sample may lag (η): each version in flight is a kept copy of the trained weights. */
 export const MAX_STALENESS = 8;
@@ -50,4 +51,30 @@ export function importanceWeights(
     if (raw[t] > cap) stats.clipped++;
   }
   return w;
+}
+
+/**
+ * The update figures of a role whose every sample was dropped as too stale: nothing trained (no
+ * minibatch ran), but the row still says how many were dropped rather than leaving the role out.
+ *
+ * @example
+ * report.roles[role] ??= allDropped(offPolicy[role]); // updated: false, offPolicy.dropped > 0
+ */
+export function allDropped(offPolicy: OffPolicyMetrics): RoleUpdateMetrics {
+  const none = Number.NaN;
+  return {
+    samples: 0,
+    responseLength: none,
+    entropy: none,
+    klRef: none,
+    pgLoss: none,
+    clipFrac: none,
+    approxKl: none,
+    gradNorm: none,
+    valueLoss: none,
+    explainedVariance: none,
+    minibatches: 0,
+    skippedMinibatches: 0,
+    offPolicy,
+  };
 }

@@ -8,7 +8,7 @@ import { concat } from "../../rl/concat.js";
 import { klTerm } from "../../rl/kl-estimators.js";
 import type { DataParallelPeers } from "../../rl/update/data-parallel.js";
 import { ppoUpdate } from "../../rl/update/ppo-update.js";
-import { emptyImportance, type ImportanceStats, importanceWeights } from "../../rl/update/off-policy.js";
+import { allDropped, emptyImportance, type ImportanceStats, importanceWeights } from "../../rl/update/off-policy.js";
 import { forwardLogprobs } from "../../rl/update/forward-logprobs.js";
 import type { OffPolicyMetrics, TrainerConfig, TrainSample } from "../../rl/update/types.js";
 import { scheduleUnits, type TrainUnit } from "../../rl/update/units.js";
@@ -129,7 +129,8 @@ export function trainer({ spec, model, units, cfg, cache, forwards, versions, st
       staleness === undefined
         ? await ppoUpdate(model, units, cfg, train, what, rng, { peers: peers?.() })
         : await onKernelThreadsAsync(1, (pause) => ppoUpdate(model, units, cfg, train, what, rng, { pause }));
-    if (offPolicy) for (const [role, m] of Object.entries(offPolicy)) if (report.roles[role]) report.roles[role].offPolicy = m;
+    // a role whose every sample was dropped trained nothing, but its row still counts them
+    if (offPolicy) for (const [role, m] of Object.entries(offPolicy)) (report.roles[role] ??= allDropped(m)).offPolicy = m;
     const version = versions.bump("update");
     const ratios = () => (staleness === undefined ? logRatiosNow(model, samples) : onKernelThreads(1, () => logRatiosNow(model, samples)));
     const out: UpdateResponse = req.returnLogRatios ? { report, logRatios: ratios() } : { report };
