@@ -206,6 +206,20 @@ function forgetLocal(local: Map<number, number>, ids: readonly number[]): number
   return mine;
 }
 
+/** A replica's generate: sample here, then hand a kept sample to rank 0 and answer with its id there. */
+function replicaGenerator(wg: WorkerGroup, local: Map<number, number>, toRank0: (op: string, body: unknown) => Promise<unknown>) {
+  return async (req: GenerateRequest) => {
+    const e = req.call.extend;
+    // the chain names rank 0's id of the earlier sample; this rank holds it under its own
+    const mine = e ? { ...req, call: { ...req.call, extend: { ...e, sample: { ...e.sample, id: local.get(e.sample.id) ?? -1 } } } } : req;
+    const res = await wg.generate(mine);
+    if (res.sampleHandle === null) return res; // an un-kept call: nothing to hand over
+    const { id } = (await toRank0("adopt", wg.sampleRecord(res.sampleHandle.id))) as { id: number };
+    local.set(id, res.sampleHandle.id);
+    return { ...res, sampleHandle: { ...res.sampleHandle, id } };
+  };
+}
+
 /** The run's checkpoint part store, opened on first use; a failed open is retried by the next checkpoint, not kept. */
 function lazyPartStore(o: Pick<WorkerHostOptions, "nc" | "run" | "sealer" | "maxPartBytes">): () => Promise<PartStore> {
   let store: Promise<PartStore> | null = null;
@@ -258,17 +272,7 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
     return packed;
   };
 
-  /** A replica's generate: sample here, then hand a kept sample to rank 0 and answer with its id there. */
-  const replicaGenerate = async (req: GenerateRequest) => {
-    const e = req.call.extend;
-    // the chain names rank 0's id of the earlier sample; this rank holds it under its own
-    const mine = e ? { ...req, call: { ...req.call, extend: { ...e, sample: { ...e.sample, id: local.get(e.sample.id) ?? -1 } } } } : req;
-    const res = await wg.generate(mine);
-    if (res.sampleHandle === null) return res; // an un-kept call: nothing to hand over
-    const { id } = (await toRank0("adopt", wg.sampleRecord(res.sampleHandle.id))) as { id: number };
-    local.set(id, res.sampleHandle.id);
-    return { ...res, sampleHandle: { ...res.sampleHandle, id } };
-  };
+  const replicaGenerate = replicaGenerator(wg, local, toRank0);
 
   const dataParallel = (o.dataParallelRanks ?? 1) > 1;
   if (dataParallel && !isReplica)
