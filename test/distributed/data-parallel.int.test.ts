@@ -1,7 +1,7 @@
 // Data-parallel ranks over a real nats-server: two ranks per trained model (four worker processes)
 // generate what one in-process worker group generates, train the same update to fp32 rounding,
 // and every rank ends each update with rank 0's trained weights (checked by digest at the barrier).
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -11,7 +11,10 @@ import { createNatsRuntime, rankCounts } from "../../src/distributed/nats-runtim
 import type { NatsTransport } from "../../src/distributed/nats-transport.js";
 import { createRuntime } from "../../src/runtime/runtime.js";
 import type { StepItem } from "../../src/runtime/controller/step-context.js";
-import { WORKFLOW, perModelConfig } from "./per-model.js";
+import { listCheckpoints } from "../../src/checkpoint/paths.js";
+import { runCli } from "../cli/cli-harness.js";
+import { exactMetrics } from "../cli/run-files.js";
+import { WORKFLOW, checkpointHashes, perModelConfig, writeConfig } from "./per-model.js";
 
 const root = mkdtempSync(join(tmpdir(), "maso-dp-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -82,5 +85,40 @@ describe("data-parallel ranks over NATS", () => {
       dataParallel: { policy: 2 },
     });
     expect(() => rankCounts(models, { replicas: { policy: 2 }, ranks: 2 })).toThrow(/CONFIG_RANKS|replicas/);
+  });
+});
+
+describe("maso train --ranks 2", () => {
+  // every rank's training state after a checkpoint load is rank 0's, and the split of each minibatch
+  // and the order of the sums follow the samples, so a data-parallel run resumes exactly
+  it("resumes from a checkpoint to what the uninterrupted data-parallel run trains", async () => {
+    const cfg = writeConfig(
+      root,
+      "dp.json",
+      perModelConfig({
+        schedule: { steps: 4, tasksPerStep: 2, concurrency: 8 },
+        checkpoint: { every: 2, keep: 3 },
+        eval: { every: 0 },
+        runtime: { nats: { threads: 1 } },
+      }),
+    );
+    const whole = join(root, "dp-whole");
+    const a = await runCli(["train", WORKFLOW, "--config", cfg, "--run-dir", whole, "--nats", "embedded", "--ranks", "2"]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(a.stdout).toMatch(/started 4 worker processes/);
+    const cut = join(root, "dp-cut");
+    const b = await runCli(["train", WORKFLOW, "--config", cfg, "--run-dir", cut, "--steps", "2", "--nats", "embedded", "--ranks", "2"]);
+    expect(b.code, b.stderr).toBe(0);
+    // the shorter run's saved config, extended to the whole run's steps (what --resume reads)
+    const saved = JSON.parse(readFileSync(join(cut, "config.json"), "utf8"));
+    writeFileSync(join(cut, "config.json"), JSON.stringify({ ...saved, schedule: { ...saved.schedule, steps: 4 } }));
+    const c = await runCli(["train", "--resume", cut, "--nats", "embedded", "--ranks", "2"]);
+    expect(c.code, c.stderr).toBe(0);
+    // the shorter run also evaluated at its last step (2): the training figures are what must agree
+    const training = (dir: string) => exactMetrics(dir).map(({ eval: _, ...row }) => row);
+    expect(training(cut)).toEqual(training(whole));
+    const last = (await listCheckpoints(whole)).at(-1)!;
+    expect(last.step).toBe(4);
+    expect(await checkpointHashes(join(cut, "checkpoints", last.dir.split("/").at(-1)!))).toEqual(await checkpointHashes(last.dir));
   });
 });
