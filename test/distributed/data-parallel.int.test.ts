@@ -6,7 +6,12 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runtimeOptionsOf } from "../../src/cli/commands/worker.js";
+import { connect } from "@nats-io/transport-node";
 import { startNatsServer } from "../../src/distributed/nats-server.js";
+import { encodeJson, rpcClient } from "../../src/distributed/rpc.js";
+import { newRunKey, parseRunKey, runSealer, senderId } from "../../src/distributed/run-key.js";
+import { opSubject } from "../../src/distributed/subjects.js";
+import { packTensors } from "../../src/distributed/weights.js";
 import { createNatsRuntime, rankCounts } from "../../src/distributed/nats-runtime.js";
 import type { NatsTransport } from "../../src/distributed/nats-transport.js";
 import { createRuntime } from "../../src/runtime/runtime.js";
@@ -25,20 +30,47 @@ const comparable = (ts: readonly unknown[]) =>
 /** The update figures of a step's roles, which data-parallel ranks reproduce to fp32 rounding. */
 const UPDATE_FIGURES = ["entropy", "klRef", "clipFrac", "approxKl", "gradNorm", "responseLength", "valueLoss"] as const;
 
+const RUN = "dp-run";
+
+/**
+ * Holders of the run key who are not rank 0 of the model get no share, step or training state:
+ * another model's worker, a rank asking another rank; a token holder without the key gets no answer.
+ */
+async function expectInsidersRefused(server: { url: string; token: string }, runKey: string): Promise<void> {
+  const nc = await connect({ servers: server.url, token: server.token });
+  try {
+    const as = (who: string) => rpcClient(nc, RUN, runSealer(parseRunKey(runKey, "CONFIG_RUN_KEY"), senderId(who)));
+    const ask = (who: string, to: { model: string; rank: number }, op: string, body: Uint8Array) =>
+      as(who).request(opSubject(RUN, to, op), body, { timeoutMs: 5000, label: `${who} ${op}`, worker: `${to.model}/${to.rank}` });
+    const step = packTensors({ units: null }, []);
+    await expect(ask("planner/0", { model: "solver", rank: 1 }, "dpStep", step)).rejects.toMatchObject({ code: "DATA_PARALLEL_DENIED" });
+    await expect(ask("solver/1", { model: "solver", rank: 1 }, "dpStep", step)).rejects.toMatchObject({ code: "DATA_PARALLEL_DENIED" });
+    await expect(ask("planner/1", { model: "solver", rank: 0 }, "trainState", encodeJson({}))).rejects.toMatchObject({
+      code: "WEIGHTS_DENIED",
+    });
+    const unsealed = await nc.request(opSubject(RUN, { model: "solver", rank: 1 }, "dpStep"), step, { timeout: 1500 }).catch(() => null);
+    expect(unsealed).toBeNull();
+  } finally {
+    await nc.close();
+  }
+}
+
 describe("data-parallel ranks over NATS", () => {
   it("train like one rank to fp32 rounding, every rank holding rank 0's weights after each update", async () => {
     process.env.MASO_THREADS = "1";
     const raw = { ...perModelConfig({ runDir: join(root, "run") }), workflow: resolve(WORKFLOW) };
     const { config, mod, opts } = await runtimeOptionsOf(raw, "test");
     const server = await startNatsServer();
+    const runKey = newRunKey();
     const rt = await createNatsRuntime(
       { ...opts, startStep: 0 },
       {
-        settings: { ...config.runtime.nats, url: server.url, ranks: 2, threads: 1 },
+        settings: { ...config.runtime.nats, url: server.url, run: RUN, ranks: 2, threads: 1 },
         runDir: config.runDir,
         config: raw,
         startStep: 0,
         auth: { token: server.token },
+        runKey,
       },
     );
     const ref = await createRuntime({ ...opts, startStep: 0 });
@@ -69,6 +101,7 @@ describe("data-parallel ranks over NATS", () => {
           expect(hellos[1].shares).toBeGreaterThan(0);
         }
       }
+      await expectInsidersRefused(server, runKey);
     } finally {
       await rt.close?.();
       await server.stop();
