@@ -1,10 +1,12 @@
 // Data-parallel ranks of one model over NATS (the update's side is rl/update/data-parallel.ts):
-// rank 0 sends each other rank its share of a minibatch (`dpShare`: JSON samples in, its summed
-// gradients back as raw fp32), then the summed gradients of all ranks (`dpStep`); after a
+// rank 0 sends each other rank its share of the samples to score (`dpForward`: token ids in,
+// log-probs back as raw fp32) and of each minibatch (`dpShare`: JSON samples in, its summed
+// gradients back), then the summed gradients of all ranks (`dpStep`); after a
 // checkpoint load a rank fetches rank 0's training state (`trainState`). Only rank 0 of the same
 // model may send these, as named by the sender id inside its sealed request.
 import { MasoError } from "../errors.js";
-import type { DataParallelPeers, PieceResult, SharedStep, ShareRequest, ShareResult } from "../rl/update/data-parallel.js";
+import type { DataParallelPeers, ForwardKind, PieceResult, SharedStep, ShareRequest, ShareResult } from "../rl/update/data-parallel.js";
+import type { LogprobInput } from "../rl/update/forward-logprobs.js";
 import type { TrainSample } from "../rl/update/types.js";
 import type { WorkerGroup } from "../runtime/worker-group/worker-group.js";
 import { decodeJson, encodeJson, type RpcClient } from "./rpc.js";
@@ -12,10 +14,11 @@ import { senderAddress } from "./run-key.js";
 import { opSubject, type WorkerAddress, workerLabel } from "./subjects.js";
 import { packTensors, packTrainState, unpackTensors } from "./weights.js";
 
+export const DP_FORWARD_OP = "dpForward";
 export const DP_SHARE_OP = "dpShare";
 export const DP_STEP_OP = "dpStep";
 export const TRAIN_STATE_OP = "trainState";
-export const DATA_PARALLEL_OPS: readonly string[] = [DP_SHARE_OP, DP_STEP_OP, TRAIN_STATE_OP];
+export const DATA_PARALLEL_OPS: readonly string[] = [DP_FORWARD_OP, DP_SHARE_OP, DP_STEP_OP, TRAIN_STATE_OP];
 
 const bad = (what: string) => new MasoError("DATA_PARALLEL_MESSAGE", `data-parallel: ${what}`, "every rank must run the same maso version");
 
@@ -77,6 +80,28 @@ interface ShareHeader {
   units: { name: string; length: number }[];
 }
 
+/** A log-prob forward's samples: what forward-logprobs reads of each. */
+function forwardRequestOf(v: unknown): { kind: ForwardKind; samples: LogprobInput[] } {
+  const r = v as { kind?: unknown; samples?: unknown };
+  if ((r?.kind !== "policy" && r?.kind !== "reference") || !Array.isArray(r.samples))
+    throw bad("a forward request lacks its kind or samples");
+  const samples = r.samples.map((x) => {
+    const s = x as Record<string, unknown>;
+    const tokens = numbers(s.tokens, "tokens");
+    if (!Number.isInteger(s.promptLen) || (s.promptLen as number) > tokens.length || !(s.adapter === null || typeof s.adapter === "string"))
+      throw bad("a forward sample lacks its prompt length or adapter");
+    return { tokens: Int32Array.from(tokens), promptLen: s.promptLen as number, adapter: s.adapter, temperature: Number(s.temperature) };
+  });
+  return { kind: r.kind, samples };
+}
+
+interface ForwardHeader {
+  outputs: { logp: number; values: number | null }[];
+}
+
+const forwardLengths = (h: ForwardHeader) =>
+  Array.isArray(h?.outputs) ? h.outputs.flatMap((o) => (o.values === null ? [o.logp] : [o.logp, o.values])) : [];
+
 interface StepHeader {
   units: { name: string; lr: number; length: number }[] | null;
 }
@@ -105,6 +130,18 @@ export function rpcPeers(o: {
   };
   return {
     count: o.count,
+    async forwards(rank, kind, samples) {
+      const body = samples.map((s) => ({
+        tokens: Array.from(s.tokens),
+        promptLen: s.promptLen,
+        adapter: s.adapter,
+        temperature: s.temperature,
+      }));
+      const bytes = await request(rank, DP_FORWARD_OP, encodeJson({ kind, samples: body }));
+      const { header, tensors } = unpackTensors<ForwardHeader>(bytes, forwardLengths, bad);
+      let t = 0;
+      return header.outputs.map((x) => ({ logp: tensors[t++], values: x.values === null ? null : tensors[t++] }));
+    },
     async gradients(rank, req) {
       const bytes = await request(rank, DP_SHARE_OP, encodeJson({ what: req.what, d: req.d, samples: req.samples.map(sampleJson) }));
       const { header, tensors } = unpackTensors<ShareHeader>(
@@ -152,6 +189,15 @@ export function servePeerOp(
       return packTrainState(c.wg.units, c.version());
     }
     checkSender(c.address, c.label, from, op);
+    if (op === DP_FORWARD_OP) {
+      const req = forwardRequestOf(decodeJson(payload));
+      const outs = await c.wg.dataParallel.forwards(req.kind, req.samples);
+      const header: ForwardHeader = { outputs: outs.map((x) => ({ logp: x.logp.length, values: x.values?.length ?? null })) };
+      return packTensors(
+        header,
+        outs.flatMap((x) => (x.values ? [x.logp, x.values] : [x.logp])),
+      );
+    }
     if (op === DP_SHARE_OP) {
       const res: ShareResult = await c.wg.dataParallel.share(shareRequestOf(decodeJson(payload)));
       const units = [...res.grads].map(([name, g]) => ({ name, length: g.length }));

@@ -16,8 +16,8 @@ export interface HelloResponse {
   generated: number;
   /** The controller start whose published config built this worker. */
   session: string;
-  /** Data-parallel ranks above 0: minibatch shares this rank computed. */
-  shares?: number;
+  /** Data-parallel ranks above 0: the samples this rank scored and the minibatch shares it trained. */
+  shares?: { scored: number; trained: number };
 }
 
 /** A checkpoint part's directory, relative to the worker's run directory. */

@@ -3,7 +3,7 @@
 // keeps what travels secret and unforgeable; these permissions keep a credential holder from
 // publishing or listening where its role has no business (deleting KV entries, flooding another
 // model's subjects, forging a reply into the controller's inbox). docs/security.md has the layout.
-import { DP_SHARE_OP, DP_STEP_OP } from "./data-parallel-peers.js";
+import { DP_FORWARD_OP, DP_SHARE_OP, DP_STEP_OP } from "./data-parallel-peers.js";
 import { randomBytes } from "node:crypto";
 import type { NatsAuth } from "./connect.js";
 import { partStream } from "./part-transfer.js";
@@ -88,6 +88,7 @@ export function rolePermissions(run: string, role: NatsRole, replyWindowMs: numb
         // a replica hands samples to, and fetches weights from, rank 0 of its own model; rank 0
         // sends its data-parallel ranks their shares and steps (each rank checks the sender)
         `maso.${run}.${m}.0.*`,
+        `maso.${run}.${m}.*.${DP_FORWARD_OP}`,
         `maso.${run}.${m}.*.${DP_SHARE_OP}`,
         `maso.${run}.${m}.*.${DP_STEP_OP}`,
         `$KV.${bucket}.workers.${m}.*`,

@@ -98,7 +98,9 @@ describe("data-parallel ranks over NATS", () => {
         for (const model of ["planner", "solver"]) {
           const hellos = await Promise.all([0, 1].map((rank) => transport.host({ model, rank }, "hello", {})));
           expect(hellos.map((h) => h.version)).toEqual([step, step]);
-          expect(hellos[1].shares).toBeGreaterThan(0);
+          // rank 1 scored and trained its shares
+          expect(hellos[1].shares?.scored).toBeGreaterThan(0);
+          expect(hellos[1].shares?.trained).toBeGreaterThan(0);
         }
       }
       await expectInsidersRefused(server, runKey);

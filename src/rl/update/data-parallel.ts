@@ -4,6 +4,7 @@
 // states stay equal without weights travelling. The transport lives elsewhere (a DataParallelPeers).
 import type { Decoder } from "../../engine/model/decoder.js";
 import { type ChunkResult, chunkLoss, type Denominators } from "./chunk-loss.js";
+import type { LogprobInput, LogprobOutput } from "./forward-logprobs.js";
 import type { TrainerConfig, TrainSample } from "./types.js";
 import { clipAndStep, deltaSq, snapshotGrads, type TrainUnit } from "./units.js";
 
@@ -39,9 +40,17 @@ export interface SharedStep {
   units: { name: string; lr: number; grads: Float32Array }[] | null;
 }
 
+/** Which log-prob forward a sample needs: the policy (old log-probs, values) or the reference. */
+export type ForwardKind = "policy" | "reference";
+
+/** What a log-prob forward gives a sample that scoring keeps. */
+export type ForwardOutput = Pick<LogprobOutput, "logp" | "values">;
+
 /** Rank 0's view of the other ranks of its model (ranks 1 … count). */
 export interface DataParallelPeers {
   readonly count: number;
+  /** Rank `rank`'s log-prob forward of its share of the samples scoring needs. */
+  forwards(rank: number, kind: ForwardKind, samples: readonly LogprobInput[]): Promise<ForwardOutput[]>;
   /** Rank `rank`'s gradients for its share of one minibatch. */
   gradients(rank: number, req: ShareRequest): Promise<ShareResult>;
   /** Every peer steps with the summed gradients, or drops its own when `units` is null. */
@@ -64,6 +73,35 @@ export function splitShares<T>(mb: readonly T[], ranks: number, cost: (s: T) => 
     out[r].push(s);
     load[r] += cost(s);
   }
+  return out;
+}
+
+/**
+ * One kind of log-prob forward over `samples`, shared by sequence among the ranks like a minibatch:
+ * this rank's share runs in `local` while the peers run theirs; outputs come back in sample order.
+ */
+export async function sharedForward(
+  peers: DataParallelPeers,
+  local: (kind: ForwardKind, samples: readonly LogprobInput[]) => ForwardOutput[],
+  kind: ForwardKind,
+  samples: readonly LogprobInput[],
+): Promise<ForwardOutput[]> {
+  const shares = splitShares(
+    samples.map((_, i) => i),
+    peers.count + 1,
+    (i) => samples[i].tokens.length,
+  );
+  const pick = (idx: readonly number[]) => idx.map((i) => samples[i]);
+  const remote = Promise.all(shares.slice(1).map((idx, r) => (idx.length ? peers.forwards(r + 1, kind, pick(idx)) : [])));
+  const out: ForwardOutput[] = new Array(samples.length);
+  const put = (idx: readonly number[], got: readonly ForwardOutput[]) => {
+    if (got.length !== idx.length) throw new Error(`data-parallel: a rank scored ${got.length} of ${idx.length} samples`);
+    idx.forEach((i, k) => {
+      out[i] = got[k];
+    });
+  };
+  put(shares[0], shares[0].length ? local(kind, pick(shares[0])) : []);
+  for (const [r, got] of (await remote).entries()) put(shares[r + 1], got);
   return out;
 }
 

@@ -6,9 +6,13 @@
 import type { Decoder } from "../../engine/model/decoder.js";
 import type { Tokenizer } from "../../engine/tokenizer/types.js";
 import { resolveTrainerConfig, type TrainerOptions } from "../../rl/update/config.js";
+import type { LogprobInput } from "../../rl/update/forward-logprobs.js";
 import {
   applySharedStep,
   type DataParallelPeers,
+  type ForwardKind,
+  type ForwardOutput,
+  sharedForward,
   type SharedStep,
   type ShareRequest,
   type ShareResult,
@@ -74,10 +78,12 @@ export interface WorkerGroup extends WorkerGroupApi {
     setPeers(peers: DataParallelPeers | null): void;
     /** A peer: forward and backward over its share of a minibatch. */
     share(req: ShareRequest): Promise<ShareResult>;
+    /** A peer: one kind of log-prob forward over its share of the samples scoring needs. */
+    forwards(kind: ForwardKind, samples: readonly LogprobInput[]): Promise<ForwardOutput[]>;
     /** A peer: the step with the summed gradients. */
     step(req: SharedStep): Promise<number>;
-    /** A peer: minibatch shares it computed so far. */
-    readonly shares: number;
+    /** A peer: the samples it scored and the minibatch shares it trained so far. */
+    readonly shares: { scored: number; trained: number };
   };
 }
 
@@ -115,7 +121,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
   const { timed } = counters;
   const forwards = logprobForwards(model, spec, reference, store);
   let peers: DataParallelPeers | null = null;
-  let shares = 0;
+  const shares = { scored: 0, trained: 0 };
   const train = trainer({ spec, model, units, cfg, cache: store, forwards, versions, staleness: options.staleness, peers: () => peers });
   const { generate, complete } = generation({
     model: spec.name,
@@ -148,12 +154,16 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
       setPeers: (p) => {
         peers = p;
       },
+      forwards: (kind, samples) => {
+        shares.scored += samples.length;
+        return timed("logprobs", () => forwards.forward(kind, samples));
+      },
       share: (req) => {
-        shares++;
+        shares.trained++;
         return timed("update", () => shareGradients(model, units, cfg, req));
       },
       get shares() {
-        return shares;
+        return { ...shares };
       },
       step: (req) => timed("update", () => applySharedStep(model, units, cfg, req)),
     },
@@ -162,7 +172,14 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
     rate: (req) => timed("rate", () => rate(model, rewardHead, tokenizer, counters, spec.name, req)),
     assignRewards: (req) => timed("rewards", () => assignRewards(store, req, spec.name)),
     computeLogprobs: (req) =>
-      timed("logprobs", () => ({ computed: asyncRl ? onKernelThreads(1, () => forwards.fill(req.batch)) : forwards.fill(req.batch) })),
+      timed("logprobs", async () => {
+        if (asyncRl) return { computed: onKernelThreads(1, () => forwards.fill(req.batch)) };
+        const p = peers;
+        // a data-parallel model's ranks share the forwards like a minibatch
+        return {
+          computed: p ? await forwards.fillWith((k, s) => sharedForward(p, forwards.forward, k, s), req.batch) : forwards.fill(req.batch),
+        };
+      }),
     agentChains: (req) => timed("advantages", () => runAgentChains(req, store.get, cfg.kl)),
     computeAdvantages: (req) => timed("advantages", () => computeAdvantages(req, store.all(req.batch), spec.name, cfg.kl)),
     update: (req) => timed("update", () => train.update(req)),
