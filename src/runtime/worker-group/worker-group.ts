@@ -6,6 +6,7 @@
 import type { Decoder } from "../../engine/model/decoder.js";
 import type { Tokenizer } from "../../engine/tokenizer/types.js";
 import { resolveTrainerConfig, type TrainerOptions } from "../../rl/update/config.js";
+import type { TrainerConfig } from "../../rl/update/types.js";
 import type { LogprobInput } from "../../rl/update/forward-logprobs.js";
 import {
   applySharedStep,
@@ -30,10 +31,10 @@ import { onKernelThreads } from "./kernel-threads.js";
 import { rate } from "./rate.js";
 import { assignRewards } from "./sample-rewards.js";
 import { type SampleRecord, sampleStore } from "./sample-store.js";
-import { frozenReference, logprobForwards } from "./logprob-forwards.js";
+import { frozenReference, type LogprobForwards, logprobForwards } from "./logprob-forwards.js";
 import { trainer } from "./trainer.js";
 import { type WeightVersions, weightVersions } from "./weight-versions.js";
-import { workerCounters } from "./worker-counters.js";
+import { type WorkerCounters, workerCounters } from "./worker-counters.js";
 import { computeAdvantages, runAgentChains } from "./worker-advantages.js";
 
 export { MAX_RATE_ITEMS } from "./rate.js";
@@ -87,6 +88,36 @@ export interface WorkerGroup extends WorkerGroupApi {
   };
 }
 
+/** A worker group's data-parallel side: rank 0's peers, and a peer's forwards, shares and steps. */
+function dataParallelSide(
+  model: Decoder,
+  units: ReadonlyMap<string, TrainUnit>,
+  cfg: TrainerConfig,
+  forwards: LogprobForwards,
+  timed: WorkerCounters["timed"],
+): { handle: WorkerGroup["dataParallel"]; peers: () => DataParallelPeers | null } {
+  let peers: DataParallelPeers | null = null;
+  const shares = { scored: 0, trained: 0 };
+  const handle: WorkerGroup["dataParallel"] = {
+    setPeers: (p) => {
+      peers = p;
+    },
+    forwards: (kind, samples) => {
+      shares.scored += samples.length;
+      return timed("logprobs", () => forwards.forward(kind, samples));
+    },
+    share: (req) => {
+      shares.trained++;
+      return timed("update", () => shareGradients(model, units, cfg, req));
+    },
+    get shares() {
+      return { ...shares };
+    },
+    step: (req) => timed("update", () => applySharedStep(model, units, cfg, req)),
+  };
+  return { handle, peers: () => peers };
+}
+
 /**
  * Builds a worker group for one model: loads weights, adds one adapter per distinct adapter name in
  * `roles`, the value head and the reference, and sets up optimisers and the generator.
@@ -120,9 +151,8 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
   const counters = workerCounters();
   const { timed } = counters;
   const forwards = logprobForwards(model, spec, reference, store);
-  let peers: DataParallelPeers | null = null;
-  const shares = { scored: 0, trained: 0 };
-  const train = trainer({ spec, model, units, cfg, cache: store, forwards, versions, staleness: options.staleness, peers: () => peers });
+  const dp = dataParallelSide(model, units, cfg, forwards, timed);
+  const train = trainer({ spec, model, units, cfg, cache: store, forwards, versions, staleness: options.staleness, peers: dp.peers });
   const { generate, complete } = generation({
     model: spec.name,
     roles: options.roles,
@@ -150,23 +180,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
     weightVersions: versions,
     sampleRecord: (id) => store.record(id),
     adoptSample: (r) => store.adopt(r),
-    dataParallel: {
-      setPeers: (p) => {
-        peers = p;
-      },
-      forwards: (kind, samples) => {
-        shares.scored += samples.length;
-        return timed("logprobs", () => forwards.forward(kind, samples));
-      },
-      share: (req) => {
-        shares.trained++;
-        return timed("update", () => shareGradients(model, units, cfg, req));
-      },
-      get shares() {
-        return { ...shares };
-      },
-      step: (req) => timed("update", () => applySharedStep(model, units, cfg, req)),
-    },
+    dataParallel: dp.handle,
     generate: (req, onText) => generate(req, onText),
     complete: (req) => complete(req),
     rate: (req) => timed("rate", () => rate(model, rewardHead, tokenizer, counters, spec.name, req)),
@@ -174,7 +188,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
     computeLogprobs: (req) =>
       timed("logprobs", async () => {
         if (asyncRl) return { computed: onKernelThreads(1, () => forwards.fill(req.batch)) };
-        const p = peers;
+        const p = dp.peers();
         // a data-parallel model's ranks share the forwards like a minibatch
         return {
           computed: p ? await forwards.fillWith((k, s) => sharedForward(p, forwards.forward, k, s), req.batch) : forwards.fill(req.batch),
