@@ -5,7 +5,10 @@
 //   controller_share  — controller time / step time over NATS (routing, codec, reward bookkeeping);
 //   bytes_per_step    — controller ↔ worker bytes per step over NATS;
 //   step time for (a) in-process at 2 threads, (b) one process per model at 1 thread each,
-//   (c) the shared cast's model as 2 replicas at 1 thread each (beside its in-process run at 2 threads).
+//   (c) the shared cast's model as 2 replicas at 1 thread each (beside its in-process run at 2 threads);
+//   data_parallel — (d) the shared cast's model on 2 data-parallel ranks at 1 thread each against
+//                   1 rank at 2 threads (in-process) on the update and log-prob phases, and how far
+//                   its metrics are from 1 rank's at 1 thread (the same kernels' sums per rank).
 // Each case runs in its own process (the kernels' thread count is fixed per process); the first step
 // of each is warm-up and not timed. Run: npm run bench:distributed [-- steps]
 import { mkdtempSync, rmSync } from "node:fs";
@@ -21,18 +24,22 @@ import { caseRow } from "./child-row.js";
 import { machine } from "./machine.js";
 
 const WORKFLOW = "examples/workflows/iterative-coding/workflow.ts";
-type Case = { name: string; shape: "perRole" | "shared"; nats: boolean; threads: number; replicas?: number };
+type Case = { name: string; shape: "perRole" | "shared"; nats: boolean; threads: number; replicas?: number; ranks?: number };
 const CASES: Case[] = [
   { name: "inProcess1Thread", shape: "perRole", nats: false, threads: 1 },
   { name: "a_inProcess2Threads", shape: "perRole", nats: false, threads: 2 },
   { name: "b_processPerModel1Thread", shape: "perRole", nats: true, threads: 1 },
   { name: "sharedInProcess2Threads", shape: "shared", nats: false, threads: 2 },
   { name: "c_sharedTwoReplicas1Thread", shape: "shared", nats: true, threads: 1, replicas: 2 },
+  { name: "sharedInProcess1Thread", shape: "shared", nats: false, threads: 1 },
+  { name: "d_sharedTwoRanks1Thread", shape: "shared", nats: true, threads: 1, ranks: 2 },
 ];
 
 interface CaseResult {
   rows: unknown[];
   stepMs: number[];
+  /** Per step: wall time of each phase (rollout, rewards, logprobs, advantages, update, …). */
+  phaseMs: Record<string, number>[];
   controllerMs: number[];
   bytes: number[];
   workers: number;
@@ -49,13 +56,21 @@ async function runCase(c: Case, steps: number): Promise<CaseResult> {
   const replicas = Object.fromEntries(models.map((m) => [m, c.replicas ?? 1]));
   const rt: Runtime<object, unknown> = c.nats
     ? await createNatsRuntime(opts, {
-        settings: { ...config.runtime.nats, url: "embedded", replicas, threads: c.threads },
+        settings: { ...config.runtime.nats, url: "embedded", replicas, ranks: c.ranks ?? 1, threads: c.threads },
         runDir: config.runDir,
         config: raw,
         startStep: 0,
       })
     : await createRuntime(opts);
-  const out: CaseResult = { rows: [], stepMs: [], controllerMs: [], bytes: [], workers: c.nats ? models.length * (c.replicas ?? 1) : 0 };
+  const perModel = c.replicas ?? c.ranks ?? 1;
+  const out: CaseResult = {
+    rows: [],
+    stepMs: [],
+    phaseMs: [],
+    controllerMs: [],
+    bytes: [],
+    workers: c.nats ? models.length * perModel : 0,
+  };
   try {
     for (let step = 1; step <= steps; step++) {
       const tasks = mod.tasks.train.slice(step * 4, step * 4 + 4);
@@ -69,6 +84,7 @@ async function runCase(c: Case, steps: number): Promise<CaseResult> {
       const { timings: _t, ...row } = stepRow(step, 0, report);
       out.rows.push(row);
       out.stepMs.push(report.timings.stepMs);
+      out.phaseMs.push(report.timings.phases);
       out.controllerMs.push(report.timings.controllerMs);
       out.bytes.push(report.traffic.bytesToWorkers + report.traffic.bytesToController);
     }
@@ -80,6 +96,37 @@ async function runCase(c: Case, steps: number): Promise<CaseResult> {
 }
 
 const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / Math.max(xs.length, 1);
+
+/** The largest relative difference between two runs' numeric metrics, field by field (0: identical). */
+function maxRelDiff(a: unknown, b: unknown): number {
+  if (typeof a === "number" && typeof b === "number") {
+    if (Number.isNaN(a) && Number.isNaN(b)) return 0;
+    return a === b ? 0 : Math.abs(a - b) / Math.max(Math.abs(a), Math.abs(b), 1e-12);
+  }
+  if (a && b && typeof a === "object" && typeof b === "object") {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    return Math.max(0, ...[...keys].map((k) => maxRelDiff((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])));
+  }
+  return a === b ? 0 : Number.POSITIVE_INFINITY;
+}
+
+/** Data-parallel ranks against one rank: the update and log-prob phases, and the metrics' distance. */
+function dataParallelReport(results: Record<string, CaseResult>) {
+  const d = results.d_sharedTwoRanks1Thread;
+  const one2 = results.sharedInProcess2Threads;
+  const one1 = results.sharedInProcess1Thread;
+  const phase = (r: CaseResult, p: string) => mean(r.phaseMs.slice(1).map((x) => x[p] ?? 0));
+  return {
+    update_ms: { two_ranks_1_thread: phase(d, "update"), one_rank_2_threads: phase(one2, "update") },
+    logprobs_ms: { two_ranks_1_thread: phase(d, "logprobs"), one_rank_2_threads: phase(one2, "logprobs") },
+    speedup_update: phase(one2, "update") / phase(d, "update"),
+    speedup_logprobs: phase(one2, "logprobs") / phase(d, "logprobs"),
+    identical_metrics: JSON.stringify(one1.rows) === JSON.stringify(d.rows),
+    // step 1 samples from the same starting weights; later steps sample from weights equal to fp32 rounding
+    step1_max_rel_diff: maxRelDiff(one1.rows[0], d.rows[0]),
+    max_rel_diff: maxRelDiff(one1.rows, d.rows),
+  };
+}
 
 async function main() {
   const [flag, name, n] = process.argv.slice(2);
@@ -115,7 +162,8 @@ async function main() {
     },
     speedup_b_vs_a: timed(a) / timed(b),
     speedup_c_vs_shared_in_process: timed(shared) / timed(c),
-    processes: { b: b.workers, c: c.workers },
+    data_parallel: dataParallelReport(results),
+    processes: { b: b.workers, c: c.workers, d: results.d_sharedTwoRanks1Thread.workers },
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 }
