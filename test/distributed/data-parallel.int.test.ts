@@ -15,11 +15,10 @@ import { packTensors } from "../../src/distributed/weights.js";
 import { createNatsRuntime, rankCounts } from "../../src/distributed/nats-runtime.js";
 import type { NatsTransport } from "../../src/distributed/nats-transport.js";
 import { createRuntime } from "../../src/runtime/runtime.js";
-import type { StepItem } from "../../src/runtime/controller/step-context.js";
 import { listCheckpoints } from "../../src/checkpoint/paths.js";
 import { runCli } from "../cli/cli-harness.js";
 import { exactMetrics } from "../cli/run-files.js";
-import { WORKFLOW, checkpointHashes, perModelConfig, writeConfig } from "./per-model.js";
+import { WORKFLOW, checkpointHashes, perModelConfig, stepItems, writeConfig } from "./per-model.js";
 
 const root = mkdtempSync(join(tmpdir(), "maso-dp-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -77,12 +76,7 @@ describe("data-parallel ranks over NATS", () => {
     const transport = rt.transport as NatsTransport;
     try {
       for (let step = 1; step <= 2; step++) {
-        const items: StepItem<object, unknown>[] = mod.tasks.train.slice(step * 2, step * 2 + 2).flatMap((task, k) =>
-          Array.from({ length: 4 }, (_, g) => ({
-            episode: { id: `s${step}-t${k}-g${g}`, state: mod.initialState(task), taskId: `t${k}` },
-            task,
-          })),
-        );
+        const items = stepItems(mod, step);
         const [got, want] = [await rt.controller.step(items), await ref.controller.step(items)];
         // the first rollout reads the same starting weights; later ones read weights equal to fp32 rounding
         if (step === 1) expect(comparable(got.trajectories)).toEqual(comparable(want.trajectories));

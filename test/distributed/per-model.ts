@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { config as demo } from "../../examples/two-role-demo/workflow.js";
 import { listFilesRecursive } from "../../src/fs/fs-util.js";
+import type { StepItem } from "../../src/runtime/controller/step-context.js";
 
 export const WORKFLOW = "examples/two-role-demo/workflow.ts";
 
@@ -40,4 +41,17 @@ export async function checkpointHashes(dir: string): Promise<Record<string, stri
         .update(readFileSync(join(dir, f)))
         .digest("hex");
   return out;
+}
+
+/** The items of step `step` (1-based): two tasks of the train split, four episodes each, named by step, task and episode. */
+export function stepItems(
+  mod: { tasks: { train: readonly unknown[] }; initialState: (task: never) => object },
+  step: number,
+): StepItem<object, unknown>[] {
+  return mod.tasks.train.slice(step * 2, step * 2 + 2).flatMap((task, k) =>
+    Array.from({ length: 4 }, (_, g) => ({
+      episode: { id: `s${step}-t${k}-g${g}`, state: mod.initialState(task as never), taskId: `t${k}` },
+      task,
+    })),
+  );
 }

@@ -10,8 +10,7 @@ import { startNatsServer } from "../../src/distributed/nats-server.js";
 import { createNatsRuntime } from "../../src/distributed/nats-runtime.js";
 import type { NatsTransport } from "../../src/distributed/nats-transport.js";
 import { createRuntime } from "../../src/runtime/runtime.js";
-import type { StepItem } from "../../src/runtime/controller/step-context.js";
-import { WORKFLOW, perModelConfig } from "./per-model.js";
+import { WORKFLOW, perModelConfig, stepItems } from "./per-model.js";
 
 const root = mkdtempSync(join(tmpdir(), "maso-replicas-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -41,12 +40,7 @@ describe("generation replicas over NATS", () => {
     const transport = rt.transport as NatsTransport;
     try {
       for (let step = 1; step <= 3; step++) {
-        const items: StepItem<object, unknown>[] = mod.tasks.train.slice(step * 2, step * 2 + 2).flatMap((task, k) =>
-          Array.from({ length: 4 }, (_, g) => ({
-            episode: { id: `s${step}-t${k}-g${g}`, state: mod.initialState(task), taskId: `t${k}` },
-            task,
-          })),
-        );
+        const items = stepItems(mod, step);
         const [got, want] = [await rt.controller.step(items), await ref.controller.step(items)];
         expect(comparable(got.trajectories)).toEqual(comparable(want.trajectories));
         expect(got.roles).toEqual(want.roles);
