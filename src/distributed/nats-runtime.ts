@@ -109,14 +109,14 @@ export function envRunKey(settings: { workers: string }): Buffer | null {
 }
 
 /** The hold of hold mode in ms, or undefined (fail fast); CONFIG_NATS_OUTAGE where hold cannot keep its promise. */
-function holdOf(s: NatsSettings, counts: Readonly<Record<string, number>>): number | undefined {
+function holdOf(s: NatsSettings, ranks: ReturnType<typeof rankCounts>): number | undefined {
   if (s.outage !== "hold") return undefined;
-  const replicated = Object.entries(counts).filter(([, n]) => n > 1);
+  const replicated = Object.entries(ranks.counts).filter(([, n]) => n > 1);
   // replicas and data-parallel ranks talk to rank 0 directly (samples, weights, gradients), on calls the controller cannot re-send
   if (replicated.length)
     throw new MasoError(
       "CONFIG_NATS_OUTAGE",
-      `runtime.nats.outage "hold" does not cover models on several ranks (${replicated.map(([m, n]) => `${m}: ${n}`).join(", ")})`,
+      `runtime.nats.outage "hold" does not cover generation replicas or data-parallel ranks (${replicated.map(([m, n]) => `${m}: ${n} ${ranks.dataParallel[m] ? "ranks" : "replicas"}`).join(", ")})`,
       'use outage "fail" with replicas or ranks, or one worker per model',
     );
   return s.holdMs ?? DEFAULT_HOLD_MS;
@@ -267,9 +267,10 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
   };
   const models = [...cast.models.keys()];
   for (const m of models) checkToken("model name", m);
-  const { counts, dataParallel } = rankCounts(cast.models, s);
+  const ranks = rankCounts(cast.models, s);
+  const { counts, dataParallel } = ranks;
   const addresses = addressesOf(counts);
-  const holdMs = holdOf(s, counts);
+  const holdMs = holdOf(s, ranks);
   if (s.workers === "attach" && !s.run)
     throw new MasoError(
       "CONFIG_NATS_RUN",

@@ -217,13 +217,20 @@ describe("hold mode: runtime.nats.outage hold", () => {
     expect(controller.stderr()).toMatch(/WORKER_MISSING/);
   });
 
-  it("refuses generation replicas (their worker-to-worker calls are not re-sent)", async () => {
+  it("refuses generation replicas and data-parallel ranks (their worker-to-worker calls are not re-sent)", async () => {
     const runtime = { transport: "nats", nats: { url: "nats://127.0.0.1:1", outage: "hold", replicas: { solver: 2 } } };
     const config = writeConfig(root, "hold-replicas.json", perModelConfig({ ...base(1), runtime }));
     const r = await runCli(["train", WORKFLOW, "--config", config, "--run-dir", join(root, "hold-replicas")], { MASO_THREADS: "1" });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(
-      /CONFIG_NATS_OUTAGE: runtime\.nats\.outage "hold" does not cover generation replicas \(runtime\.nats\.replicas: solver: 2\)/,
+      /CONFIG_NATS_OUTAGE: runtime\.nats\.outage "hold" does not cover generation replicas or data-parallel ranks \(solver: 2 replicas\)/,
     );
+    const held = { transport: "nats", nats: { url: "nats://127.0.0.1:1", outage: "hold" } };
+    const ranked = writeConfig(root, "hold-ranks.json", perModelConfig({ ...base(1), runtime: held }));
+    const dp = await runCli(["train", WORKFLOW, "--config", ranked, "--run-dir", join(root, "hold-ranks"), "--ranks", "2"], {
+      MASO_THREADS: "1",
+    });
+    expect(dp.code, dp.stderr).toBe(2);
+    expect(dp.stderr).toMatch(/does not cover generation replicas or data-parallel ranks \(planner: 2 ranks, solver: 2 ranks\)/);
   });
 });
