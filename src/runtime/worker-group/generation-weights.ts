@@ -19,11 +19,23 @@ export interface GenerationWeights {
    * version that was never kept or was let go.
    */
   pin(version: number): boolean;
+  /** The tensors kept as `version`, named as weight syncs name them (a replica fetches them); undefined when not kept. */
+  kept(version: number): [string, Float32Array][] | undefined;
+  /**
+   * Keeps `tensors` — another rank's `kept(version)` of the same model — as `version`, for a later
+   * pin. Throws WEIGHTS_MISMATCH unless every name and length is this model's.
+   */
+  hold(version: number, tensors: readonly [string, Float32Array][]): void;
 }
 
 /** The trained tensors of `model` in a fixed order: the base when it trains, then each adapter. */
 function trained(model: Decoder, trainsBase: boolean): Float32Array[] {
   return [...(trainsBase ? [model.params.data] : []), ...[...model.adapters.values()].map((a) => a.params.data)];
+}
+
+/** The names of trained()'s tensors, as weights.ts names them. */
+function trainedNames(model: Decoder, trainsBase: boolean): string[] {
+  return [...(trainsBase ? ["base"] : []), ...[...model.adapters.keys()].map((a) => `adapter/${a}`)];
 }
 
 /**
@@ -70,6 +82,24 @@ export function generationWeights(model: Decoder, trainsBase: boolean, start: nu
       current = version;
       gen.weightsWritten();
       return true;
+    },
+    kept(version) {
+      const tensors = kept.get(version);
+      return tensors && trainedNames(model, trainsBase).map((n, i) => [n, tensors[i]]);
+    },
+    hold(version, tensors) {
+      const names = trainedNames(model, trainsBase);
+      const sizes = trained(model, trainsBase).map((t) => t.length);
+      if (tensors.map(([n, t]) => `${n}:${t.length}`).join(",") !== names.map((n, i) => `${n}:${sizes[i]}`).join(","))
+        throw new MasoError(
+          "WEIGHTS_MISMATCH",
+          `generation weights of version ${version}: tensors [${tensors.map(([n, t]) => `${n}:${t.length}`)}] sent, [${names.map((n, i) => `${n}:${sizes[i]}`)}] here`,
+          "every replica must be built from the same run config",
+        );
+      kept.set(
+        version,
+        tensors.map(([, t]) => t),
+      );
     },
   };
 }

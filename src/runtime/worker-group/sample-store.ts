@@ -2,13 +2,20 @@
 // here, or a sample another replica of the model generated) and what leaves it for another replica.
 import { type CachedSample, sampleCache } from "./sample-cache.js";
 
-/** What identifies a generated sample and its tokens: everything scoring and training read later. */
+/**
+ * What identifies a generated sample and its tokens: everything scoring and training read later.
+ * Under asynchronous RL also its batch, the last step its weights hold and the log-probs it was
+ * sampled with (absent for a synchronous sample).
+ */
 export type SampleRecord = Pick<CachedSample, "role" | "episode" | "node" | "visit" | "turn" | "adapter" | "temperature" | "promptLen"> & {
   tokens: number[];
+  batch?: number;
+  trainedThrough?: number;
+  behaviourLogp?: number[] | null;
 };
 
 /** A sample as generated: its identity and tokens, and its rollout log-probs where they stand for old ones. */
-export type NewSample = Omit<SampleRecord, "tokens"> & {
+export type NewSample = Omit<SampleRecord, "tokens" | "batch" | "trainedThrough" | "behaviourLogp"> & {
   tokens: Int32Array;
   oldLogp?: Float32Array | null;
 } & Partial<Pick<CachedSample, "batch" | "trainedThrough" | "behaviourLogp">>;
@@ -47,10 +54,15 @@ export function sampleStore() {
       const s = cache.get(id);
       if (!s) return undefined;
       const { role, episode, node, visit, turn, adapter, temperature, promptLen } = s;
-      return { role, episode, node, visit, turn, adapter, temperature, promptLen, tokens: [...s.tokens] };
+      const rec: SampleRecord = { role, episode, node, visit, turn, adapter, temperature, promptLen, tokens: [...s.tokens] };
+      // fp32 log-probs survive JSON exactly: each is a double printed in full and read back
+      if (s.batch !== null)
+        Object.assign(rec, { batch: s.batch, trainedThrough: s.trainedThrough, behaviourLogp: s.behaviourLogp && [...s.behaviourLogp] });
+      return rec;
     },
     /** Caches a sample another replica of this model generated; returns its id here. */
-    adopt: (r: SampleRecord): number => addNew({ ...r, tokens: Int32Array.from(r.tokens) }).id,
+    adopt: ({ behaviourLogp, ...r }: SampleRecord): number =>
+      addNew({ ...r, tokens: Int32Array.from(r.tokens), behaviourLogp: behaviourLogp ? Float32Array.from(behaviourLogp) : null }).id,
   };
 }
 

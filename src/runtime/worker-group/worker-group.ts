@@ -26,7 +26,7 @@ import type { WorkerGroupApi, WorkerState } from "../protocol/messages.js";
 import { loadModel, type ResolvedModelSpec } from "./models.js";
 import { MasoError } from "../../errors.js";
 import { generation } from "./generation.js";
-import { generationWeights } from "./generation-weights.js";
+import { type GenerationWeights, generationWeights } from "./generation-weights.js";
 import { onKernelThreads } from "./kernel-threads.js";
 import { rate } from "./rate.js";
 import { assignRewards } from "./sample-rewards.js";
@@ -73,6 +73,10 @@ export interface WorkerGroup extends WorkerGroupApi {
   sampleRecord(id: number): SampleRecord | undefined;
   /** Caches a sample another replica of this model generated; returns its id here. */
   adoptSample(record: SampleRecord): number;
+  /** Asynchronous RL: the kept weight versions generation pins (null: synchronous RL, or a frozen model). */
+  readonly generationWeights: GenerationWeights | null;
+  /** Asynchronous RL: the batch and last trained step of the latest pin (null: synchronous RL, or never pinned). */
+  pinned(): { batch: number; trainedThrough: number } | null;
   /** Data-parallel updates over the model's ranks (the worker host wires them; data-parallel.ts). */
   readonly dataParallel: {
     /** Rank 0: the other ranks its updates share each minibatch with (null: none). */
@@ -139,6 +143,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
   const generator = (options.generator ?? createDefaultGenerator)(pinnable?.model ?? model, tokenizer);
   let batch = 0;
   let trainedThrough = -1;
+  let pinnedYet = false;
 
   const versions = weightVersions();
   versions.onBump((version, reason) => {
@@ -180,6 +185,8 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
     weightVersions: versions,
     sampleRecord: (id) => store.record(id),
     adoptSample: (r) => store.adopt(r),
+    generationWeights: pinnable,
+    pinned: () => (pinnedYet ? { batch, trainedThrough } : null),
     dataParallel: dp.handle,
     generate: (req, onText) => generate(req, onText),
     complete: (req) => complete(req),
@@ -210,6 +217,7 @@ export async function createWorkerGroup(spec: ResolvedModelSpec, options: Worker
       if (pinnable?.pin(req.version ?? versions.current())) generator.weightsChanged?.();
       batch = req.batch;
       trainedThrough = req.trainedThrough;
+      pinnedYet = true;
       return { version: pinnable?.version() ?? versions.current() };
     },
     state: async (): Promise<WorkerState> => {
