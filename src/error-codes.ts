@@ -110,7 +110,8 @@ export const ERROR_CODES = {
   GENERATE_INVALID: "a generation request to a generator is invalid",
   GENERATE_OPTIONS: "sampler or KV-cache options are invalid",
   GENERATE_REQUEST: "a generation request to the sampler is invalid",
-  GENERATION_VERSION: "asynchronous RL: a rollout asked for a weight version its worker group does not hold",
+  GENERATION_VERSION:
+    "asynchronous RL: a rollout asked for a weight version its worker group does not hold, or a replica generated under another pin than rank 0",
   GENERATOR_CLOSED: "a request reached a generator after it was closed",
   GGUF_ADAPTER: "a GGUF export asked to merge an adapter the model does not have",
   GGUF_ARCH: "the model's architecture cannot be written as llama.cpp GGUF",
@@ -284,7 +285,7 @@ export const ERROR_CODES = {
   WEIGHTS_DIVERGED: "a data-parallel rank's trained weights differ from rank 0's after an update",
   WEIGHTS_HASH: "synced weights do not have the sha256 rank 0 announced",
   WEIGHTS_MISMATCH: "synced weights do not fit the receiving replica's model",
-  WEIGHTS_STALE: "a replica holds another weights version than rank 0",
+  WEIGHTS_STALE: "a replica holds another weights version than rank 0, or asked for one rank 0 no longer keeps",
   WORKER_ADAPTER: "a role asked a worker group for an adapter the cast does not give it",
   WORKER_CAST: "a worker serves roles other than the cast gives it",
   WORKER_CONFIG: "the run's saved config names no workflow module for a worker",

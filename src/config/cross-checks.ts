@@ -22,12 +22,9 @@ const shape = runConfigSchema.shape;
 
 /**
  * What asynchronous RL (schedule.maxStaleness ≥ 1) cannot run with: a rollback rewrites weights a
- * pinned rollout may still read, and generation replicas or data-parallel ranks would each need the pinned version.
+ * pinned rollout may still read, and data-parallel ranks would each need the pinned version.
  */
-function asyncIssues(
-  failures: { onCollapse: string } | undefined,
-  runtime: { nats: { replicas: Record<string, number>; ranks: number } } | undefined,
-): ConfigIssue[] {
+function asyncIssues(failures: { onCollapse: string } | undefined, runtime: { nats: { ranks: number } } | undefined): ConfigIssue[] {
   const out: ConfigIssue[] = [];
   if (failures?.onCollapse === "rollback")
     out.push({
@@ -36,14 +33,6 @@ function asyncIssues(
       value: "rollback",
       expected: '"warn" or "stop" with schedule.maxStaleness ≥ 1: a rollback rewrites weights that a rollout running ahead still reads',
     });
-  for (const [model, n] of Object.entries(runtime?.nats.replicas ?? {}))
-    if (n > 1)
-      out.push({
-        code: "CONFIG_ASYNC",
-        path: `runtime.nats.replicas.${model}`,
-        value: n,
-        expected: "1 with schedule.maxStaleness ≥ 1: generation replicas do not pin weight versions yet",
-      });
   if ((runtime?.nats.ranks ?? 1) > 1)
     out.push({
       code: "CONFIG_ASYNC",

@@ -3,6 +3,7 @@
 // only, shared by the worker host and the NATS transport.
 import type { SampleRecord } from "../runtime/worker-group/worker-group.js";
 import type { PartTransfer } from "./part-transfer.js";
+import type { PinWeightsRequest } from "./pinned-weights.js";
 
 export interface HelloResponse {
   model: string;
@@ -64,14 +65,22 @@ export interface HostOps {
   hello(req: Record<string, never>): Promise<HelloResponse>;
   checkpointSave(req: PartSaveRequest): Promise<PartSaveResponse>;
   checkpointLoad(req: PartLoadRequest): Promise<PartLoadResponse>;
-  /** Rank 0: the version and sha256 of the weights a replica would fetch now (data-parallel: of its trained units). */
-  weightsDigest(req: Record<string, never>): Promise<{ version: number; sha256: string }>;
+  /**
+   * Rank 0: the version and sha256 of the weights a replica would fetch now (data-parallel: of its
+   * trained units); with `version` (asynchronous RL), of the generation weights it keeps as that version.
+   */
+  weightsDigest(req: { version?: number }): Promise<{ version: number; sha256: string }>;
   /**
    * Replicas: fetch rank 0's weights of `version` worker-to-worker, check their sha256, and serve
    * them from now on. Data-parallel ranks check their own trained units against the digest instead
    * (after a checkpoint load, first taking rank 0's training state).
    */
   syncWeights(req: SyncRequest): Promise<{ version: number }>;
+  /**
+   * Replicas under asynchronous RL: generate from rank 0's kept weights of `version` (fetched
+   * worker-to-worker and checked by `sha256` unless already served) for `batch`, as rank 0 does.
+   */
+  pinWeights(req: PinWeightsRequest): Promise<{ version: number }>;
   /** Rank 0, from a replica: cache a sample the replica generated; returns its id on rank 0. */
   adopt(req: SampleRecord): Promise<{ id: number }>;
   /** Replies, then the worker process exits. */
@@ -80,5 +89,5 @@ export interface HostOps {
 
 export type HostOp = keyof HostOps;
 
-/** Binary op: rank 0 sends its packed weights of a version to a replica (see weights.ts). */
+/** Binary op: rank 0 sends its packed weights of a version to a replica (see weights.ts); with `kept: true`, its kept generation weights of that version (pinned-weights.ts). */
 export const WEIGHTS_OP = "weights";

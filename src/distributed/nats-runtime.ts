@@ -265,8 +265,7 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
     ...(await tokenCountersOf(opts.workflow, cast, (m) => tokenizerOnly(cast.models.get(m)!))),
     ...opts.tokenCounters,
   };
-  const models = [...cast.models.keys()];
-  for (const m of models) checkToken("model name", m);
+  const models = [...cast.models.keys()].map((m) => checkToken("model name", m));
   const ranks = rankCounts(cast.models, s);
   const { counts, dataParallel } = ranks;
   const addresses = addressesOf(counts);
@@ -353,6 +352,7 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
       runDir: o.runDir,
       maxPartBytes,
       holdMs,
+      pinsVersions: (opts.maxStaleness ?? 0) > 0,
     });
     for (const w of spawned) void ended(w).then((how) => transport.lose(workerLabel(w.address), how));
     await checkWorkers(transport, addresses, { cast, session, run, startStep: o.startStep });

@@ -3,11 +3,12 @@
 // generation replicas still looks like one worker group: role calls are sharded by episode id
 // (every call of an episode on one replica, so chained prompts find their earlier sample), every
 // other operation goes to rank 0, and after an update or a checkpoint load the call returns only
-// once every replica has fetched rank 0's new weights (the update barrier). A server outage fails
+// once every replica has fetched rank 0's new weights (the update barrier). Under asynchronous RL a
+// replica instead takes the weights rank 0 pins for each rollout (the pin barrier). A server outage fails
 // every call at once, or, with `holdMs`, holds the calls and re-sends them once the server is back.
 import type { NatsConnection } from "@nats-io/transport-node";
 import { MasoError } from "../errors.js";
-import type { GenerateRequest, RequestOf, ResponseOf, WorkerOp, WorkerState } from "../runtime/protocol/messages.js";
+import type { GenerateRequest, PinRequest, RequestOf, ResponseOf, WorkerOp, WorkerState } from "../runtime/protocol/messages.js";
 import { type Transport, trafficMeter } from "../runtime/protocol/transport.js";
 import type { HostOp, HostOps, PartLocation } from "./host-ops.js";
 import type { MemberWatch } from "./membership.js";
@@ -35,6 +36,11 @@ export interface NatsTransportOptions {
   maxPartBytes: number;
   /** Hold mode: calls wait out a server outage this long and are re-sent after it (absent: they fail at once). */
   holdMs?: number;
+  /**
+   * Asynchronous RL (schedule.maxStaleness ≥ 1): replicas generate from the version rank 0 pins
+   * for each rollout, fetched when pinned, instead of the newest weights after every update.
+   */
+  pinsVersions?: boolean;
 }
 
 /** The NATS transport plus the host operations the run loop needs (checkpoint parts, in place or carried). */
@@ -93,6 +99,53 @@ function partOptions(o: NatsTransportOptions) {
     });
   };
   return (model: string, loc: PartLocation) => ({ model, runDir: o.runDir, loc, store: partStore });
+}
+
+type HostCall = <K extends HostOp>(w: WorkerAddress, op: K, req: Parameters<HostOps[K]>[0]) => Promise<Awaited<ReturnType<HostOps[K]>>>;
+
+/** Every replica reports rank 0's version, or the barrier fails with WEIGHTS_STALE. */
+function checkVersions(replicas: readonly WorkerAddress[], got: readonly { version: number }[], version: number, what: string): void {
+  got.forEach((g, i) => {
+    if (g.version !== version)
+      throw new MasoError("WEIGHTS_STALE", `replica ${workerLabel(replicas[i])} ${what} version ${g.version}, rank 0 ${version}`, "");
+  });
+}
+
+/** What makes a model's replicas generate from rank 0's weights: after each update, or per pinned rollout. */
+function replicaBarriers(
+  ranks: (model: string) => WorkerAddress[],
+  hostCall: HostCall,
+  pinRank0: (w: WorkerAddress, msg: PinRequest) => Promise<{ version: number }>,
+) {
+  return {
+    /**
+     * The update barrier: every replica fetches rank 0's current weights before the call returns,
+     * and takes them only if their sha256 is the one rank 0 told the controller.
+     */
+    async syncReplicas(model: string, after: "update" | "load") {
+      const [rank0, ...replicas] = ranks(model);
+      const { version, sha256 } = await hostCall(rank0, "weightsDigest", {});
+      checkVersions(
+        replicas,
+        await Promise.all(replicas.map((w) => hostCall(w, "syncWeights", { version, sha256, after }))),
+        version,
+        "serves",
+      );
+    },
+    /**
+     * The pin barrier (asynchronous RL): rank 0 pins first (a null version becomes the one in place
+     * there), then every replica generates from rank 0's kept weights of that version, checked by
+     * the sha256 rank 0 announced.
+     */
+    async pinReplicas(model: string, msg: PinRequest) {
+      const [rank0, ...replicas] = ranks(model);
+      const out = await pinRank0(rank0, msg);
+      const { sha256 } = await hostCall(rank0, "weightsDigest", { version: out.version });
+      const pin = { ...msg, version: out.version, sha256 };
+      checkVersions(replicas, await Promise.all(replicas.map((w) => hostCall(w, "pinWeights", pin))), out.version, "pinned");
+      return out;
+    },
+  };
 }
 
 /**
@@ -165,25 +218,15 @@ export function natsTransport(o: NatsTransportOptions): NatsTransport {
     meter.bytes(op, res.length, false);
     return out;
   };
-  const hostCall = async <K extends HostOp>(
-    w: WorkerAddress,
-    op: K,
-    req: Parameters<HostOps[K]>[0],
-  ): Promise<Awaited<ReturnType<HostOps[K]>>> => decodeJson(await send(w, op, encodeJson(req))) as Awaited<ReturnType<HostOps[K]>>;
-  /**
-   * The update barrier: every replica fetches rank 0's current weights before the call returns,
-   * and takes them only if their sha256 is the one rank 0 told the controller.
-   */
-  const syncReplicas = async (model: string, after: "update" | "load") => {
-    const { version, sha256 } = await hostCall(ranks(model)[0], "weightsDigest", {});
-    const replicas = ranks(model).slice(1);
-    const got = await Promise.all(replicas.map((w) => hostCall(w, "syncWeights", { version, sha256, after })));
-    got.forEach((g, i) => {
-      if (g.version !== version)
-        throw new MasoError("WEIGHTS_STALE", `replica ${workerLabel(replicas[i])} serves version ${g.version}, rank 0 ${version}`, "");
-    });
-  };
+  const hostCall: HostCall = async (w, op, req) => decodeJson(await send(w, op, encodeJson(req))) as never;
+  const { syncReplicas, pinReplicas } = replicaBarriers(
+    ranks,
+    hostCall,
+    (w, msg) => counted(w, "pin", msg) as Promise<{ version: number }>,
+  );
   const replicated = (model: string) => ranks(model).length > 1;
+  // under asynchronous RL a replica's weights change only when pinned
+  const syncsAfterUpdate = (model: string) => replicated(model) && !o.pinsVersions;
   const partOpts = partOptions(o);
 
   return {
@@ -197,9 +240,10 @@ export function natsTransport(o: NatsTransportOptions): NatsTransport {
         const out = await Promise.all(all.map((w) => counted(w, op, msg)));
         return out[0] as ResponseOf<K>;
       }
+      if (op === "pin" && replicated(group)) return (await pinReplicas(group, msg as PinRequest)) as ResponseOf<K>;
       if (op === "state") return mergeStates((await Promise.all(all.map((w) => counted(w, op, msg)))) as WorkerState[]) as ResponseOf<K>;
       const out = (await counted(all[0], op, msg)) as ResponseOf<K>;
-      if (op === "update" && replicated(group)) await syncReplicas(group, "update");
+      if (op === "update" && syncsAfterUpdate(group)) await syncReplicas(group, "update");
       return out;
     },
     groups: () => Object.keys(o.replicas),
@@ -210,7 +254,7 @@ export function natsTransport(o: NatsTransportOptions): NatsTransport {
     },
     async loadCheckpointPart(model, loc) {
       await loadRemotePart(partOpts(model, loc), (req) => hostCall(ranks(model)[0], "checkpointLoad", req));
-      if (replicated(model)) await syncReplicas(model, "load");
+      if (syncsAfterUpdate(model)) await syncReplicas(model, "load");
     },
     host: hostCall,
     lose,

@@ -157,3 +157,30 @@ export function applyTrainState(units: ReadonlyMap<string, TrainUnit>, bytes: Ui
   }
   return header.version;
 }
+
+interface NamedHeader {
+  version: number;
+  tensors: { name: string; length: number }[];
+}
+
+/** Packs named tensors of `version`: a kept generation version a replica fetches under asynchronous RL. */
+export function packNamed(version: number, tensors: readonly [string, Float32Array][]): Uint8Array {
+  const header: NamedHeader = { version, tensors: tensors.map(([name, d]) => ({ name, length: d.length })) };
+  return packTensors(
+    header,
+    tensors.map(([, d]) => d),
+  );
+}
+
+/** Reads packNamed's message: its version and its tensors by name (copies). */
+export function unpackNamed(bytes: Uint8Array): { version: number; tensors: [string, Float32Array][] } {
+  const bad = (what: string) =>
+    new MasoError("WEIGHTS_MISMATCH", `generation weights: ${what}`, "every replica must be built from the same run config");
+  const { header, tensors } = unpackTensors<NamedHeader>(
+    bytes,
+    (h) => (Array.isArray(h?.tensors) ? h.tensors.map((t) => t.length) : []),
+    bad,
+  );
+  if (!Number.isInteger(header.version)) throw bad("no version in its header");
+  return { version: header.version, tensors: header.tensors.map((t, i) => [String(t.name), tensors[i]]) };
+}

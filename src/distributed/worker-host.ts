@@ -10,6 +10,7 @@ import type { SampleRecord, WorkerGroup } from "../runtime/worker-group/worker-g
 import type { NatsAuth } from "./connect.js";
 import { rpcPeers, servePeerOp, TRAIN_STATE_OP } from "./data-parallel-peers.js";
 import { type HelloResponse, type HostOps, type SyncRequest, WEIGHTS_OP } from "./host-ops.js";
+import { keptPacker, type PackedVersion, pinReplica } from "./pinned-weights.js";
 import { type Heartbeat, startHeartbeat } from "./membership.js";
 import { openPartStore, type PartStore } from "./part-transfer.js";
 import { decodeJson, encodeJson, rpcClient, serveRpc } from "./rpc.js";
@@ -76,6 +77,18 @@ const API_OPS: readonly WorkerOp[] = [
   "state",
 ];
 
+/** A sample's asynchronous fields, where it has them: its batch, the last step its weights hold and its sampler log-probs. */
+function asyncFieldsOk(r: SampleRecord): boolean {
+  if (r.batch === undefined) return r.trainedThrough === undefined && r.behaviourLogp === undefined;
+  const lp = r.behaviourLogp;
+  return (
+    Number.isInteger(r.batch) &&
+    Number.isInteger(r.trainedThrough) &&
+    r.trainedThrough! >= -1 &&
+    (lp === null || (Array.isArray(lp) && lp.length === r.tokens.length - r.promptLen && lp.every((x) => Number.isFinite(x))))
+  );
+}
+
 /** A sample record from another worker, checked before it reaches the cache. */
 function checkRecord(r: SampleRecord): SampleRecord {
   const ok =
@@ -91,7 +104,8 @@ function checkRecord(r: SampleRecord): SampleRecord {
     r.tokens.every((t) => Number.isInteger(t) && t >= 0 && t < 2 ** 31) &&
     Number.isInteger(r.promptLen) &&
     r.promptLen > 0 &&
-    r.promptLen <= r.tokens.length;
+    r.promptLen <= r.tokens.length &&
+    asyncFieldsOk(r);
   if (!ok) throw new MasoError("SAMPLE_RECORD", "adopt: malformed sample record", "only replicas of this model send samples");
   return r;
 }
@@ -109,7 +123,9 @@ interface HostContext {
   parts: ReturnType<typeof workerParts>;
   version(): number;
   setVersion(v: number): void;
-  packedWeights(): { version: number; bytes: Uint8Array; sha256: string };
+  packedWeights(): PackedVersion;
+  /** Rank 0 under asynchronous RL: its kept generation weights of a version, packed. */
+  keptWeights(version: number): PackedVersion;
   requestRank0(op: string, body: unknown): Promise<Uint8Array>;
   stop(): Promise<void>;
 }
@@ -138,8 +154,12 @@ function hostOps(c: HostContext): HostOps {
       c.setVersion(c.version() + 1);
       return { version: c.version() };
     },
-    async weightsDigest() {
+    async weightsDigest(req) {
       if (c.isReplica) throw new MasoError("WORKER_NOT_RANK0", `${c.label} is a replica; rank 0 holds the weights to sync`, "");
+      if (req.version !== undefined) {
+        const k = c.keptWeights(req.version);
+        return { version: k.version, sha256: k.sha256 };
+      }
       // data-parallel ranks already hold the trained units: they check a digest, nothing is packed to travel
       if (c.dataParallel) return { version: c.version(), sha256: unitsDigest(c.wg.units) };
       const p = c.packedWeights();
@@ -157,9 +177,23 @@ function hostOps(c: HostContext): HostOps {
       c.wg.weightVersions.bump("weight-sync");
       return { version: c.version() };
     },
+    async pinWeights(req) {
+      if (!c.isReplica) throw new MasoError("WORKER_OP", `${c.label} is rank 0; it pins with pin`, "");
+      const out = await pinReplica(c.wg, c.label, req, async (version) => c.requestRank0(WEIGHTS_OP, { version, kept: true }));
+      c.setVersion(out.version);
+      return out;
+    },
     async adopt(r) {
       if (c.isReplica) throw new MasoError("WORKER_NOT_RANK0", `${c.label} is a replica; samples go to rank 0`, "");
-      return { id: c.wg.adoptSample(checkRecord(r)) };
+      const p = c.wg.pinned();
+      // asynchronous RL: a sample joins rank 0's batch only if the replica generated it under the same pin
+      if (p?.batch !== checkRecord(r).batch || p?.trainedThrough !== r.trainedThrough)
+        throw new MasoError(
+          "GENERATION_VERSION",
+          `${c.label}: a replica generated a sample for batch ${r.batch ?? "none"} with the weights through step ${r.trainedThrough ?? "none"}, rank 0 is pinned to batch ${p?.batch ?? "none"} through step ${p?.trainedThrough ?? "none"}`,
+          "every replica of the model is pinned with rank 0 before a rollout (the transport's pin)",
+        );
+      return { id: c.wg.adoptSample(r) };
     },
     async shutdown() {
       setImmediate(() => void c.stop());
@@ -186,17 +220,18 @@ async function syncRank(c: HostContext, req: SyncRequest): Promise<{ version: nu
   return { version: c.version() };
 }
 
-/** Rank 0 sends its weights only to a replica of its own model asking for the version it holds. */
-function checkWeightsAsker(
-  c: { label: string; address: WorkerAddress; isReplica: boolean; version: number },
-  from: string,
-  want: number,
-): void {
+/**
+ * Rank 0's weights for a replica of its own model: the version it holds, or (`kept`, asynchronous
+ * RL) a generation version it still keeps.
+ */
+function weightsFor(c: HostContext, from: string, want: { version: number; kept?: boolean }): Uint8Array {
   const asker = senderAddress(from);
   if (c.isReplica || asker?.model !== c.address.model || asker.rank === 0)
     throw new MasoError("WEIGHTS_DENIED", `${c.label} sends its weights to replicas of ${c.address.model} only, not to ${from}`, "");
-  if (want !== c.version)
-    throw new MasoError("WEIGHTS_STALE", `${c.label} holds weights version ${c.version}, a replica asked for ${want}`, "");
+  if (want.kept) return c.keptWeights(want.version).bytes;
+  if (want.version !== c.version())
+    throw new MasoError("WEIGHTS_STALE", `${c.label} holds weights version ${c.version()}, a replica asked for ${want.version}`, "");
+  return c.packedWeights().bytes;
 }
 
 /** A replica's own ids of rank 0's sample ids, each forgotten (rank 0 discards them). */
@@ -204,6 +239,13 @@ function forgetLocal(local: Map<number, number>, ids: readonly number[]): number
   const mine = ids.flatMap((id) => (local.has(id) ? [local.get(id)!] : []));
   for (const id of ids) local.delete(id);
   return mine;
+}
+
+/** A replica's release: its samples of the batch (or all) go, and its ids of rank 0's for them. */
+async function releaseReplica(wg: WorkerGroup, local: Map<number, number>, req: { batch?: number }) {
+  const out = await wg.release(req);
+  for (const [id, mine] of local) if (!wg.sampleRecord(mine)) local.delete(id);
+  return out;
 }
 
 /** A replica's generate: sample here, then hand a kept sample to rank 0 and answer with its id there. */
@@ -262,7 +304,7 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
     });
   const toRank0 = async (op: string, body: unknown) => decodeJson(await requestRank0(op, body));
   /** Rank 0: this version's packed weights and their sha256, packed once however many replicas fetch them. */
-  let packed: { version: number; bytes: Uint8Array; sha256: string } | null = null;
+  let packed: PackedVersion | null = null;
   const packedWeights = () => {
     if (packed?.version !== version) {
       packed = null; // the old copy goes before the new one is made
@@ -279,7 +321,7 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
     wg.dataParallel.setPeers(
       rpcPeers({ rpc, run, model: address.model, count: o.dataParallelRanks! - 1, timeoutMs: o.callTimeoutMs, label }),
     );
-  const host = hostOps({
+  const ctx: HostContext = {
     wg,
     label,
     address,
@@ -291,24 +333,23 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
     version: () => version,
     setVersion,
     packedWeights,
+    keptWeights: keptPacker(wg, label),
     requestRank0,
     stop: () => stop(),
-  });
+  };
+  const host = hostOps(ctx);
 
   const handle = async (op: string, payload: Uint8Array, from: string): Promise<Uint8Array> => {
     const peerOp = servePeerOp({ wg, address, label, version: () => version }, op, payload, from);
     if (peerOp) return peerOp;
     const req = decodeJson(payload) as never;
-    if (op === WEIGHTS_OP) {
-      checkWeightsAsker({ label, address, isReplica, version }, from, (req as { version: number }).version);
-      return packedWeights().bytes;
-    }
+    if (op === WEIGHTS_OP) return weightsFor(ctx, from, req);
     // own keys only: an op named after an Object.prototype member must not reach it
     if (Object.hasOwn(host, op)) return encodeJson(await host[op as keyof HostOps](req));
     if (!API_OPS.includes(op as WorkerOp)) throw new MasoError("WORKER_OP", `${label} has no operation "${op}"`, "");
     if (isReplica && op === "generate") return encodeJson(await replicaGenerate(req));
     if (isReplica && op === "discard") return encodeJson(await wg.discard({ ids: forgetLocal(local, (req as { ids: number[] }).ids) }));
-    if (isReplica && op === "release") local.clear();
+    if (isReplica && op === "release") return encodeJson(await releaseReplica(wg, local, req));
     const out = await (api[op as WorkerOp] as (r: never) => Promise<unknown>)(req);
     if (op === "update") setVersion(version + 1);
     return encodeJson(out);

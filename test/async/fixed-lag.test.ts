@@ -116,14 +116,22 @@ describe("fixed-lag asynchronous RL with several updates a step", () => {
 });
 
 describe("maxStaleness in the run config", () => {
-  it("refuses a rollback on collapse and generation replicas with a reason", () => {
+  it("refuses a rollback on collapse and data-parallel ranks with a reason, and takes generation replicas", () => {
     const bad = {
       ...withStaleness(1),
       failures: { onCollapse: "rollback" },
-      runtime: { transport: "nats", nats: { replicas: { base: 2 } } },
+      runtime: { transport: "nats", nats: { replicas: { base: 2 }, ranks: 2 } },
     };
-    expect(() => resolveRunConfig({ ...bad, runDir: join(root, "bad") }, { roles: ["planner", "solver"] })).toThrow(
-      /failures\.onCollapse[\s\S]*schedule\.maxStaleness[\s\S]*runtime\.nats\.replicas\.base/,
-    );
+    const roles = { roles: ["planner", "solver"] };
+    let message = "";
+    try {
+      resolveRunConfig({ ...bad, runDir: join(root, "bad") }, roles);
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/failures\.onCollapse[\s\S]*schedule\.maxStaleness[\s\S]*runtime\.nats\.ranks/);
+    expect(message).not.toMatch(/replicas/);
+    const replicated = { ...withStaleness(1), runtime: { transport: "nats", nats: { replicas: { base: 2 } } } };
+    expect(resolveRunConfig({ ...replicated, runDir: join(root, "replicated") }, roles).config.runtime.nats.replicas).toEqual({ base: 2 });
   });
 });
