@@ -1,9 +1,9 @@
 // Generation replicas under asynchronous RL: each rollout pins one weight version per model on
 // every rank, and a replica generates from rank 0's kept copy of that version. A fixed-lag run with
-// two replicas per model trains exactly as in-process; a replica serves version v while rank 0
+// two replicas per model trains exactly as in-process, resumed or not; a replica serves version v while rank 0
 // trains v+1 and takes v+1 only when a rollout pins it; a version rank 0 let go, or a batch a
 // replica was not pinned for with rank 0, fails with a named error.
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -28,7 +28,7 @@ const comparable = (ts: readonly unknown[]) =>
   JSON.parse(JSON.stringify(ts, (k, v) => (k === "durationMs" || k === "ms" || k === "sampleHandle" ? undefined : v)));
 
 describe("generation replicas under asynchronous RL", () => {
-  it("train the same 6 fixed-lag steps as in-process: metrics, trajectories and checkpoints", async () => {
+  it("train the same 6 fixed-lag steps as in-process (metrics, trajectories, checkpoints), resumed or not", async () => {
     const config = (nats: Record<string, unknown>) =>
       perModelConfig({
         schedule: { steps: 6, tasksPerStep: 2, concurrency: 8, maxStaleness: 1 },
@@ -55,6 +55,16 @@ describe("generation replicas under asynchronous RL", () => {
     expect(steps).toEqual((await listCheckpoints(local)).map((c) => c.step));
     for (const c of await listCheckpoints(nats))
       expect(await checkpointHashes(c.dir)).toEqual(await checkpointHashes(join(local, "checkpoints", c.dir.split("/").at(-1)!)));
+
+    // resumed from step 3's checkpoint, fresh replicas take rank 0's loaded weights at the first pin
+    const resumed = join(root, "resumed");
+    cpSync(nats, resumed, { recursive: true });
+    rmSync(join(resumed, "checkpoints", "step-000006"), { recursive: true });
+    const c = await runCli(["train", "--resume", resumed, "--nats", "embedded"]);
+    expect(c.code, c.stderr).toBe(0);
+    expect(c.stdout).toMatch(/resumed from step 3[\s\S]*started 4 worker processes|started 4 worker processes[\s\S]*resumed from step 3/);
+    expect(exactMetrics(resumed)).toEqual(exactMetrics(local));
+    expect(runTrajectories(resumed)).toEqual(runTrajectories(local));
   });
 
   it("serve version v while rank 0 trains, take v+1 when pinned, and refuse a version rank 0 let go", async () => {
