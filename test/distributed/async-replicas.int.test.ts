@@ -1,14 +1,16 @@
 // Generation replicas under asynchronous RL: each rollout pins one weight version per model on
 // every rank, and a replica generates from rank 0's kept copy of that version. A fixed-lag run with
-// two replicas per model trains exactly as in-process, resumed or not; a replica serves version v while rank 0
-// trains v+1 and takes v+1 only when a rollout pins it; a version rank 0 let go, or a batch a
-// replica was not pinned for with rank 0, fails with a named error.
+// two replicas per model trains exactly as in-process, resumed or not, and a free-running one stays
+// within η; a replica serves version v while rank 0 trains v+1 and takes v+1 only when a rollout
+// pins it; a version rank 0 let go, or a batch a replica was not pinned for with rank 0, fails with
+// a named error.
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { listCheckpoints } from "../../src/checkpoint/paths.js";
 import { runtimeOptionsOf } from "../../src/cli/commands/worker.js";
+import { readMetrics } from "../../src/progress/metrics-writer.js";
 import { startNatsServer } from "../../src/distributed/nats-server.js";
 import { createNatsRuntime } from "../../src/distributed/nats-runtime.js";
 import { type NatsTransport, replicaOf } from "../../src/distributed/nats-transport.js";
@@ -65,6 +67,30 @@ describe("generation replicas under asynchronous RL", () => {
     expect(c.stdout).toMatch(/resumed from step 3[\s\S]*started 4 worker processes|started 4 worker processes[\s\S]*resumed from step 3/);
     expect(exactMetrics(resumed)).toEqual(exactMetrics(local));
     expect(runTrajectories(resumed)).toEqual(runTrajectories(local));
+  });
+
+  it("run free-running: every rollout reads trained weights at most η steps old", async () => {
+    const cfg = perModelConfig({
+      schedule: { steps: 5, tasksPerStep: 2, concurrency: 8, maxStaleness: 2, asyncMode: "free" },
+      checkpoint: { every: 5, keep: 1 },
+      eval: { every: 0, episodes: 4 },
+      runtime: { nats: { threads: 1, replicas } },
+    });
+    const dir = join(root, "free");
+    const r = await runCli(["train", WORKFLOW, "--config", writeConfig(root, "free.json", cfg), "--run-dir", dir, "--nats", "embedded"]);
+    expect(r.code, r.stderr).toBe(0);
+    const rows = readMetrics(dir) as unknown as {
+      step: number;
+      pipeline?: { weights: number };
+      roles: Record<string, { offPolicy?: { lag: Record<string, number>; dropped: number } }>;
+    }[];
+    const trained = rows.filter((row) => row.step > 0);
+    expect(trained.map((row) => row.step)).toEqual([1, 2, 3, 4, 5]);
+    for (const row of trained)
+      for (const m of Object.values(row.roles)) {
+        expect(Object.keys(m.offPolicy!.lag).every((lag) => Number(lag) <= 2)).toBe(true);
+        expect(m.offPolicy!.dropped).toBe(0);
+      }
   });
 
   it("serve version v while rank 0 trains, take v+1 when pinned, and refuse a version rank 0 let go", async () => {
