@@ -10,7 +10,7 @@ export interface HelloResponse {
   rank: number;
   roles: string[];
   updates: number;
-  /** Weights version: bumped by every update or checkpoint load on rank 0, copied by replicas. */
+  /** Weights version: bumped by every update or checkpoint load on rank 0, copied by replicas (under asynchronous RL, the version they were pinned to last). */
   version: number;
   pid: number;
   /** Role calls this rank generated. */
