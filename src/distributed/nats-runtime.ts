@@ -266,10 +266,9 @@ export async function createNatsRuntime<S extends object, T>(opts: RuntimeOption
     ...opts.tokenCounters,
   };
   const models = [...cast.models.keys()].map((m) => checkToken("model name", m));
-  const ranks = rankCounts(cast.models, s);
-  const { counts, dataParallel } = ranks;
+  const { counts, dataParallel } = rankCounts(cast.models, s);
   const addresses = addressesOf(counts);
-  const holdMs = holdOf(s, ranks);
+  const holdMs = holdOf(s, { counts, dataParallel });
   if (s.workers === "attach" && !s.run)
     throw new MasoError(
       "CONFIG_NATS_RUN",
