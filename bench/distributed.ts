@@ -6,9 +6,10 @@
 //   bytes_per_step    — controller ↔ worker bytes per step over NATS;
 //   step time for (a) in-process at 2 threads, (b) one process per model at 1 thread each,
 //   (c) the shared cast's model as 2 replicas at 1 thread each (beside its in-process run at 2 threads);
-//   data_parallel — (d) the shared cast's model on 2 data-parallel ranks at 1 thread each against
-//                   1 rank at 2 threads (in-process) on the update and log-prob phases, and how far
-//                   its metrics are from 1 rank's at 1 thread (the same kernels' sums per rank).
+//   data_parallel — the model on 2 data-parallel ranks at 1 thread each against 1 rank at 2 threads
+//                   (in-process) on the update and log-prob phases, and how far its metrics are from
+//                   1 rank's at 1 thread: (d) the shared cast, fully fine-tuned (gradients the size
+//                   of the model), (e) the LoRA cast (adapter gradients only).
 // Each case runs in its own process (the kernels' thread count is fixed per process); the first step
 // of each is warm-up and not timed. Run: npm run bench:distributed [-- steps]
 import { mkdtempSync, rmSync } from "node:fs";
@@ -24,7 +25,7 @@ import { caseRow } from "./child-row.js";
 import { machine } from "./machine.js";
 
 const WORKFLOW = "examples/workflows/iterative-coding/workflow.ts";
-type Case = { name: string; shape: "perRole" | "shared"; nats: boolean; threads: number; replicas?: number; ranks?: number };
+type Case = { name: string; shape: "perRole" | "shared" | "lora"; nats: boolean; threads: number; replicas?: number; ranks?: number };
 const CASES: Case[] = [
   { name: "inProcess1Thread", shape: "perRole", nats: false, threads: 1 },
   { name: "a_inProcess2Threads", shape: "perRole", nats: false, threads: 2 },
@@ -33,6 +34,9 @@ const CASES: Case[] = [
   { name: "c_sharedTwoReplicas1Thread", shape: "shared", nats: true, threads: 1, replicas: 2 },
   { name: "sharedInProcess1Thread", shape: "shared", nats: false, threads: 1 },
   { name: "d_sharedTwoRanks1Thread", shape: "shared", nats: true, threads: 1, ranks: 2 },
+  { name: "loraInProcess2Threads", shape: "lora", nats: false, threads: 2 },
+  { name: "loraInProcess1Thread", shape: "lora", nats: false, threads: 1 },
+  { name: "e_loraTwoRanks1Thread", shape: "lora", nats: true, threads: 1, ranks: 2 },
 ];
 
 interface CaseResult {
@@ -110,21 +114,18 @@ function maxRelDiff(a: unknown, b: unknown): number {
   return a === b ? 0 : Number.POSITIVE_INFINITY;
 }
 
-/** Data-parallel ranks against one rank: the update and log-prob phases, and the metrics' distance. */
-function dataParallelReport(results: Record<string, CaseResult>) {
-  const d = results.d_sharedTwoRanks1Thread;
-  const one2 = results.sharedInProcess2Threads;
-  const one1 = results.sharedInProcess1Thread;
+/** Data-parallel ranks (`dp`) against one rank at 2 threads (`one2`) and at 1 (`one1`): the update and log-prob phases, and the metrics' distance. */
+function dataParallelRow(dp: CaseResult, one2: CaseResult, one1: CaseResult) {
   const phase = (r: CaseResult, p: string) => mean(r.phaseMs.slice(1).map((x) => x[p] ?? 0));
   return {
-    update_ms: { two_ranks_1_thread: phase(d, "update"), one_rank_2_threads: phase(one2, "update") },
-    logprobs_ms: { two_ranks_1_thread: phase(d, "logprobs"), one_rank_2_threads: phase(one2, "logprobs") },
-    speedup_update: phase(one2, "update") / phase(d, "update"),
-    speedup_logprobs: phase(one2, "logprobs") / phase(d, "logprobs"),
-    identical_metrics: JSON.stringify(one1.rows) === JSON.stringify(d.rows),
+    update_ms: { two_ranks_1_thread: phase(dp, "update"), one_rank_2_threads: phase(one2, "update") },
+    logprobs_ms: { two_ranks_1_thread: phase(dp, "logprobs"), one_rank_2_threads: phase(one2, "logprobs") },
+    speedup_update: phase(one2, "update") / phase(dp, "update"),
+    speedup_logprobs: phase(one2, "logprobs") / phase(dp, "logprobs"),
+    identical_metrics: JSON.stringify(one1.rows) === JSON.stringify(dp.rows),
     // step 1 samples from the same starting weights; later steps sample from weights equal to fp32 rounding
-    step1_max_rel_diff: maxRelDiff(one1.rows[0], d.rows[0]),
-    max_rel_diff: maxRelDiff(one1.rows, d.rows),
+    step1_max_rel_diff: maxRelDiff(one1.rows[0], dp.rows[0]),
+    max_rel_diff: maxRelDiff(one1.rows, dp.rows),
   };
 }
 
@@ -162,8 +163,11 @@ async function main() {
     },
     speedup_b_vs_a: timed(a) / timed(b),
     speedup_c_vs_shared_in_process: timed(shared) / timed(c),
-    data_parallel: dataParallelReport(results),
-    processes: { b: b.workers, c: c.workers, d: results.d_sharedTwoRanks1Thread.workers },
+    data_parallel: {
+      full_shared: dataParallelRow(results.d_sharedTwoRanks1Thread, shared, results.sharedInProcess1Thread),
+      lora: dataParallelRow(results.e_loraTwoRanks1Thread, results.loraInProcess2Threads, results.loraInProcess1Thread),
+    },
+    processes: { b: b.workers, c: c.workers, d: results.d_sharedTwoRanks1Thread.workers, e: results.e_loraTwoRanks1Thread.workers },
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 }

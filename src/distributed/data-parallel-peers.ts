@@ -4,6 +4,7 @@
 // gradients back), then the summed gradients of all ranks (`dpStep`); after a
 // checkpoint load a rank fetches rank 0's training state (`trainState`). Only rank 0 of the same
 // model may send these, as named by the sender id inside its sealed request.
+import type { NatsConnection } from "@nats-io/transport-node";
 import { MasoError } from "../errors.js";
 import type { DataParallelPeers, ForwardKind, PieceResult, SharedStep, ShareRequest, ShareResult } from "../rl/update/data-parallel.js";
 import type { LogprobInput } from "../rl/update/forward-logprobs.js";
@@ -110,9 +111,10 @@ interface StepHeader {
  * Rank 0's view of its model's other ranks, reached over `rpc`.
  *
  * @example
- * wg.dataParallel.setPeers(rpcPeers({ rpc, run: "r1", model: "base", count: 1, timeoutMs: 600_000, label: "worker base/0" }));
+ * wg.dataParallel.setPeers(rpcPeers({ nc, rpc, run: "r1", model: "base", count: 1, timeoutMs: 600_000, label: "worker base/0" }));
  */
 export function rpcPeers(o: {
+  nc: NatsConnection;
   rpc: RpcClient;
   run: string;
   model: string;
@@ -130,6 +132,8 @@ export function rpcPeers(o: {
   };
   return {
     count: o.count,
+    // the client writes from the event loop: flush() has the server hold every request sent so far
+    sent: () => o.nc.flush(),
     async forwards(rank, kind, samples) {
       const body = samples.map((s) => ({
         tokens: Array.from(s.tokens),

@@ -319,7 +319,7 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
   const dataParallel = (o.dataParallelRanks ?? 1) > 1;
   if (dataParallel && !isReplica)
     wg.dataParallel.setPeers(
-      rpcPeers({ rpc, run, model: address.model, count: o.dataParallelRanks! - 1, timeoutMs: o.callTimeoutMs, label }),
+      rpcPeers({ nc: o.nc, rpc, run, model: address.model, count: o.dataParallelRanks! - 1, timeoutMs: o.callTimeoutMs, label }),
     );
   const ctx: HostContext = {
     wg,

@@ -45,6 +45,7 @@ function rank(): { model: Decoder; units: Map<string, TrainUnit> } {
 function inProcessPeers(ranks: ReturnType<typeof rank>[]): DataParallelPeers {
   return {
     count: ranks.length,
+    sent: async () => {},
     async forwards() {
       throw new Error("the update's test scores nothing");
     },

@@ -49,6 +49,12 @@ export type ForwardOutput = Pick<LogprobOutput, "logp" | "values">;
 /** Rank 0's view of the other ranks of its model (ranks 1 … count). */
 export interface DataParallelPeers {
   readonly count: number;
+  /**
+   * Resolves once the requests made so far have left this process. Rank 0 awaits it before its own
+   * share: a transport that writes from the event loop would otherwise hold the peers' requests
+   * until that share is done, and the ranks would take turns instead of working at once.
+   */
+  sent(): Promise<void>;
   /** Rank `rank`'s log-prob forward of its share of the samples scoring needs. */
   forwards(rank: number, kind: ForwardKind, samples: readonly LogprobInput[]): Promise<ForwardOutput[]>;
   /** Rank `rank`'s gradients for its share of one minibatch. */
@@ -93,6 +99,7 @@ export async function sharedForward(
   );
   const pick = (idx: readonly number[]) => idx.map((i) => samples[i]);
   const remote = Promise.all(shares.slice(1).map((idx, r) => (idx.length ? peers.forwards(r + 1, kind, pick(idx)) : [])));
+  await peers.sent();
   const out: ForwardOutput[] = new Array(samples.length);
   const put = (idx: readonly number[], got: readonly ForwardOutput[]) => {
     if (got.length !== idx.length) throw new Error(`data-parallel: a rank scored ${got.length} of ${idx.length} samples`);

@@ -121,6 +121,7 @@ async function sharedMinibatch(
   const remote = Promise.all(
     shares.slice(1).map((share, i) => (share.length ? peers.gradients(i + 1, { what, d, samples: share }) : null)),
   );
+  await peers.sent();
   const pieces: PieceResult[] = chunksOf(shares[0], budget.cost, budget.floats).flatMap((c) =>
     c.length ? [backwardChunk(model, c, unitsFor(c[0], units, what), cfg, what, d)] : [],
   );
