@@ -65,12 +65,11 @@ export function unpackTensors<H>(
 
 /** Packs the synced tensors of `model` at `version`. */
 export function packWeights(model: Decoder, withBase: boolean, version: number): Uint8Array {
-  const tensors = syncedTensors(model, withBase);
-  return packTensors(
-    { version, tensors: tensors.map(([name, d]) => ({ name, length: d.length })) },
-    tensors.map(([, d]) => d),
-  );
+  return packNamed(version, syncedTensors(model, withBase));
 }
+
+/** The tensor lengths a header of named tensors lists (none when it lists none), for unpackTensors. */
+const namedLengths = (h: WeightsHeader): number[] => (Array.isArray(h?.tensors) ? h.tensors.map((t) => t.length) : []);
 
 /** Copies packed weights into `model`; every tensor must exist with the same length. Returns the version. */
 export function applyWeights(model: Decoder, withBase: boolean, bytes: Uint8Array): number {
@@ -117,10 +116,8 @@ export function unitsDigest(units: ReadonlyMap<string, TrainUnit>): string {
   return h.digest("hex");
 }
 
-interface TrainStateHeader {
-  version: number;
+interface TrainStateHeader extends WeightsHeader {
   steps: Record<string, number>;
-  tensors: { name: string; length: number }[];
 }
 
 /** Rank 0's training state for a data-parallel rank after a checkpoint load: parameters, AdamW moments and step counts. */
@@ -138,11 +135,7 @@ export function packTrainState(units: ReadonlyMap<string, TrainUnit>, version: n
 export function applyTrainState(units: ReadonlyMap<string, TrainUnit>, bytes: Uint8Array): number {
   const bad = (what: string) =>
     new MasoError("WEIGHTS_MISMATCH", `training state sync: ${what}`, "every rank must be built from the same run config");
-  const { header, tensors } = unpackTensors<TrainStateHeader>(
-    bytes,
-    (h) => (Array.isArray(h?.tensors) ? h.tensors.map((t) => t.length) : []),
-    bad,
-  );
+  const { header, tensors } = unpackTensors<TrainStateHeader>(bytes, namedLengths, bad);
   const live = unitTensors(units, true);
   if (header.tensors.map((t) => t.name).join(",") !== live.map(([n]) => n).join(","))
     throw bad(`tensors [${header.tensors.map((t) => t.name)}] sent, [${live.map(([n]) => n)}] here`);
@@ -158,14 +151,9 @@ export function applyTrainState(units: ReadonlyMap<string, TrainUnit>, bytes: Ui
   return header.version;
 }
 
-interface NamedHeader {
-  version: number;
-  tensors: { name: string; length: number }[];
-}
-
-/** Packs named tensors of `version`: a kept generation version a replica fetches under asynchronous RL. */
+/** Packs named tensors of `version`: the synced weights, or a kept generation version a replica fetches under asynchronous RL. */
 export function packNamed(version: number, tensors: readonly [string, Float32Array][]): Uint8Array {
-  const header: NamedHeader = { version, tensors: tensors.map(([name, d]) => ({ name, length: d.length })) };
+  const header: WeightsHeader = { version, tensors: tensors.map(([name, d]) => ({ name, length: d.length })) };
   return packTensors(
     header,
     tensors.map(([, d]) => d),
@@ -176,11 +164,7 @@ export function packNamed(version: number, tensors: readonly [string, Float32Arr
 export function unpackNamed(bytes: Uint8Array): { version: number; tensors: [string, Float32Array][] } {
   const bad = (what: string) =>
     new MasoError("WEIGHTS_MISMATCH", `generation weights: ${what}`, "every replica must be built from the same run config");
-  const { header, tensors } = unpackTensors<NamedHeader>(
-    bytes,
-    (h) => (Array.isArray(h?.tensors) ? h.tensors.map((t) => t.length) : []),
-    bad,
-  );
+  const { header, tensors } = unpackTensors<WeightsHeader>(bytes, namedLengths, bad);
   if (!Number.isInteger(header.version)) throw bad("no version in its header");
   return { version: header.version, tensors: header.tensors.map((t, i) => [String(t.name), tensors[i]]) };
 }
