@@ -21,14 +21,23 @@ export interface PackedVersion {
 }
 
 /**
- * Rank 0: the packed generation weights kept as a version, packed and hashed once however many
- * replicas fetch them. A frozen model keeps no versions: its message carries no tensors.
+ * Packs each version once, however many replicas fetch it: the copy of the last version asked for
+ * is kept, and goes before the next one is made.
  */
-export function keptPacker(wg: WorkerGroup, label: string): (version: number) => PackedVersion {
+export function packedOnce(pack: (version: number) => Uint8Array): (version: number) => PackedVersion {
   let packed: PackedVersion | null = null;
   return (version) => {
     if (packed?.version === version) return packed;
-    packed = null; // the old copy goes before the new one is made
+    packed = null;
+    const bytes = pack(version);
+    packed = { version, bytes, sha256: sha256(bytes) };
+    return packed;
+  };
+}
+
+/** Rank 0: the packed generation weights kept as a version. A frozen model keeps no versions: its message carries no tensors. */
+export function keptPacker(wg: WorkerGroup, label: string): (version: number) => PackedVersion {
+  return packedOnce((version) => {
     const gw = wg.generationWeights;
     const tensors = gw ? gw.kept(version) : [];
     if (!tensors)
@@ -37,10 +46,8 @@ export function keptPacker(wg: WorkerGroup, label: string): (version: number) =>
         `${label} no longer keeps weight version ${version} (it generates from version ${gw!.version()})`,
         "a replica is pinned to the version rank 0 was pinned to last; a version before it is let go",
       );
-    const bytes = packNamed(version, tensors);
-    packed = { version, bytes, sha256: sha256(bytes) };
-    return packed;
-  };
+    return packNamed(version, tensors);
+  });
 }
 
 /**

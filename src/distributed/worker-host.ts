@@ -10,7 +10,7 @@ import type { SampleRecord, WorkerGroup } from "../runtime/worker-group/worker-g
 import type { NatsAuth } from "./connect.js";
 import { rpcPeers, servePeerOp, TRAIN_STATE_OP } from "./data-parallel-peers.js";
 import { type HelloResponse, type HostOps, type SyncRequest, WEIGHTS_OP } from "./host-ops.js";
-import { keptPacker, type PackedVersion, pinReplica } from "./pinned-weights.js";
+import { keptPacker, type PackedVersion, packedOnce, pinReplica } from "./pinned-weights.js";
 import { type Heartbeat, startHeartbeat } from "./membership.js";
 import { openPartStore, type PartStore } from "./part-transfer.js";
 import { decodeJson, encodeJson, rpcClient, serveRpc } from "./rpc.js";
@@ -304,15 +304,8 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
     });
   const toRank0 = async (op: string, body: unknown) => decodeJson(await requestRank0(op, body));
   /** Rank 0: this version's packed weights and their sha256, packed once however many replicas fetch them. */
-  let packed: PackedVersion | null = null;
-  const packedWeights = () => {
-    if (packed?.version !== version) {
-      packed = null; // the old copy goes before the new one is made
-      const bytes = packWeights(wg.model, o.trainsBase, version);
-      packed = { version, bytes, sha256: sha256(bytes) };
-    }
-    return packed;
-  };
+  const packVersion = packedOnce((v) => packWeights(wg.model, o.trainsBase, v));
+  const packedWeights = () => packVersion(version);
 
   const replicaGenerate = replicaGenerator(wg, local, toRank0);
 
