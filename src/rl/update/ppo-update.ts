@@ -31,6 +31,12 @@ function keptFloats(s: TrainSample, perToken: number, vocab: number): number {
   return s.tokens.length * perToken + s.oldLogp!.length * vocab;
 }
 
+/** What a chunk of samples costs in kept floats, and the budget a chunk may not pass (activationBudgetMb). */
+function chunkBudget(model: Decoder, cfg: TrainerConfig): { cost: (s: TrainSample) => number; floats: number } {
+  const perToken = savedFloatsPerToken(model.config);
+  return { cost: (s) => keptFloats(s, perToken, model.config.vocabSize), floats: (cfg.activationBudgetMb * 2 ** 20) / 4 };
+}
+
 /**
  * Samples of one role, adapter and forward temperature, cut at sequence boundaries into pieces
  * that keep at most `budget` floats (a single larger sample is a piece of its own), so an update's
@@ -72,7 +78,7 @@ function unitsFor(r: TrainSample, units: ReadonlyMap<string, TrainUnit>, what: U
   return [...new Set(names)].map((n) => units.get(n)).filter((u): u is TrainUnit => u !== undefined);
 }
 
-/** The figures of one minibatch's chunks, and whether the KL guard skips it. */
+/** One chunk's figures, the units it trained and the norm of its gradient. */
 type Done = { r: Pick<ChunkResult, "role" | "metrics" | "tokens">; mine: TrainUnit[]; norm: number };
 
 /** One minibatch on this rank alone: each chunk runs forward and back before the next, so only one chunk's activations live. */
@@ -115,7 +121,7 @@ async function sharedMinibatch(
   what: UpdateWhat,
   d: Denominators,
   peers: DataParallelPeers,
-  budget: { cost: (s: TrainSample) => number; floats: number },
+  budget: ReturnType<typeof chunkBudget>,
 ): Promise<Done[]> {
   const shares = splitShares(mb, peers.count + 1, budget.cost);
   const remote = Promise.all(
@@ -146,10 +152,9 @@ async function sharedMinibatch(
  * chunks; the gradients stay in its buffers (returned by reference) until the shared step.
  */
 export function shareGradients(model: Decoder, units: ReadonlyMap<string, TrainUnit>, cfg: TrainerConfig, req: ShareRequest): ShareResult {
-  const perToken = savedFloatsPerToken(model.config);
-  const cost = (s: TrainSample) => keptFloats(s, perToken, model.config.vocabSize);
+  const budget = chunkBudget(model, cfg);
   model.zeroGrad();
-  const pieces = chunksOf(req.samples, cost, (cfg.activationBudgetMb * 2 ** 20) / 4).map((c) =>
+  const pieces = chunksOf(req.samples, budget.cost, budget.floats).map((c) =>
     backwardChunk(model, c, unitsFor(c[0], units, req.what), cfg, req.what, req.d),
   );
   const grads = new Map<string, Float32Array>();
@@ -180,9 +185,7 @@ export async function ppoUpdate(
   let steps = 0;
   let normSum = 0;
   let mbIndex = 0;
-  const perToken = savedFloatsPerToken(model.config);
-  const cost = (s: TrainSample) => keptFloats(s, perToken, model.config.vocabSize);
-  const budget = (cfg.activationBudgetMb * 2 ** 20) / 4;
+  const budget = chunkBudget(model, cfg);
   const peers = o.peers && o.peers.count > 0 ? o.peers : null;
   for (let epoch = 0; epoch < cfg.epochs; epoch++) {
     const order = rng.shuffle(samples);
@@ -196,8 +199,8 @@ export async function ppoUpdate(
         cfg.approxKlSkip !== undefined &&
         !(rs.reduce((a, { r }) => a + r.metrics.approxKl * r.tokens, 0) / Math.max(d.tokens, 1) <= cfg.approxKlSkip);
       const done = peers
-        ? await sharedMinibatch(model, mb, units, cfg, what, d, peers, { cost, floats: budget })
-        : await localMinibatch(model, chunksOf(mb, cost, budget), units, cfg, what, d, klTooHigh, o.pause);
+        ? await sharedMinibatch(model, mb, units, cfg, what, d, peers, budget)
+        : await localMinibatch(model, chunksOf(mb, budget.cost, budget.floats), units, cfg, what, d, klTooHigh, o.pause);
       if (klTooHigh(done)) {
         model.zeroGrad();
         await peers?.step({ units: null });
