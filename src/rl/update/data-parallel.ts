@@ -138,9 +138,13 @@ export function mergePieces(pieces: readonly PieceResult[]): PieceResult[] {
   for (const p of pieces) byRole.set(p.role, [...(byRole.get(p.role) ?? []), p]);
   return [...byRole.values()].map((ps) => {
     if (ps.length === 1) return ps[0];
-    const tokens = ps.reduce((a, p) => a + p.tokens, 0);
-    const mean = (f: (p: PieceResult) => number) => ps.reduce((a, p) => a + f(p) * p.tokens, 0) / Math.max(tokens, 1);
+    const tokensOf = (of: readonly PieceResult[]) => of.reduce((a, p) => a + p.tokens, 0);
+    const tokens = tokensOf(ps);
+    /** The token-weighted mean of `f` over pieces `of`. */
+    const mean = (f: (p: PieceResult) => number, of: readonly PieceResult[] = ps) =>
+      of.reduce((a, p) => a + f(p) * p.tokens, 0) / Math.max(tokensOf(of), 1);
     const sum = (f: (p: PieceResult) => number) => ps.reduce((a, p) => a + f(p), 0);
+    // a piece without reference log-probs has no klRef: the mean is over the pieces that have one
     const withRef = ps.filter((p) => Number.isFinite(p.metrics.klRef));
     return {
       role: ps[0].role,
@@ -154,13 +158,7 @@ export function mergePieces(pieces: readonly PieceResult[]): PieceResult[] {
         approxKl: mean((p) => p.metrics.approxKl),
         entropy: mean((p) => p.metrics.entropy),
         explainedVariance: mean((p) => p.metrics.explainedVariance),
-        klRef: withRef.length
-          ? withRef.reduce((a, p) => a + p.metrics.klRef * p.tokens, 0) /
-            Math.max(
-              sum((p) => (withRef.includes(p) ? p.tokens : 0)),
-              1,
-            )
-          : Number.NaN,
+        klRef: withRef.length ? mean((p) => p.metrics.klRef, withRef) : Number.NaN,
       },
     };
   });
