@@ -9,25 +9,16 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { listCheckpoints } from "../../src/checkpoint/paths.js";
-import { runtimeOptionsOf } from "../../src/cli/commands/worker.js";
 import { readMetrics } from "../../src/progress/metrics-writer.js";
-import { startNatsServer } from "../../src/distributed/nats-server.js";
-import { createNatsRuntime } from "../../src/distributed/nats-runtime.js";
-import { type NatsTransport, replicaOf } from "../../src/distributed/nats-transport.js";
-import type { StepItem } from "../../src/runtime/controller/step-context.js";
-import { createRuntime } from "../../src/runtime/runtime.js";
+import { replicaOf } from "../../src/distributed/nats-transport.js";
 import { runCli } from "../cli/cli-harness.js";
 import { exactMetrics, runTrajectories } from "../cli/run-files.js";
-import { checkpointHashes, perModelConfig, WORKFLOW, writeConfig } from "./per-model.js";
+import { checkpointHashes, comparable, natsBesideInProcess, perModelConfig, stepItems, WORKFLOW, writeConfig } from "./per-model.js";
 
 const root = mkdtempSync(join(tmpdir(), "maso-async-replicas-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const replicas = { planner: 2, solver: 2 };
-
-/** Trajectories as data, without wall-clock fields and cache slots. */
-const comparable = (ts: readonly unknown[]) =>
-  JSON.parse(JSON.stringify(ts, (k, v) => (k === "durationMs" || k === "ms" || k === "sampleHandle" ? undefined : v)));
 
 describe("generation replicas under asynchronous RL", () => {
   it("train the same 6 fixed-lag steps as in-process (metrics, trajectories, checkpoints), resumed or not", async () => {
@@ -97,27 +88,8 @@ describe("generation replicas under asynchronous RL", () => {
     process.env.MASO_THREADS = "1";
     const base = perModelConfig({ runDir: join(root, "run") });
     const raw = { ...base, schedule: { ...base.schedule, maxStaleness: 1 }, workflow: resolve(WORKFLOW) };
-    const { config, mod, opts } = await runtimeOptionsOf(raw, "test");
-    const server = await startNatsServer();
-    const rt = await createNatsRuntime(
-      { ...opts, startStep: 0 },
-      {
-        settings: { ...config.runtime.nats, url: server.url, replicas, threads: 1 },
-        runDir: config.runDir,
-        config: raw,
-        startStep: 0,
-        auth: { token: server.token },
-      },
-    );
-    const ref = await createRuntime({ ...opts, startStep: 0 });
-    const transport = rt.transport as NatsTransport;
-    const items = (step: number): StepItem<object, unknown>[] =>
-      mod.tasks.train.slice(step * 2, step * 2 + 2).flatMap((task, k) =>
-        Array.from({ length: 4 }, (_, g) => ({
-          episode: { id: `s${step}-t${k}-g${g}`, state: mod.initialState(task), taskId: `t${k}` },
-          task,
-        })),
-      );
+    const { mod, server, rt, ref, transport } = await natsBesideInProcess(raw, { replicas });
+    const items = (step: number) => stepItems(mod, step);
     const versions = (model: string) =>
       Promise.all([0, 1].map(async (rank) => (await transport.host({ model, rank }, "hello", {})).version));
     const models = Object.keys(replicas);

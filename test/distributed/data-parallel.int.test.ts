@@ -5,26 +5,19 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runtimeOptionsOf } from "../../src/cli/commands/worker.js";
 import { connect } from "@nats-io/transport-node";
-import { startNatsServer } from "../../src/distributed/nats-server.js";
 import { encodeJson, rpcClient } from "../../src/distributed/rpc.js";
 import { newRunKey, parseRunKey, runSealer, senderId } from "../../src/distributed/run-key.js";
 import { opSubject } from "../../src/distributed/subjects.js";
 import { packTensors } from "../../src/distributed/weights.js";
-import { createNatsRuntime, rankCounts } from "../../src/distributed/nats-runtime.js";
-import type { NatsTransport } from "../../src/distributed/nats-transport.js";
-import { createRuntime } from "../../src/runtime/runtime.js";
+import { rankCounts } from "../../src/distributed/nats-runtime.js";
 import { listCheckpoints } from "../../src/checkpoint/paths.js";
 import { runCli } from "../cli/cli-harness.js";
 import { exactMetrics } from "../cli/run-files.js";
-import { WORKFLOW, checkpointHashes, perModelConfig, stepItems, writeConfig } from "./per-model.js";
+import { WORKFLOW, checkpointHashes, comparable, natsBesideInProcess, perModelConfig, stepItems, writeConfig } from "./per-model.js";
 
 const root = mkdtempSync(join(tmpdir(), "maso-dp-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-const comparable = (ts: readonly unknown[]) =>
-  JSON.parse(JSON.stringify(ts, (k, v) => (k === "durationMs" || k === "ms" || k === "sampleHandle" ? undefined : v)));
 
 /** The update figures of a step's roles, which data-parallel ranks reproduce to fp32 rounding. */
 const UPDATE_FIGURES = ["entropy", "klRef", "clipFrac", "approxKl", "gradNorm", "responseLength", "valueLoss"] as const;
@@ -58,22 +51,8 @@ describe("data-parallel ranks over NATS", () => {
   it("train like one rank to fp32 rounding, every rank holding rank 0's weights after each update", async () => {
     process.env.MASO_THREADS = "1";
     const raw = { ...perModelConfig({ runDir: join(root, "run") }), workflow: resolve(WORKFLOW) };
-    const { config, mod, opts } = await runtimeOptionsOf(raw, "test");
-    const server = await startNatsServer();
     const runKey = newRunKey();
-    const rt = await createNatsRuntime(
-      { ...opts, startStep: 0 },
-      {
-        settings: { ...config.runtime.nats, url: server.url, run: RUN, ranks: 2, threads: 1 },
-        runDir: config.runDir,
-        config: raw,
-        startStep: 0,
-        auth: { token: server.token },
-        runKey,
-      },
-    );
-    const ref = await createRuntime({ ...opts, startStep: 0 });
-    const transport = rt.transport as NatsTransport;
+    const { mod, server, rt, ref, transport } = await natsBesideInProcess(raw, { run: RUN, ranks: 2 }, { runKey });
     try {
       for (let step = 1; step <= 2; step++) {
         const items = stepItems(mod, step);

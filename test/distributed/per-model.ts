@@ -4,8 +4,13 @@ import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { config as demo } from "../../examples/two-role-demo/workflow.js";
+import { runtimeOptionsOf } from "../../src/cli/commands/worker.js";
+import { startNatsServer } from "../../src/distributed/nats-server.js";
+import { createNatsRuntime, type NatsRuntimeOptions } from "../../src/distributed/nats-runtime.js";
+import type { NatsTransport } from "../../src/distributed/nats-transport.js";
 import { listFilesRecursive } from "../../src/fs/fs-util.js";
 import type { StepItem } from "../../src/runtime/controller/step-context.js";
+import { createRuntime } from "../../src/runtime/runtime.js";
 
 export const WORKFLOW = "examples/two-role-demo/workflow.ts";
 
@@ -54,4 +59,34 @@ export function stepItems(
       task,
     })),
   );
+}
+
+/** Trajectories as data, without wall-clock fields and cache slots. */
+export const comparable = (ts: readonly unknown[]) =>
+  JSON.parse(JSON.stringify(ts, (k, v) => (k === "durationMs" || k === "ms" || k === "sampleHandle" ? undefined : v)));
+
+/**
+ * The run config `raw` twice: over NATS on a fresh nats-server (token auth, one thread per worker,
+ * `settings` over the config's runtime.nats) and in-process, both from step 0.
+ */
+export async function natsBesideInProcess(
+  raw: Record<string, unknown>,
+  settings: Partial<NatsRuntimeOptions["settings"]>,
+  extra: Pick<NatsRuntimeOptions, "runKey"> = {},
+) {
+  const { config, mod, opts } = await runtimeOptionsOf(raw, "test");
+  const server = await startNatsServer();
+  const rt = await createNatsRuntime(
+    { ...opts, startStep: 0 },
+    {
+      settings: { ...config.runtime.nats, url: server.url, threads: 1, ...settings },
+      runDir: config.runDir,
+      config: raw,
+      startStep: 0,
+      auth: { token: server.token },
+      ...extra,
+    },
+  );
+  const ref = await createRuntime({ ...opts, startStep: 0 });
+  return { config, mod, server, rt, ref, transport: rt.transport as NatsTransport };
 }

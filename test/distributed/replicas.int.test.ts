@@ -5,39 +5,17 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runtimeOptionsOf } from "../../src/cli/commands/worker.js";
-import { startNatsServer } from "../../src/distributed/nats-server.js";
-import { createNatsRuntime } from "../../src/distributed/nats-runtime.js";
-import type { NatsTransport } from "../../src/distributed/nats-transport.js";
-import { createRuntime } from "../../src/runtime/runtime.js";
-import { WORKFLOW, perModelConfig, stepItems } from "./per-model.js";
+import { comparable, natsBesideInProcess, perModelConfig, stepItems, WORKFLOW } from "./per-model.js";
 
 const root = mkdtempSync(join(tmpdir(), "maso-replicas-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-/** Trajectories as data, without wall-clock fields and cache slots. */
-const comparable = (ts: readonly unknown[]) =>
-  JSON.parse(JSON.stringify(ts, (k, v) => (k === "durationMs" || k === "ms" || k === "sampleHandle" ? undefined : v)));
 
 describe("generation replicas over NATS", () => {
   it("sample what one worker group samples, and every replica serves the newest weights after each update", async () => {
     process.env.MASO_THREADS = "1";
     const raw = { ...perModelConfig({ runDir: join(root, "run") }), workflow: resolve(WORKFLOW) };
-    const { config, mod, opts } = await runtimeOptionsOf(raw, "test");
-    const server = await startNatsServer();
     const replicas = { planner: 2, solver: 2 };
-    const rt = await createNatsRuntime(
-      { ...opts, startStep: 0 },
-      {
-        settings: { ...config.runtime.nats, url: server.url, replicas, threads: 1 },
-        runDir: config.runDir,
-        config: raw,
-        startStep: 0,
-        auth: { token: server.token },
-      },
-    );
-    const ref = await createRuntime({ ...opts, startStep: 0 });
-    const transport = rt.transport as NatsTransport;
+    const { mod, server, rt, ref, transport } = await natsBesideInProcess(raw, { replicas });
     try {
       for (let step = 1; step <= 3; step++) {
         const items = stepItems(mod, step);

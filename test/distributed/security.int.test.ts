@@ -17,7 +17,7 @@ import { fileSha256, newRunKey, parseRunKey, runSealer, sealKv, senderId } from 
 import { createRuntime } from "../../src/runtime/runtime.js";
 import type { StepItem } from "../../src/runtime/controller/step-context.js";
 import { type CliRun, startCli } from "../cli/cli-harness.js";
-import { WORKFLOW, perModelConfig } from "./per-model.js";
+import { comparable, perModelConfig, WORKFLOW } from "./per-model.js";
 
 const root = mkdtempSync(join(tmpdir(), "maso-security-"));
 const procs: CliRun[] = [];
@@ -29,9 +29,6 @@ afterAll(() => {
 const RUN = "sec";
 const utf8 = new TextEncoder();
 const text = (b: Uint8Array) => Buffer.from(b).toString("latin1");
-/** Trajectories as data, without wall-clock fields and cache slots. */
-const comparable = (ts: readonly unknown[]) =>
-  JSON.parse(JSON.stringify(ts, (k, v) => (k === "durationMs" || k === "ms" || k === "sampleHandle" ? undefined : v)));
 
 /** The attacker's own request inboxes, which its forger leaves alone. */
 const own = new Set<string>();
