@@ -3,7 +3,14 @@
 // builders; a hostile or missing submission is a recorded failure, never a crash.
 import { describe, expect, it } from "vitest";
 import { BUDGET, clip } from "../../examples/workflows/iterative-coding/roles.js";
-import { limiter, sandboxPeak, VERIFIER_CONCURRENCY, verifyCode } from "../../examples/workflows/iterative-coding/verifier.js";
+import {
+  limiter,
+  sandboxPeak,
+  sandboxRuns,
+  VERIFIER_CONCURRENCY,
+  VERIFIER_LIMITS,
+  verifyCode,
+} from "../../examples/workflows/iterative-coding/verifier.js";
 import { initialState, workflow } from "../../examples/workflows/iterative-coding/workflow.js";
 import { codePlanPrompt, codePrompt, codeTarget, reflectPrompt } from "../../examples/workflows/common/prompts.js";
 import { runEpisodes, scriptedCaller } from "../../src/workflow/index.js";
@@ -97,5 +104,31 @@ describe("iterative coding: the verifier never crashes an episode", () => {
     expect(ts.map((t) => t.metrics.passRate)).toEqual(Array(12).fill(1));
     expect(sandboxPeak()).toBeGreaterThanOrEqual(1);
     expect(sandboxPeak()).toBeLessThanOrEqual(VERIFIER_CONCURRENCY);
+  });
+
+  it("runs resubmitted code once and hands each caller its own copy of the verdict", async () => {
+    const input = { code: "function add(a, b) { return a + b + 0; }", tests: addTask.tests };
+    const before = sandboxRuns();
+    const [a, b] = await Promise.all([verifyCode(input), verifyCode(input)]);
+    const c = await verifyCode(input);
+    expect(sandboxRuns() - before).toBe(1);
+    expect(a.result.passRate).toBe(1);
+    expect(c).toEqual(a);
+    expect(b).toEqual(a);
+    c.result.tests[0].status = "wrong";
+    expect((await verifyCode(input)).result.tests[0].status).toBe("pass");
+    // other limits are another verdict
+    await verifyCode(input, { ...VERIFIER_LIMITS, perTestMs: 300 });
+    expect(sandboxRuns() - before).toBe(2);
+  });
+
+  it("runs again after a verdict on the machine (wall-clock backstop), not on the code", async () => {
+    const input = { code: "function add(a, b) { return a - b - 1; }", tests: addTask.tests };
+    const tight = { ...VERIFIER_LIMITS, wallMs: 1 };
+    const before = sandboxRuns();
+    const first = await verifyCode(input, tight);
+    expect(first.result.failure?.kind).toBe("wall-timeout");
+    await verifyCode(input, tight);
+    expect(sandboxRuns() - before).toBe(2);
   });
 });

@@ -10,6 +10,7 @@ import { gradeTest } from "./grade.js";
 import { mentionsImport } from "./import-scan.js";
 import { emptyWorkDir, isolationPrefix } from "./isolation.js";
 import { launchSandbox, type PhaseStop, STDERR_CHARS } from "./launcher.js";
+import { syntaxError } from "./syntax-check.js";
 import type { CodeSubmission, CodeTest, ProcessFailure, TestResult, VerifierOptions, VerifyResult } from "./types.js";
 import { lineSplitter, parseVerdict } from "./verdict-channel.js";
 
@@ -91,8 +92,9 @@ interface Run {
 /**
  * Runs `submission` in fresh sandboxed processes and grades every test: one process, plus one more
  * after each test that goes over its CPU time (so no test inherits the state of one that was cut
- * short). Always resolves (a machine that cannot provide `options.isolation: "namespaces"` gives a
- * "spawn" failure).
+ * short). Code with only call tests that does not compile starts none: its tests fail "while
+ * loading the code" with the SyntaxError the child would report ({@link syntaxError}). Always
+ * resolves (a machine that cannot provide `options.isolation: "namespaces"` gives a "spawn" failure).
  * @example
  * const r = await runSubmission({ code: "function add(a, b) { return a + b; }", tests: [{ call: "add(2, 3)", expected: 5 }] });
  * r.passRate; // 1
@@ -125,6 +127,12 @@ export async function runSubmission(submission: CodeSubmission, options: Verifie
   }
 
   let pending = tests.map((_, i) => i).filter((i) => !run.results.has(i));
+  // code that does not compile fails every call test while loading, as in the child, and starts none
+  const unloadable = pending.length > 0 && pending.every((i) => tests[i].kind !== "io") ? syntaxError(run.code) : null;
+  if (unloadable !== null) {
+    for (const i of pending) refuse(i, `while loading the code: ${unloadable}`);
+    pending = [];
+  }
   for (let children = 0; pending.length > 0 && children <= tests.length; children++) {
     const again = await runChild(run, pending, limits, options);
     pending = pending.filter((i) => !run.results.has(i));
