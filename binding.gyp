@@ -29,6 +29,8 @@
       "cflags_cc!": ["-fno-exceptions", "-fno-rtti", "-O2"],
       "cflags_cc": ["-std=c++17", "-O3", "<!@(node scripts/cpu-level.cjs cflags <(maso_level))", "-fopenmp", "<!@(node scripts/detect-blas.cjs cflags)", "<!@(node scripts/detect-dnnl.cjs cflags)"],
       "libraries": ["-fopenmp", "<!@(node scripts/detect-blas.cjs libs)", "<!@(node scripts/detect-dnnl.cjs libs)"],
+      # one-thread parallel regions skip libgomp (native/threads.cc)
+      "conditions": [["OS=='linux'", { "defines": ["MASO_WRAP_GOMP"], "ldflags": ["-Wl,--wrap=GOMP_parallel"] }]],
       "xcode_settings": {
         "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
         "OTHER_CPLUSPLUSFLAGS": ["-std=c++17", "-O3", "<!@(node scripts/detect-blas.cjs cflags)"]

@@ -30,6 +30,29 @@ void set_threads(int n) {
 
 int get_threads() { return t_threads; }
 
+}  // namespace maso
+
+#if defined(MASO_WRAP_GOMP) && defined(_OPENMP)
+// libgomp enters every parallel region it is handed, also one that runs on one thread (an `if`
+// clause that is false, or a generation lane's single thread), and each costs a futex syscall: about
+// 1.5 µs, more on a paravirtualised VM, and the lanes' small decode ops hand it tens of thousands a
+// second. The link wraps GOMP_parallel (binding.gyp: -Wl,--wrap) so that such a region, outside any
+// other, runs its body on the calling thread directly. With no team, its worksharing loops are
+// orphaned, and an orphaned loop runs every iteration on the calling thread, in order, as the
+// one-thread team did: the same work in the same order, so the same bits.
+extern "C" void __real_GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads, unsigned flags);
+extern "C" void __wrap_GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads, unsigned flags) {
+  const bool one = num_threads == 1 || (num_threads == 0 && omp_get_max_threads() == 1);
+  if (one && omp_get_level() == 0) {
+    fn(data);
+    return;
+  }
+  __real_GOMP_parallel(fn, data, num_threads, flags);
+}
+#endif
+
+namespace maso {
+
 bool has_openmp() {
 #ifdef _OPENMP
   return true;
