@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #ifdef _OPENMP
@@ -49,13 +50,28 @@ static void softmax_stats(const float* z, const int32_t* targets, float* logp, f
   }
 }
 
+// The chunk scratch of a calling thread (forward and backward), kept between calls and never
+// zeroed: the product writes every element before anything reads it (beta 0 never reads C). A fresh zeroed buffer of up to
+// 128 MB per call cost a memset and a page fault per 4 KB, a quarter of a log-prob forward of a
+// small model on a VM. Bounded by rows_per_chunk: at most ~128 MB per thread that scores without
+// keeping logits (the trainer's main thread, a worker's).
+static float* chunk_scratch(size_t n) {
+  static thread_local std::unique_ptr<float[]> kept;
+  static thread_local size_t size = 0;
+  if (n > size) {
+    kept.reset(new float[n]);
+    size = n;
+  }
+  return kept.get();
+}
+
 void logits_forward(float* logp, float* entropy, float* lse, float* logits, const float* hidden,
                     const float* wte, const int32_t* targets, int M, int C, int V, float invTemp) {
   const int chunk = rows_per_chunk(M, V, logits != nullptr);
-  std::vector<float> scratch(logits ? 0 : (size_t)chunk * V);
+  float* scratch = logits ? nullptr : chunk_scratch((size_t)chunk * V);
   for (int r0 = 0; r0 < M; r0 += chunk) {
     int rows = M - r0 < chunk ? M - r0 : chunk;
-    float* z = logits ? logits + (size_t)r0 * V : scratch.data();
+    float* z = logits ? logits + (size_t)r0 * V : scratch;
     {
       WeightOperand w(wte);
       gemm(false, true, rows, V, C, invTemp, hidden + (size_t)r0 * C, C, wte, C, 0.0f, z, V);
@@ -153,7 +169,7 @@ void logits_backward(float* dhidden, float* dwte, const float* dlogp, const floa
                      const float* hidden, const float* wte, const int32_t* targets, int M, int C,
                      int V, float invTemp) {
   const int chunk = rows_per_chunk(M, V, logits != nullptr);
-  std::vector<float> zbuf(logits ? 0 : (size_t)chunk * V);
+  float* zbuf = logits ? nullptr : chunk_scratch((size_t)chunk * V);
   const bool bits = get_precision() == 1 && has_onednn();
   int threads = 1;
 #ifdef _OPENMP
@@ -162,7 +178,7 @@ void logits_backward(float* dhidden, float* dwte, const float* dlogp, const floa
   std::vector<float> rowbuf(bits ? (size_t)threads * V : 0);  // each thread's fp32 gradient row
   for (int r0 = 0; r0 < M; r0 += chunk) {
     const int rows = M - r0 < chunk ? M - r0 : chunk;
-    float* z = logits ? logits + (size_t)r0 * V : zbuf.data();
+    float* z = logits ? logits + (size_t)r0 * V : zbuf;
     if (!logits) {
       WeightOperand w(wte);
       gemm(false, true, rows, V, C, invTemp, hidden + (size_t)r0 * C, C, wte, C, 0.0f, z, V);
