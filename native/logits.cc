@@ -51,10 +51,10 @@ static void softmax_stats(const float* z, const int32_t* targets, float* logp, f
 }
 
 // The chunk scratch of a calling thread (forward and backward), kept between calls and never
-// zeroed: the product writes every element before anything reads it (beta 0 never reads C). A fresh zeroed buffer of up to
-// 128 MB per call cost a memset and a page fault per 4 KB, a quarter of a log-prob forward of a
-// small model on a VM. Bounded by rows_per_chunk: at most ~128 MB per thread that scores without
-// keeping logits (the trainer's main thread, a worker's).
+// zeroed: the product writes every element before anything reads it (beta 0 never reads C). A
+// fresh zeroed buffer of up to 128 MB per call cost a memset and a page fault per 4 KB, a quarter
+// of a log-prob forward of a small model on a VM. Bounded by rows_per_chunk: at most ~128 MB per
+// thread that scores without keeping logits (the trainer's main thread, a worker's).
 static float* chunk_scratch(size_t n) {
   static thread_local std::unique_ptr<float[]> kept;
   static thread_local size_t size = 0;

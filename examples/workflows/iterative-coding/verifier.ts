@@ -110,7 +110,9 @@ function verdictOf(input: VerifyInput, options: VerifierOptions): Promise<Verify
   const run = slots.run(() => runSubmission({ code: input.code, tests: input.tests }, options));
   verdicts.set(key, run);
   if (verdicts.size > VERDICTS_KEPT) verdicts.delete(verdicts.keys().next().value as string);
-  void run.then((r) => onTheMachine(r) && verdicts.get(key) === run && verdicts.delete(key));
+  void run.then((r) => {
+    if (onTheMachine(r) && verdicts.get(key) === run) verdicts.delete(key);
+  });
   return run;
 }
 

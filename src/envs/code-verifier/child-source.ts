@@ -21,6 +21,9 @@
  * and written as JSON by this file's own serializer: no getter, Proxy trap or `toJSON` runs, and a
  * value's reading counts against its test's CPU time (it happens before the phase's line).
  */
+/** Characters of a message the child sends (an error's name and message), clipped with an ellipsis past it. */
+export const MESSAGE_CHARS = 300;
+
 export const CHILD_SOURCE = String.raw`
 "use strict";
 const vm = require("node:vm");
@@ -36,7 +39,7 @@ const isArray = Array.isArray, isFinite = Number.isFinite;
 // V8 reports some warnings (asm.js) through process.emitWarning, a host function: with none, it calls nothing
 process.emitWarning = undefined;
 
-const MAX_TEXT = 300, MAX_OUTPUT = 256 * 1024, MAX_VALUE = 4 << 20, MAX_NODES = 200000, MAX_ARRAY = 100000;
+const MAX_TEXT = ${MESSAGE_CHARS}, MAX_OUTPUT = 256 * 1024, MAX_VALUE = 4 << 20, MAX_NODES = 200000, MAX_ARRAY = 100000;
 const pause = new Int32Array(new SharedArrayBuffer(4));
 const cpuNow = () => { const u = cpuUsage(); return u.user + u.system; };
 

@@ -3,11 +3,10 @@
 // ~100 ms of CPU to start, and small models write a large share of such code.
 
 import { Script } from "node:vm";
+import { MESSAGE_CHARS } from "./child-source.js";
 
 /** Longer code goes to the sandbox unchecked: its compile time is the sandbox's to bound. */
 export const SYNTAX_CHECK_CHARS = 64 * 1024;
-/** The child's limit on a message's length (`MAX_TEXT` in child-source.ts), with the same ellipsis. */
-const MESSAGE_CHARS = 300;
 
 /**
  * "SyntaxError: <message>" exactly as the sandbox child reports loading `code` (compiled as a
@@ -16,7 +15,7 @@ const MESSAGE_CHARS = 300;
  * module at compile time and report through a host callback), or a compile error that is not a
  * SyntaxError (a parser stack overflow depends on the stack it ran on).
  * @example
- * syntaxError("function f( {"); // "SyntaxError: Unexpected token '{'"
+ * syntaxError("function f(x) { return x +; }"); // "SyntaxError: Unexpected token ';'"
  * syntaxError("function f() {}"); // null
  */
 export function syntaxError(code: string): string | null {
@@ -26,7 +25,7 @@ export function syntaxError(code: string): string | null {
     return null;
   } catch (e) {
     if (!(e instanceof SyntaxError)) return null;
-    const text = `SyntaxError: ${e.message}`;
+    const text = `SyntaxError: ${e.message}`; // clipped as the child clips it
     return text.length > MESSAGE_CHARS ? `${text.slice(0, MESSAGE_CHARS)}…` : text;
   }
 }
