@@ -48,7 +48,11 @@ function trainFlops(s: Shape): number {
   return 6 * matmulParams * tokens + attn;
 }
 
-/** The best of 5 square 1024 GEMMs through maso's GEMM dispatch at the current precision. */
+/**
+ * The best of 30 square 1024 GEMMs through maso's GEMM dispatch at the current precision: on the
+ * Zen 4 VM the bf16 product ran at half speed for its first 10-15 calls in a process (both oneDNN
+ * kernels), so a best of 5 measured the warm-up, not the peak.
+ */
 function gemmPeakGflops(): number {
   const kernels = native();
   const n = 1024;
@@ -57,7 +61,7 @@ function gemmPeakGflops(): number {
   const c = new Float32Array(n * n);
   kernels.matmulForward(c, a, b, null, n, n, n, false);
   let best = 0;
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < 30; i++) {
     const t0 = performance.now();
     kernels.matmulForward(c, a, b, null, n, n, n, false);
     const s = (performance.now() - t0) / 1000;

@@ -4,6 +4,7 @@
 // function, so products become matmul primitives (milliseconds to create), kept in a small cache:
 // one per shape with AMX, one per shape less its row count without (runtime_shapes below).
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -151,8 +152,15 @@ using Key = std::tuple<int, int, int, bool, bool, int, int, float, float>;  // M
 // 1800 rows and the 0.5B shape's at 512 as fast as brgemm or faster, and a LoRA factor at 176 rows
 // in 30-50 us against 17-33. With AMX, brgemm multiplies in AMX tiles and gemm:jit does not: there
 // each shape keeps its own primitive.
+// MASO_ONEDNN_ROWS=shape or =runtime overrides the choice (bench/engine.ts measures its GEMM peak
+// both ways).
 bool runtime_shapes() {
-  static const bool yes = !cpu_amxbf16();
+  static const bool yes = [] {
+    const char* force = std::getenv("MASO_ONEDNN_ROWS");
+    if (force && std::strcmp(force, "shape") == 0) return false;
+    if (force && std::strcmp(force, "runtime") == 0) return true;
+    return !cpu_amxbf16();
+  }();
   return yes;
 }
 
