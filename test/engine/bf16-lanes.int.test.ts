@@ -11,7 +11,7 @@ const [IC, OC, LANES] = [64, 48, 3];
 describe.skipIf(!native().bf16().onednn)("bf16 GEMMs on concurrent lanes", () => {
   it("survive primitive eviction and weight-copy refresh, with exact results", async () => {
     const weight = new Float32Array(new SharedArrayBuffer(IC * OC * 4)).map((_, j) => Math.cos(j * 0.11));
-    // 3 lanes x 400 distinct row counts: well past the 256-primitive cache, each lane in its own order
+    // 3 lanes x 400 shapes (row count, weight width and depth): well past the 256-primitive cache, each lane in its own order
     const rows = (lane: number) => Array.from({ length: 400 }, (_, i) => ((i * (7 + 2 * lane) + lane * 31) % 800) + 2);
     const differed = await Promise.all(
       Array.from({ length: LANES }, (_, lane) => {
