@@ -14,8 +14,8 @@ import type { ResultsSummary } from "../scripts/lib/results-summary.js";
 import { describeNative } from "maso/engine";
 
 const file = process.env.MASO_DEMO_WORKFLOW ?? "examples/workflows/iterative-coding/workflow.ts";
-// the config's 30 steps leave one seed of three without a clear gain (README); 60, with the best
-// of seven dev evaluations, gain in every seed
+// the config's 30 steps gain less, and less evenly over seeds (README); 60, with the best of seven
+// dev evaluations, gain more in every seed
 const steps = Number(process.env.MASO_DEMO_STEPS ?? 60);
 const evalEvery = Math.min(10, steps);
 // checked with the run config: anything but auto, fp32 or bf16 is a config error naming the field
