@@ -147,13 +147,12 @@ using Key = std::tuple<int, int, int, bool, bool, int, int, float, float>;  // M
 
 // Without AMX a primitive leaves the row count (rows_dim) to run time, so one serves every batch
 // size, and oneDNN runs its gemm:jit kernel. Training's row counts change with every packed batch,
-// and creating a shape-specialised (brgemm) primitive for each new count cost 0.3-0.5 ms on the
-// 2-core AMD EPYC (Zen 4), more than most of the products it ran; there gemm:jit ran the demo model's products at
-// 1800 rows and the 0.5B shape's at 512 as fast as brgemm or faster, and a LoRA factor at 176 rows
-// in 30-50 us against 17-33. With AMX, brgemm multiplies in AMX tiles and gemm:jit does not: there
-// each shape keeps its own primitive.
-// MASO_ONEDNN_ROWS=shape or =runtime overrides the choice (bench/engine.ts measures its GEMM peak
-// both ways).
+// and creating a shape-specialised (brgemm) primitive for each new count cost 0.3-0.5 ms on a
+// 2-core AMD EPYC (Zen 4), more than most of the products it ran; there gemm:jit ran the demo
+// model's products at 1800 rows and the 0.5B shape's at 512 as fast as brgemm or faster, and a
+// LoRA factor at 176 rows in 30-50 us against 17-33. With AMX, brgemm multiplies in AMX tiles and
+// gemm:jit does not: there each shape keeps its own primitive. MASO_ONEDNN_ROWS=shape or =runtime
+// overrides the choice, to compare the two on one machine.
 bool runtime_shapes() {
   static const bool yes = [] {
     const char* force = std::getenv("MASO_ONEDNN_ROWS");
