@@ -12,6 +12,7 @@ export default defineConfig({
   },
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    setupFiles: ["test/typed-array-equality.ts"],
     testTimeout: 120_000,
     hookTimeout: 300_000,
     // native kernels use every core; running test files in parallel would only oversubscribe

@@ -11,9 +11,8 @@
 # prefix cache, and 1 and 2 threads giving the same bits. Left out: lane, file-format and CLI
 # tests, which do not depend on the level's kernels.
 #
-# Measured on the 2-core AMD EPYC CI runs on, busy with another job: per level 17-25 s to build,
-# 11-16 s for the tests and 47-50 s for threads.int.test.ts (37 s of it oneDNN's bf16 layers), so
-# about 1.5 min a level, 3 min for avx2 and baseline together.
+# Measured on the 2-core AMD EPYC CI runs on: per level about 15 s to build and 14 s to test, so
+# about a minute for avx2 and baseline together.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
