@@ -304,11 +304,13 @@ MASO_TARGET_BF16 void dot_block(const uint16_t* a, int lda, const uint16_t* w, i
       for (int j = 0; j < RW; j++) acc[i][j] = _mm512_dpbf16_ps(acc[i][j], av, wv[j]);
     }
   }
+  // alpha times the sum, rounded, then beta C added in one rounding (spelled out: contraction left
+  // to the compiler moved with the surrounding code)
   for (int i = 0; i < RA; i++)
     for (int j = 0; j < RW; j++) {
       float* c = C + (size_t)i * ldc + j;
       const float v = alpha * lane_sum(acc[i][j]);
-      *c = beta == 0.0f ? v : v + beta * *c;
+      *c = beta == 0.0f ? v : __builtin_fmaf(beta, *c, v);
     }
 }
 

@@ -39,28 +39,38 @@ export function rowInvariance(precision: "bf16" | "fp32" = "bf16"): Report {
     const lda = K + 5;
     const A = new Float32Array(ROWS * lda);
     const W = new Float32Array(N * K);
+    const C0 = new Float32Array(ROWS * N);
     fillNormal(A, rng, 1);
     fillNormal(W, rng, 0.05);
-    const product = (r0: number, M: number): Float32Array => {
-      const C = new Float32Array(M * N);
-      k.setPrecision(precision, true);
-      try {
-        k.gemm(false, true, M, N, K, 1, A.subarray(r0 * lda), lda, W, K, 0, C, N);
-      } finally {
-        k.setPrecision("fp32", false);
-      }
-      products++;
-      return C;
-    };
-    const all = product(0, ROWS);
-    for (const T of [1, 2]) {
-      k.setThreads(T);
-      for (const [r0, M] of SUBSETS) {
-        const C = product(r0, M);
-        for (let i = 0; i < M; i++) {
-          const got = C.subarray(i * N, (i + 1) * N);
-          const want = all.subarray((r0 + i) * N, (r0 + i + 1) * N);
-          if (got.some((x, j) => !Object.is(x, want[j]))) mismatches.push(`(${N},${K}) rows ${r0}+${M} threads ${T}: row ${r0 + i}`);
+    fillNormal(C0, rng, 1);
+    // C = alpha A W^T + beta C: plain products, and a scaled one added to what C held (alpha times
+    // the sum is rounded before beta C is added, in every block shape)
+    for (const [alpha, beta] of [
+      [1, 0],
+      [0.7, 0.5],
+    ]) {
+      const product = (r0: number, M: number): Float32Array => {
+        const C = C0.slice(r0 * N, (r0 + M) * N);
+        k.setPrecision(precision, true);
+        try {
+          k.gemm(false, true, M, N, K, alpha, A.subarray(r0 * lda), lda, W, K, beta, C, N);
+        } finally {
+          k.setPrecision("fp32", false);
+        }
+        products++;
+        return C;
+      };
+      const all = product(0, ROWS);
+      for (const T of [1, 2]) {
+        k.setThreads(T);
+        for (const [r0, M] of SUBSETS) {
+          const C = product(r0, M);
+          for (let i = 0; i < M; i++) {
+            const got = C.subarray(i * N, (i + 1) * N);
+            const want = all.subarray((r0 + i) * N, (r0 + i + 1) * N);
+            if (got.some((x, j) => !Object.is(x, want[j])))
+              mismatches.push(`(${N},${K}) alpha ${alpha} beta ${beta} rows ${r0}+${M} threads ${T}: row ${r0 + i}`);
+          }
         }
       }
     }
