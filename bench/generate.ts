@@ -36,6 +36,26 @@ const NEW = Number(process.env.MASO_BENCH_NEW ?? 16);
 const round = (x: number) => Math.round(x * 10) / 10;
 const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 
+/**
+ * A STREAM-like copy on one thread: the best of 5 copies of a 256 MB array, read and write bytes
+ * counted (what a memory-bound decode step can hope to stream).
+ */
+function copyGbS(): number {
+  const src = new Float32Array(64 << 20).fill(1);
+  const dst = new Float32Array(src.length);
+  let best = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now();
+    dst.set(src);
+    best = Math.min(best, performance.now() - t);
+  }
+  return round((2 * src.byteLength) / best / 1e6);
+}
+
+/** Weight bytes a decode step streams (every weight once, at the precision's width) times steps/s. */
+const decodeGbS = (params: number, precision: Precision, B: number, r: Rates) =>
+  round((params * (precision === "bf16" ? 2 : 4) * (r.decodeTokS / B)) / 1e9);
+
 /** B distinct prompts of PROMPT byte-range ids (distinct, so nothing is shared). */
 const prompts = (B: number) => Array.from({ length: B }, (_, b) => Array.from({ length: PROMPT }, (_, i) => (b * 31 + i * 7) % 250));
 
@@ -45,7 +65,9 @@ interface Rates {
 }
 
 async function masoRates(model: Decoder, B: number): Promise<Rates> {
-  const sampler = new Sampler(model, { maxBatch: B, maxPrefillTokens: B * PROMPT });
+  // no prefix sharing: the measured run would find the warm-up's prompts cached and prefill only
+  // their last block, where llama.cpp (its history cleared) prefills every token
+  const sampler = new Sampler(model, { maxBatch: B, maxPrefillTokens: B * PROMPT, prefixSharing: false });
   const run = () => sampler.generate(prompts(B).map((p) => ({ promptTokens: p, maxNewTokens: NEW + 1, temperature: 0, ignoreEos: true })));
   await run(); // warm-up: pool growth, page faults
   const before = sampler.stats();
@@ -169,8 +191,9 @@ async function main(): Promise<void> {
     llamaCpp: note,
     promptTokens: PROMPT,
     newTokens: NEW,
+    copy_gb_s: copyGbS(),
     notes:
-      "tokens/s over all sequences; decode = one new token per sequence per step; llama.cpp runs maso's F16 or BF16 export with its default F16 KV cache",
+      "tokens/s over all sequences; decode = one new token per sequence per step; both prefill every prompt token (maso without prefix sharing); llama.cpp runs maso's F16 or BF16 export with its default F16 KV cache; decode_gb_s = weight bytes per decode step (each weight once, 2 bytes in bf16, 4 in fp32) x steps/s, against copy_gb_s (one thread, read + write bytes)",
     shapes: [] as object[],
   };
   try {
@@ -192,7 +215,8 @@ async function main(): Promise<void> {
         for (const precision of precisions) {
           if (precision === "bf16" && !native().bf16().onednn) continue;
           model.precision = precision;
-          const maso = await masoRates(model, B);
+          const rates = await masoRates(model, B);
+          const maso = { ...rates, decode_gb_s: decodeGbS(model.params.data.length, precision, B, rates) };
           for (const f of formats) {
             const theirs = cpp.get(f) ?? null;
             rows.push({

@@ -14,6 +14,9 @@ export const SHAPES: [number, number][] = [
   [40, 300],
   [5, 7],
   [19, 8],
+  // K long enough that the rows are cut into passes over W (under 70 rows a pass)
+  [24, 8192],
+  [9, 6001],
 ];
 const ROWS = 70;
 const SUBSETS: [number, number][] = [1, 2, 3, 5, 16, 17, 33, 64].flatMap((m) => [
