@@ -1,26 +1,132 @@
 // AdamW with decoupled weight decay (Loshchilov & Hutter), the update torch.optim.AdamW performs.
+//
+// The loop is written with intrinsics: with std::sqrt (which may set errno) GCC kept it scalar, and
+// the update then ran at about a third of the memory bandwidth it needs (a 0.5B model's update
+// moves 14 GB). Every operation is spelled out as the scalar loop compiled: one rounding per
+// product, sum, quotient and square root (all correctly rounded in every width), and the same two
+// fused multiply-adds where the build level has FMA. So each level's bits are those of its scalar
+// loop, whatever the vector width.
 #include <cmath>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 #include "kernels.h"
 #include "vec.h"
 
 namespace maso {
+namespace {
+
+// a*b + c: fused (one rounding) where the level has FMA, as GCC contracted the scalar loop there
+static inline float madd(float a, float b, float c) {
+#if defined(__FMA__)
+  return std::fma(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+
+// x as it stands, rounded: GCC may not fuse the product that made it into the next sum (it fused
+// param*decay - step into one fms in the vector loop, which the scalar loop rounded twice)
+template <class T>
+static inline T rounded(T x) {
+  __asm__("" : "+v"(x));
+  return x;
+}
+
+// The constants of one update, each rounded once as the scalar loop rounded it.
+struct AdamwConsts {
+  float beta1, beta2, omb1, omb2, decay, stepSize, bc2Sqrt, eps;
+};
+
+static inline void adamw_one(float* param, const float* grad, float* m, float* v, int64_t i,
+                             const AdamwConsts& k) {
+  float g = grad[i];
+  float mi = madd(k.beta1, m[i], k.omb1 * g);
+  float vi = madd(k.beta2, v[i], k.omb2 * g * g);
+  m[i] = mi;
+  v[i] = vi;
+  float p = rounded(param[i] * k.decay);
+  param[i] = p - k.stepSize * mi / (std::sqrt(vi) / k.bc2Sqrt + k.eps);
+}
+
+#if defined(__AVX512F__)
+using V = __m512;
+constexpr int64_t kLanes = 16;
+static inline V ld(const float* p) { return _mm512_loadu_ps(p); }
+static inline void st(float* p, V x) { _mm512_storeu_ps(p, x); }
+static inline V splat(float x) { return _mm512_set1_ps(x); }
+static inline V add(V a, V b) { return _mm512_add_ps(a, b); }
+static inline V sub(V a, V b) { return _mm512_sub_ps(a, b); }
+static inline V mul(V a, V b) { return _mm512_mul_ps(a, b); }
+static inline V quot(V a, V b) { return _mm512_div_ps(a, b); }
+static inline V root(V a) { return _mm512_sqrt_ps(a); }
+static inline V vmadd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+#elif defined(__AVX__)
+using V = __m256;
+constexpr int64_t kLanes = 8;
+static inline V ld(const float* p) { return _mm256_loadu_ps(p); }
+static inline void st(float* p, V x) { _mm256_storeu_ps(p, x); }
+static inline V splat(float x) { return _mm256_set1_ps(x); }
+static inline V add(V a, V b) { return _mm256_add_ps(a, b); }
+static inline V sub(V a, V b) { return _mm256_sub_ps(a, b); }
+static inline V mul(V a, V b) { return _mm256_mul_ps(a, b); }
+static inline V quot(V a, V b) { return _mm256_div_ps(a, b); }
+static inline V root(V a) { return _mm256_sqrt_ps(a); }
+#if defined(__FMA__)
+static inline V vmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+#else
+static inline V vmadd(V a, V b, V c) { return add(mul(a, b), c); }
+#endif
+#elif defined(__SSE2__)
+using V = __m128;
+constexpr int64_t kLanes = 4;
+static inline V ld(const float* p) { return _mm_loadu_ps(p); }
+static inline void st(float* p, V x) { _mm_storeu_ps(p, x); }
+static inline V splat(float x) { return _mm_set1_ps(x); }
+static inline V add(V a, V b) { return _mm_add_ps(a, b); }
+static inline V sub(V a, V b) { return _mm_sub_ps(a, b); }
+static inline V mul(V a, V b) { return _mm_mul_ps(a, b); }
+static inline V quot(V a, V b) { return _mm_div_ps(a, b); }
+static inline V root(V a) { return _mm_sqrt_ps(a); }
+#if defined(__FMA__)
+static inline V vmadd(V a, V b, V c) { return _mm_fmadd_ps(a, b, c); }
+#else
+static inline V vmadd(V a, V b, V c) { return add(mul(a, b), c); }
+#endif
+#endif
+
+#if defined(__SSE2__)
+// adamw_one on kLanes consecutive elements from i
+static inline void adamw_lanes(float* param, const float* grad, float* m, float* v, int64_t i,
+                               const AdamwConsts& k) {
+  V g = ld(grad + i);
+  V mi = vmadd(splat(k.beta1), ld(m + i), mul(splat(k.omb1), g));
+  V vi = vmadd(splat(k.beta2), ld(v + i), mul(mul(splat(k.omb2), g), g));
+  st(m + i, mi);
+  st(v + i, vi);
+  V p = rounded(mul(ld(param + i), splat(k.decay)));
+  V denom = add(quot(root(vi), splat(k.bc2Sqrt)), splat(k.eps));
+  st(param + i, sub(p, quot(mul(splat(k.stepSize), mi), denom)));
+}
+#endif
+
+}  // namespace
 
 void adamw_update(float* param, const float* grad, float* m, float* v, int64_t n, float lr,
                   float beta1, float beta2, float eps, float weightDecay, float bc1, float bc2) {
   weights_changed();  // bf16 copies of these weights are outdated
-  const float stepSize = lr / bc1;
-  const float bc2Sqrt = std::sqrt(bc2);
-#pragma omp parallel for simd schedule(static) if (parallel : pays(n))
-  for (int64_t i = 0; i < n; i++) {
-    float g = grad[i];
-    float mi = beta1 * m[i] + (1.0f - beta1) * g;
-    float vi = beta2 * v[i] + (1.0f - beta2) * g * g;
-    m[i] = mi;
-    v[i] = vi;
-    float p = param[i] * (1.0f - lr * weightDecay);
-    param[i] = p - stepSize * mi / (std::sqrt(vi) / bc2Sqrt + eps);
-  }
+  const AdamwConsts k{beta1,      beta2, 1.0f - beta1, 1.0f - beta2, madd(-lr, weightDecay, 1.0f),
+                      lr / bc1, std::sqrt(bc2), eps};
+  int64_t done = 0;
+#if defined(__SSE2__)
+  const int64_t groups = n / kLanes;
+#pragma omp parallel for schedule(static) if (parallel : pays(n))
+  for (int64_t j = 0; j < groups; j++) adamw_lanes(param, grad, m, v, j * kLanes, k);
+  done = groups * kLanes;
+#endif
+  for (int64_t i = done; i < n; i++) adamw_one(param, grad, m, v, i, k);
 }
 
 }  // namespace maso

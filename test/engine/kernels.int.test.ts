@@ -145,6 +145,27 @@ describe("fast kernels agree with the naive reference", () => {
     }
   });
 
+  it("adamwUpdate gives an element the same bits in a vector lane as alone, and the float64 update within 1e-5", () => {
+    const n = 4099; // lanes of every width, then a tail
+    const [p, g, m] = [randn(n), randn(n, 1e-3), randn(n, 1e-4)];
+    const v = randn(n, 1e-6).map(Math.abs);
+    g[5] = 0;
+    v[5] = 0;
+    const args = [0.01, 0.9, 0.999, 1e-8, 0.1, 1 - 0.9 ** 3, 1 - 0.999 ** 3] as const;
+    const [pAll, mAll, vAll] = [p.slice(), m.slice(), v.slice()];
+    kernels.adamwUpdate(pAll, g, mAll, vAll, n, ...args);
+    const [lr, b1, b2, eps, wd, bc1, bc2] = args;
+    for (let i = 0; i < n; i++) {
+      const [p1, m1, v1] = [p.slice(i, i + 1), m.slice(i, i + 1), v.slice(i, i + 1)];
+      kernels.adamwUpdate(p1, g.subarray(i, i + 1), m1, v1, 1, ...args);
+      expect([pAll[i], mAll[i], vAll[i]]).toEqual([p1[0], m1[0], v1[0]]);
+      const mi = b1 * m[i] + (1 - b1) * g[i];
+      const vi = b2 * v[i] + (1 - b2) * g[i] * g[i];
+      const want = p[i] * (1 - lr * wd) - ((lr / bc1) * mi) / (Math.sqrt(vi / bc2) + eps);
+      expect(Math.abs(pAll[i] - want)).toBeLessThanOrEqual(1e-5 * Math.abs(want) + 1e-12);
+    }
+  });
+
   it("zero clears exactly the first n elements, NaN and Inf included, across block edges", () => {
     for (const n of [0, 1, 16383, 16384, 16385, 200_003]) {
       const x = randn(n + 5);
