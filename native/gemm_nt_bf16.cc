@@ -279,10 +279,13 @@ MASO_TARGET_BF16 inline float lane_sum(__m512 v) {
   return _mm_cvtss_f32(s4);
 }
 
-// RA rows of A by RW rows of W; acc[i][j] holds 16 lanes of partial sums of one element
+// RA rows of A by RW rows of W; acc[i][j] holds 16 lanes of partial sums of one element. ahead:
+// this block is the first to read these rows of W, so it also prefetches the next block's rows
+// (RW short streams at once defeat the hardware prefetcher: batch-1 decode, which reads every
+// weight once from memory, ran 1.15-1.3x faster with it). A prefetch past W's end never faults.
 template <int RA, int RW>
 MASO_TARGET_BF16 void dot_block(const uint16_t* a, int lda, const uint16_t* w, int K, float alpha, float beta,
-                                float* C, int ldc) {
+                                float* C, int ldc, bool ahead) {
   __m512 acc[RA][RW];
   for (int i = 0; i < RA; i++)
     for (int j = 0; j < RW; j++) acc[i][j] = _mm512_setzero_ps();
@@ -290,6 +293,8 @@ MASO_TARGET_BF16 void dot_block(const uint16_t* a, int lda, const uint16_t* w, i
   for (; k + KSTEP <= K; k += KSTEP) {
     __m512bh wv[RW];
     for (int j = 0; j < RW; j++) wv[j] = (__m512bh)_mm512_loadu_si512(w + (size_t)j * K + k);
+    if (ahead)
+      for (int j = 0; j < RW; j++) _mm_prefetch((const char*)(w + (size_t)(RW + j) * K + k), _MM_HINT_T0);
     for (int i = 0; i < RA; i++) {
       const __m512bh av = (__m512bh)_mm512_loadu_si512(a + (size_t)i * lda + k);
       for (int j = 0; j < RW; j++) acc[i][j] = _mm512_dpbf16_ps(acc[i][j], av, wv[j]);
@@ -314,7 +319,7 @@ MASO_TARGET_BF16 void dot_block(const uint16_t* a, int lda, const uint16_t* w, i
     }
 }
 
-using DotBlock = void (*)(const uint16_t*, int, const uint16_t*, int, float, float, float*, int);
+using DotBlock = void (*)(const uint16_t*, int, const uint16_t*, int, float, float, float*, int, bool);
 
 template <int RA>
 DotBlock dot_block_for(int rw) {
@@ -377,7 +382,8 @@ bool gemm_nt_dot(int M, int K, float alpha, const float* A, int lda, const NtPar
     const int n0 = t * RW, rw = std::min(RW, q.N - n0);
     for (int m0 = pass * pass_rows; m0 < m_end; m0 += RA) {
       const int ra = std::min(RA, m_end - m0);
-      dot_block_for(ra, rw)(a + (size_t)m0 * K, K, q.W + (size_t)n0 * K, K, alpha, beta, q.C + (size_t)m0 * q.ldc + n0, q.ldc);
+      const bool ahead = m0 == pass * pass_rows;
+      dot_block_for(ra, rw)(a + (size_t)m0 * K, K, q.W + (size_t)n0 * K, K, alpha, beta, q.C + (size_t)m0 * q.ldc + n0, q.ldc, ahead);
     }
   }
   return true;
