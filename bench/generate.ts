@@ -6,7 +6,8 @@
 // 256-token prompt. Prints one JSON object. Env: MASO_THREADS, MASO_BENCH_SHAPES (tiny,small;
 // also qwen0.5b-layers, qwen2.5-0.5b, qwen3-0.6b), MASO_BENCH_BATCHES=1,16,64,
 // MASO_BENCH_PRECISIONS=fp32,bf16, MASO_BENCH_FORMATS=f16,bf16,
-// MASO_BENCH_PROMPT (64), MASO_BENCH_NEW (16), MASO_NODE_LLAMA_CPP=<path to node-llama-cpp's dist/index.js>
+// MASO_BENCH_PROMPT (64), MASO_BENCH_NEW (16), MASO_BENCH_RUNS (3: each rate is the median of this
+// many timed runs after one warm-up, on both sides), MASO_NODE_LLAMA_CPP=<path to node-llama-cpp's dist/index.js>
 // when the package is not installed in this project. Measures only; changes nothing on disk but a temp dir.
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
@@ -33,6 +34,7 @@ const precisions = list(process.env.MASO_BENCH_PRECISIONS, "fp32,bf16") as Preci
 const formats = list(process.env.MASO_BENCH_FORMATS, "f16,bf16") as Format[];
 const PROMPT = Number(process.env.MASO_BENCH_PROMPT ?? 64);
 const NEW = Number(process.env.MASO_BENCH_NEW ?? 16);
+const RUNS = Math.max(1, Number(process.env.MASO_BENCH_RUNS ?? 3));
 const round = (x: number) => Math.round(x * 10) / 10;
 const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 
@@ -64,19 +66,29 @@ interface Rates {
   decodeTokS: number;
 }
 
+/** Each rate's median over the timed runs: on a shared machine one run can land on a busy moment. */
+function medianRates(runs: readonly Rates[]): Rates {
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1];
+  return { prefillTokS: round(median(runs.map((r) => r.prefillTokS))), decodeTokS: round(median(runs.map((r) => r.decodeTokS))) };
+}
+
 async function masoRates(model: Decoder, B: number): Promise<Rates> {
   // no prefix sharing: the measured run would find the warm-up's prompts cached and prefill only
   // their last block, where llama.cpp (its history cleared) prefills every token
   const sampler = new Sampler(model, { maxBatch: B, maxPrefillTokens: B * PROMPT, prefixSharing: false });
   const run = () => sampler.generate(prompts(B).map((p) => ({ promptTokens: p, maxNewTokens: NEW + 1, temperature: 0, ignoreEos: true })));
   await run(); // warm-up: pool growth, page faults
-  const before = sampler.stats();
-  await run();
-  const s = sampler.stats();
-  return {
-    prefillTokS: round(((s.prefillTokens - before.prefillTokens) / (s.prefillMs - before.prefillMs)) * 1000),
-    decodeTokS: round(((s.decodeTokens - before.decodeTokens) / (s.decodeMs - before.decodeMs)) * 1000),
-  };
+  const runs: Rates[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const before = sampler.stats();
+    await run();
+    const s = sampler.stats();
+    runs.push({
+      prefillTokS: ((s.prefillTokens - before.prefillTokens) / (s.prefillMs - before.prefillMs)) * 1000,
+      decodeTokS: ((s.decodeTokens - before.decodeTokens) / (s.decodeMs - before.decodeMs)) * 1000,
+    });
+  }
+  return medianRates(runs);
 }
 
 // node-llama-cpp's API, the little this bench uses
@@ -145,9 +157,13 @@ async function llamaRates(llama: Llama, path: string, B: number): Promise<Rates>
       return { prefillMs, decodeMs: performance.now() - t };
     };
     await once(); // warm-up
-    const r = await once();
+    const runs: Rates[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const r = await once();
+      runs.push({ prefillTokS: ((B * PROMPT) / r.prefillMs) * 1000, decodeTokS: ((B * NEW) / r.decodeMs) * 1000 });
+    }
     await ctx.dispose();
-    return { prefillTokS: round(((B * PROMPT) / r.prefillMs) * 1000), decodeTokS: round(((B * NEW) / r.decodeMs) * 1000) };
+    return medianRates(runs);
   } finally {
     await model.dispose();
   }
@@ -191,6 +207,7 @@ async function main(): Promise<void> {
     llamaCpp: note,
     promptTokens: PROMPT,
     newTokens: NEW,
+    timedRuns: RUNS,
     copy_gb_s: copyGbS(),
     notes:
       "tokens/s over all sequences; decode = one new token per sequence per step; both prefill every prompt token (maso without prefix sharing); llama.cpp runs maso's F16 or BF16 export with its default F16 KV cache; decode_gb_s = weight bytes per decode step (each weight once, 2 bytes in bf16, 4 in fp32) x steps/s, against copy_gb_s (one thread, read + write bytes)",
