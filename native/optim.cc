@@ -51,16 +51,13 @@ static inline void adamw_one(float* param, const float* grad, float* m, float* v
   param[i] = p - k.stepSize * mi / (std::sqrt(vi) / k.bc2Sqrt + k.eps);
 }
 
+// One vector of lanes per level; +, -, * and / are GCC's element-wise vector operators.
 #if defined(__AVX512F__)
 using V = __m512;
 constexpr int64_t kLanes = 16;
 static inline V ld(const float* p) { return _mm512_loadu_ps(p); }
 static inline void st(float* p, V x) { _mm512_storeu_ps(p, x); }
 static inline V splat(float x) { return _mm512_set1_ps(x); }
-static inline V add(V a, V b) { return _mm512_add_ps(a, b); }
-static inline V sub(V a, V b) { return _mm512_sub_ps(a, b); }
-static inline V mul(V a, V b) { return _mm512_mul_ps(a, b); }
-static inline V quot(V a, V b) { return _mm512_div_ps(a, b); }
 static inline V root(V a) { return _mm512_sqrt_ps(a); }
 static inline V vmadd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
 #elif defined(__AVX__)
@@ -69,15 +66,9 @@ constexpr int64_t kLanes = 8;
 static inline V ld(const float* p) { return _mm256_loadu_ps(p); }
 static inline void st(float* p, V x) { _mm256_storeu_ps(p, x); }
 static inline V splat(float x) { return _mm256_set1_ps(x); }
-static inline V add(V a, V b) { return _mm256_add_ps(a, b); }
-static inline V sub(V a, V b) { return _mm256_sub_ps(a, b); }
-static inline V mul(V a, V b) { return _mm256_mul_ps(a, b); }
-static inline V quot(V a, V b) { return _mm256_div_ps(a, b); }
 static inline V root(V a) { return _mm256_sqrt_ps(a); }
 #if defined(__FMA__)
 static inline V vmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
-#else
-static inline V vmadd(V a, V b, V c) { return add(mul(a, b), c); }
 #endif
 #elif defined(__SSE2__)
 using V = __m128;
@@ -85,30 +76,24 @@ constexpr int64_t kLanes = 4;
 static inline V ld(const float* p) { return _mm_loadu_ps(p); }
 static inline void st(float* p, V x) { _mm_storeu_ps(p, x); }
 static inline V splat(float x) { return _mm_set1_ps(x); }
-static inline V add(V a, V b) { return _mm_add_ps(a, b); }
-static inline V sub(V a, V b) { return _mm_sub_ps(a, b); }
-static inline V mul(V a, V b) { return _mm_mul_ps(a, b); }
-static inline V quot(V a, V b) { return _mm_div_ps(a, b); }
 static inline V root(V a) { return _mm_sqrt_ps(a); }
-#if defined(__FMA__)
-static inline V vmadd(V a, V b, V c) { return _mm_fmadd_ps(a, b, c); }
-#else
-static inline V vmadd(V a, V b, V c) { return add(mul(a, b), c); }
 #endif
+#if defined(__SSE2__) && !defined(__AVX512F__) && !defined(__FMA__)
+static inline V vmadd(V a, V b, V c) { return rounded(a * b) + c; }
 #endif
 
 #if defined(__SSE2__)
 // adamw_one on kLanes consecutive elements from i
 static inline void adamw_lanes(float* param, const float* grad, float* m, float* v, int64_t i,
                                const AdamwConsts& k) {
-  V g = ld(grad + i);
-  V mi = vmadd(splat(k.beta1), ld(m + i), mul(splat(k.omb1), g));
-  V vi = vmadd(splat(k.beta2), ld(v + i), mul(mul(splat(k.omb2), g), g));
+  const V g = ld(grad + i);
+  const V mi = vmadd(splat(k.beta1), ld(m + i), splat(k.omb1) * g);
+  const V vi = vmadd(splat(k.beta2), ld(v + i), splat(k.omb2) * g * g);
   st(m + i, mi);
   st(v + i, vi);
-  V p = rounded(mul(ld(param + i), splat(k.decay)));
-  V denom = add(quot(root(vi), splat(k.bc2Sqrt)), splat(k.eps));
-  st(param + i, sub(p, quot(mul(splat(k.stepSize), mi), denom)));
+  const V p = rounded(ld(param + i) * splat(k.decay));
+  const V denom = root(vi) / splat(k.bc2Sqrt) + splat(k.eps);
+  st(param + i, p - splat(k.stepSize) * mi / denom);
 }
 #endif
 
