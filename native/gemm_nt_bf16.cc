@@ -282,7 +282,7 @@ MASO_TARGET_BF16 inline float lane_sum(__m512 v) {
 // RA rows of A by RW rows of W; acc[i][j] holds 16 lanes of partial sums of one element. ahead:
 // this block is the first to read these rows of W, so it also prefetches the next block's rows
 // (RW short streams at once defeat the hardware prefetcher: batch-1 decode, which reads every
-// weight once from memory, ran 1.15-1.3x faster with it). A prefetch past W's end never faults.
+// weight once from memory, ran 1.1-1.3x faster with it). A prefetch past W's end never faults.
 template <int RA, int RW>
 MASO_TARGET_BF16 void dot_block(const uint16_t* a, int lda, const uint16_t* w, int K, float alpha, float beta,
                                 float* C, int ldc, bool ahead) {

@@ -1,6 +1,6 @@
 // AdamW with decoupled weight decay (Loshchilov & Hutter), the update torch.optim.AdamW performs.
 //
-// The loop is written with intrinsics: with std::sqrt (which may set errno) GCC kept it scalar, and
+// The loop is written as vector code: with std::sqrt (which may set errno) GCC kept it scalar, and
 // the update then ran at about a third of the memory bandwidth it needs (a 0.5B model's update
 // moves 14 GB). Every operation is spelled out as the scalar loop compiled: one rounding per
 // product, sum, quotient and square root (all correctly rounded in every width), and the same two
@@ -27,8 +27,8 @@ static inline float madd(float a, float b, float c) {
 #endif
 }
 
-// x as it stands, rounded: GCC may not fuse the product that made it into the next sum (it fused
-// param*decay - step into one fms in the vector loop, which the scalar loop rounded twice)
+// x as it stands, rounded: the barrier keeps GCC from fusing the product that made x into the next
+// sum (it fused param*decay - step into one fms in the vector loop; the scalar loop rounds twice)
 template <class T>
 static inline T rounded(T x) {
   __asm__("" : "+v"(x));
@@ -79,7 +79,7 @@ static inline V splat(float x) { return _mm_set1_ps(x); }
 static inline V root(V a) { return _mm_sqrt_ps(a); }
 #endif
 #if defined(__SSE2__) && !defined(__AVX512F__) && !defined(__FMA__)
-static inline V vmadd(V a, V b, V c) { return rounded(a * b) + c; }
+static inline V vmadd(V a, V b, V c) { return a * b + c; }  // no FMA to fuse into
 #endif
 
 #if defined(__SSE2__)
