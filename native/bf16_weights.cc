@@ -1,11 +1,13 @@
 // bf16 copies of weight matrices for bf16 GEMMs. Converting a weight costs a full read of its fp32
 // values, as much memory traffic as a decode step's whole GEMM, so a weight is converted once and
-// its copy kept until the weights change. Every AdamW update and every weights_changed() call (JS
-// loading weights in place) starts a new epoch that outdates all copies; a fingerprint of sampled
-// elements also catches a new buffer that reuses a freed one's address. Copies are bounded by
-// MASO_BF16_CACHE_MB (default 4096; 0 turns the cache off), least recently used out first. Callers
-// hold a reference while their GEMM reads a copy: a lane thread can evict or outdate a copy another
-// thread is reading, and that copy then lives on (unchanged) until its reader lets go.
+// its copy kept until the weights change. A weight has one copy per layout it is read in (dense
+// rows for oneDNN and AMX, panels for the sampler's AVX512-BF16 kernel). Every AdamW update and
+// every weights_changed() call (JS loading weights in place) starts a new epoch that outdates all
+// copies; a fingerprint of sampled elements also catches a new buffer that reuses a freed one's
+// address. Copies are bounded by MASO_BF16_CACHE_MB (default 4096; 0 turns the cache off), least
+// recently used out first. Callers hold a reference while their GEMM reads a copy: a lane thread
+// can evict or outdate a copy another thread is reading, and that copy then lives on (unchanged)
+// until its reader lets go.
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -27,7 +29,7 @@ constexpr int FINGERPRINT = 16;
 std::atomic<uint64_t> g_epoch{0};
 thread_local const float* t_weight = nullptr;
 
-using Key = std::tuple<const float*, int, int, int>;  // address, rows, cols, leading dimension
+using Key = std::tuple<const float*, int, int, int, Bf16Layout>;  // address, rows, cols, leading dimension, layout
 struct Copy {
   uint64_t epoch;
   uint32_t sample[FINGERPRINT];
@@ -70,14 +72,14 @@ const float* weight_operand() { return t_weight; }
 
 void weights_changed() { g_epoch.fetch_add(1, std::memory_order_relaxed); }
 
-Bf16Copy cached_bf16(const float* w, int rows, int cols, int ld) {
-  const size_t bytes = (size_t)rows * cols * sizeof(uint16_t);
+Bf16Copy cached_bf16(const float* w, int rows, int cols, int ld, Bf16Layout layout) {
+  const size_t elems = bf16_copy_size(layout, rows, cols), bytes = elems * sizeof(uint16_t);
   if (bytes > limit_bytes()) return nullptr;
   uint32_t sample[FINGERPRINT];
   fingerprint(sample, w, rows, cols, ld);
   const uint64_t epoch = g_epoch.load(std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(g_mu);
-  const Key key{w, rows, cols, ld};
+  const Key key{w, rows, cols, ld, layout};
   auto it = g_copies.find(key);
   if (it != g_copies.end()) {
     Copy& c = it->second;
@@ -92,7 +94,7 @@ Bf16Copy cached_bf16(const float* w, int rows, int cols, int ld) {
           return nullptr;
         }
       }
-      pack_bf16(c.bits->data(), w, rows, cols, ld);
+      pack_bf16_layout(layout, c.bits->data(), w, rows, cols, ld);
       c.epoch = epoch;
       std::memcpy(c.sample, sample, sizeof sample);
     }
@@ -100,9 +102,9 @@ Bf16Copy cached_bf16(const float* w, int rows, int cols, int ld) {
   }
   while (g_bytes + bytes > limit_bytes() && !g_lru.empty()) drop(g_copies.find(g_lru.front()));
   try {
-    Copy c{epoch, {}, std::make_shared<std::vector<uint16_t>>((size_t)rows * cols), {}};
+    Copy c{epoch, {}, std::make_shared<std::vector<uint16_t>>(elems), {}};
     std::memcpy(c.sample, sample, sizeof sample);
-    pack_bf16(c.bits->data(), w, rows, cols, ld);
+    pack_bf16_layout(layout, c.bits->data(), w, rows, cols, ld);
     g_lru.push_back(key);
     c.use = std::prev(g_lru.end());
     it = g_copies.emplace(key, std::move(c)).first;

@@ -349,18 +349,39 @@ bool run_bits(Scratch& s, bool transA, bool transB, int M, int N, int K, float a
   return ok;
 }
 
+// A B^T through the row-invariant kernel, B (N, K) in the layout it reads: the weight's cached copy,
+// else B converted into the scratch. False (C untouched) when it cannot run.
+bool gemm_nt_invariant(Scratch& s, int M, int N, int K, float alpha, const float* A, int lda, const float* B,
+                       int ldb, float beta, float* C, int ldc) {
+  const Bf16Layout layout = gemm_nt_layout(K);
+  Bf16Copy copy;
+  if (B == weight_operand()) copy = cached_bf16(B, N, K, ldb, layout);
+  const uint16_t* storage = copy ? copy->data() : nullptr;
+  if (!storage) {
+    try {
+      const size_t need = bf16_copy_size(layout, N, K);
+      if (s.b.size() < need) s.b.resize(need);
+    } catch (const std::bad_alloc&) {
+      return false;
+    }
+    pack_bf16_layout(layout, s.b.data(), B, N, K, ldb);
+    storage = s.b.data();
+  }
+  return gemm_nt_bf16(M, N, K, alpha, A, lda, bf16_data(layout, storage), beta, C, ldc);
+}
+
 }  // namespace
 
 bool gemm_bf16(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
                const float* B, int ldb, float beta, float* C, int ldc) {
   if (M <= 0 || N <= 0 || K <= 0) return false;
   Scratch& s = t_scratch;
+  // A B^T, the sampler's products against weights: the row-invariant kernel (gemm_nt_bf16.cc)
+  if (t_invariant_rows && !transA && transB && cpu_avx512bf16() && gemm_nt_invariant(s, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))
+    return true;
   Bf16Copy copy;  // stored A is (M,K) or, transposed, (K,M); likewise B is (K,N) or (N,K)
   const uint16_t* bbits = b_bits(s, copy, transB, N, K, B, ldb);
   if (!bbits) return false;
-  // A B^T, the sampler's products against weights: the row-invariant kernel (gemm_nt_bf16.cc)
-  if (t_invariant_rows && !transA && transB && cpu_avx512bf16() && gemm_nt_bf16(M, N, K, alpha, A, lda, bbits, beta, C, ldc))
-    return true;
   try {
     if (s.a.size() < (size_t)M * K) s.a.resize((size_t)M * K);
   } catch (const std::bad_alloc&) {
@@ -389,10 +410,11 @@ bool gemm_bf16_parts(int M, int K, const float* A, const LinearPart* parts, int 
   if (!t_invariant_rows || !cpu_avx512bf16() || M <= 0 || K <= 0 || count > kMaxParts) return false;
   Bf16Copy copies[kMaxParts];
   NtPart nt[kMaxParts];
+  const Bf16Layout layout = gemm_nt_layout(K);
   for (int p = 0; p < count; p++) {
-    copies[p] = cached_bf16(parts[p].weight, parts[p].OC, K, K);
+    copies[p] = cached_bf16(parts[p].weight, parts[p].OC, K, K, layout);
     if (!copies[p]) return false;  // one that does not fit the cache: each part converts its own
-    nt[p] = {copies[p]->data(), parts[p].OC, parts[p].out, parts[p].OC};
+    nt[p] = {bf16_data(layout, copies[p]->data()), parts[p].OC, parts[p].out, parts[p].OC};
   }
   return gemm_nt_bf16_parts(M, K, 1.0f, A, K, nt, count, 0.0f);
 }

@@ -1,6 +1,6 @@
-// Row-invariant bf16 products C = alpha A W^T + beta C, W a dense bf16 (N, K) (a weight's cached
-// copy, or B converted into scratch). Every element of C is summed in an order fixed by K alone:
-// not by M, not by the row's place among the M rows, not by the thread count. The sampler decodes
+// Row-invariant bf16 products C = alpha A W^T + beta C, W a bf16 (N, K) (a weight's cached copy,
+// or B converted into scratch). Every element of C is summed in an order fixed by K alone: not by
+// M, not by the row's place among the M rows, not by the thread count. The sampler decodes
 // whichever sequences are ready at once and prefills a prompt's tokens together, so without this a
 // token's logits would depend on what else was in its batch; in bf16 a last-bit difference changes
 // the rounding of the next product's operands and grows into a different sampled token.
@@ -8,8 +8,8 @@
 // Two kernels, one per CPU, chosen by the CPU and the shape (never by M):
 //  - AMX (K a multiple of 32): 16x16 output tiles, each the sum over K in 32-wide steps of one
 //    tile multiply; W rows are the tile rows, A is packed as the pair-interleaved operand.
-//  - AVX512-BF16 otherwise: one 16-lane accumulator per element over K in 32-wide steps, folded
-//    by the same reduction for every element.
+//  - AVX512-BF16 otherwise: W in panels (kernels.h, Bf16Layout), each lane of an accumulator one
+//    element of C, summed over K one pair of values at a time in order; no fold across lanes.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -30,6 +30,39 @@
 #endif
 
 namespace maso {
+
+// ---- bf16 layouts (kernels.h) -------------------------------------------------------------------
+constexpr int PANEL = 16;  // rows of W per panel: one accumulator's lanes in the AVX512-BF16 kernel
+namespace {
+constexpr size_t kAlign = 32;  // uint16 elements in 64 bytes
+size_t panel_elems(int rows, int cols) { return (size_t)((rows + PANEL - 1) / PANEL) * ((cols + 1) / 2) * 2 * PANEL; }
+}  // namespace
+
+size_t bf16_copy_size(Bf16Layout layout, int rows, int cols) {
+  return layout == Bf16Layout::rows ? (size_t)rows * cols : panel_elems(rows, cols) + kAlign;
+}
+
+const uint16_t* bf16_data(Bf16Layout layout, const uint16_t* storage) {
+  if (layout == Bf16Layout::rows) return storage;
+  const uintptr_t p = reinterpret_cast<uintptr_t>(storage);
+  return storage + ((64 - p % 64) % 64) / sizeof(uint16_t);  // storage is at least 2-byte aligned
+}
+
+#if MASO_BF16_KERNELS
+MASO_TARGET_BF16 void pack_panels(uint16_t* dst, const float* src, int rows, int cols, int ld);
+#endif
+
+// Panel p, pair q holds rows 16 p .. 16 p + 15, each as (value 2q, value 2q + 1), rounded as
+// pack_bf16 rounds. Only the AVX512-BF16 kernel reads panels, so only a CPU that runs it packs them.
+void pack_bf16_layout(Bf16Layout layout, uint16_t* dst, const float* src, int rows, int cols, int ld) {
+  if (layout == Bf16Layout::rows) {
+    pack_bf16(dst, src, rows, cols, ld);
+    return;
+  }
+#if MASO_BF16_KERNELS
+  if (cpu_avx512bf16()) pack_panels(const_cast<uint16_t*>(bf16_data(layout, dst)), src, rows, cols, ld);
+#endif
+}
 
 #if MASO_BF16_KERNELS
 
@@ -126,6 +159,36 @@ MASO_TARGET_BF16 inline void transpose16(__m512* r) {
     r[12 + c] = _mm512_shuffle_f32x4(odd01, odd23, 0xdd);
   }
 }
+
+}  // namespace
+
+// 16 rows by 16 pairs at a time: a row's 32 values rounded to 16 pairs (one 32-bit lane each), then
+// the 16x16 transpose turns the rows' lanes into the panel's 64-byte rows. Past the last row or
+// column the masked loads give zeros.
+MASO_TARGET_BF16 void pack_panels(uint16_t* dst, const float* src, int rows, int cols, int ld) {
+  const int pairs = (cols + 1) / 2, panels = (rows + PANEL - 1) / PANEL, chunks = (pairs + 15) / 16;
+#pragma omp parallel for schedule(static) if (pays((int64_t)rows * cols))
+  for (int task = 0; task < panels * chunks; task++) {
+    const int p = task / chunks, c = task % chunks, k0 = 32 * c;
+    const __mmask16 lo = (__mmask16)(k0 >= cols ? 0 : cols - k0 >= 16 ? 0xffff : (1u << (cols - k0)) - 1u);
+    const __mmask16 hi = (__mmask16)(k0 + 16 >= cols ? 0 : cols - k0 - 16 >= 16 ? 0xffff : (1u << (cols - k0 - 16)) - 1u);
+    __m512 r[PANEL];
+    for (int l = 0; l < PANEL; l++) {
+      const int n = p * PANEL + l;
+      if (n >= rows) {
+        r[l] = _mm512_setzero_ps();
+        continue;
+      }
+      const float* row = src + (size_t)n * ld + k0;
+      r[l] = (__m512)_mm512_cvtne2ps_pbh(_mm512_maskz_loadu_ps(hi, row + 16), _mm512_maskz_loadu_ps(lo, row));
+    }
+    transpose16(r);
+    float* d = reinterpret_cast<float*>(dst + ((size_t)p * pairs + 16 * c) * 2 * PANEL);
+    for (int j = 0; j < 16 && 16 * c + j < pairs; j++) _mm512_store_ps(d + j * PANEL, r[j]);
+  }
+}
+
+namespace {
 
 // A (M, K) as bf16 blocks of 16 rows: block b, step s holds k-pairs p = 0..15 by rows r = 0..15,
 // each pair two bf16 (k = 32 s + 2p, +1) of row 16 b + r; rows past M are zero. Each block step is
@@ -268,110 +331,93 @@ bool gemm_nt_amx(int M, int K, float alpha, const float* A, int lda, const NtPar
 }
 
 // ---- AVX512-BF16 --------------------------------------------------------------------------------
-// the sum of v's 16 lanes, halving in a fixed order
-MASO_TARGET_BF16 inline float lane_sum(__m512 v) {
-  const __m256 lo = _mm512_castps512_ps256(v);
-  const __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
-  const __m256 s8 = _mm256_add_ps(lo, hi);
-  __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
-  s4 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
-  s4 = _mm_add_ss(s4, _mm_movehdup_ps(s4));
-  return _mm_cvtss_f32(s4);
-}
 
-// RA rows of A by RW rows of W; acc[i][j] holds 16 lanes of partial sums of one element. ahead:
-// this block is the first to read these rows of W, so it also prefetches the next block's rows
-// (RW short streams at once defeat the hardware prefetcher: batch-1 decode, which reads every
-// weight once from memory, ran 1.1-1.3x faster with it). A prefetch past W's end never faults.
-template <int RA, int RW>
-MASO_TARGET_BF16 void dot_block(const uint16_t* a, int lda, const uint16_t* w, int K, float alpha, float beta,
-                                float* C, int ldc, bool ahead) {
-  __m512 acc[RA][RW];
+// RA rows of A by NV panels of W (16 NV columns of C). acc[i][v] lane l sums element (i, 16 v + l)
+// over the pairs of K in order: each step broadcasts one pair of a row of A against one 64-byte
+// row of each panel, so the accumulators never need folding. The last panel's columns past
+// `cols` are padding: computed, never stored.
+template <int RA, int NV>
+MASO_TARGET_BF16 void panel_block(const uint16_t* a, int lda, const uint16_t* w, size_t pstride, int pairs,
+                                  float alpha, float beta, float* C, int ldc, int cols) {
+  __m512 acc[RA][NV];
   for (int i = 0; i < RA; i++)
-    for (int j = 0; j < RW; j++) acc[i][j] = _mm512_setzero_ps();
-  int k = 0;
-  for (; k + KSTEP <= K; k += KSTEP) {
-    __m512bh wv[RW];
-    for (int j = 0; j < RW; j++) wv[j] = (__m512bh)_mm512_loadu_si512(w + (size_t)j * K + k);
-    if (ahead)
-      for (int j = 0; j < RW; j++) _mm_prefetch((const char*)(w + (size_t)(RW + j) * K + k), _MM_HINT_T0);
+    for (int v = 0; v < NV; v++) acc[i][v] = _mm512_setzero_ps();
+  for (int q = 0; q < pairs; q++) {
+    __m512bh wv[NV];
+    for (int v = 0; v < NV; v++) wv[v] = (__m512bh)_mm512_loadu_si512(w + v * pstride + (size_t)q * 2 * PANEL);
     for (int i = 0; i < RA; i++) {
-      const __m512bh av = (__m512bh)_mm512_loadu_si512(a + (size_t)i * lda + k);
-      for (int j = 0; j < RW; j++) acc[i][j] = _mm512_dpbf16_ps(acc[i][j], av, wv[j]);
+      int32_t pair;
+      std::memcpy(&pair, a + (size_t)i * lda + 2 * q, sizeof pair);
+      const __m512bh av = (__m512bh)_mm512_set1_epi32(pair);
+      for (int v = 0; v < NV; v++) acc[i][v] = _mm512_dpbf16_ps(acc[i][v], av, wv[v]);
     }
   }
-  if (k < K) {  // the masked-off lanes multiply zeros
-    const __mmask32 m = (__mmask32)((1ull << (K - k)) - 1ull);
-    __m512bh wv[RW];
-    for (int j = 0; j < RW; j++) wv[j] = (__m512bh)_mm512_maskz_loadu_epi16(m, w + (size_t)j * K + k);
+  // alpha times the sum, rounded, then beta C added in one rounding
+  const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+  for (int v = 0; v < NV; v++) {
+    const int n = std::min(PANEL, cols - v * PANEL);
+    const __mmask16 m = (__mmask16)((1u << n) - 1u);
     for (int i = 0; i < RA; i++) {
-      const __m512bh av = (__m512bh)_mm512_maskz_loadu_epi16(m, a + (size_t)i * lda + k);
-      for (int j = 0; j < RW; j++) acc[i][j] = _mm512_dpbf16_ps(acc[i][j], av, wv[j]);
+      float* c = C + (size_t)i * ldc + v * PANEL;
+      __m512 r = _mm512_mul_ps(va, acc[i][v]);
+      if (beta != 0.0f) r = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m, c), r);
+      _mm512_mask_storeu_ps(c, m, r);
     }
   }
-  // alpha times the sum, rounded, then beta C added in one rounding (spelled out: contraction left
-  // to the compiler moved with the surrounding code)
-  for (int i = 0; i < RA; i++)
-    for (int j = 0; j < RW; j++) {
-      float* c = C + (size_t)i * ldc + j;
-      const float v = alpha * lane_sum(acc[i][j]);
-      *c = beta == 0.0f ? v : __builtin_fmaf(beta, *c, v);
-    }
 }
 
-using DotBlock = void (*)(const uint16_t*, int, const uint16_t*, int, float, float, float*, int, bool);
+using PanelBlock = void (*)(const uint16_t*, int, const uint16_t*, size_t, int, float, float, float*, int, int);
 
 template <int RA>
-DotBlock dot_block_for(int rw) {
-  switch (rw) {
-    case 1: return dot_block<RA, 1>;
-    case 2: return dot_block<RA, 2>;
-    case 3: return dot_block<RA, 3>;
-    case 4: return dot_block<RA, 4>;
-    case 5: return dot_block<RA, 5>;
-    case 6: return dot_block<RA, 6>;
-    case 7: return dot_block<RA, 7>;
-    default: return dot_block<RA, 8>;
+PanelBlock panel_block_for(int nv) {
+  switch (nv) {
+    case 1: return panel_block<RA, 1>;
+    case 2: return panel_block<RA, 2>;
+    case 3: return panel_block<RA, 3>;
+    default: return panel_block<RA, 4>;
   }
 }
 
-DotBlock dot_block_for(int ra, int rw) {
+PanelBlock panel_block_for(int ra, int nv) {
   switch (ra) {
-    case 1: return dot_block_for<1>(rw);
-    case 2: return dot_block_for<2>(rw);
-    case 3: return dot_block_for<3>(rw);
-    case 4: return dot_block_for<4>(rw);
-    case 5: return dot_block_for<5>(rw);
-    default: return dot_block_for<6>(rw);
+    case 1: return panel_block_for<1>(nv);
+    case 2: return panel_block_for<2>(nv);
+    case 3: return panel_block_for<3>(nv);
+    case 4: return panel_block_for<4>(nv);
+    case 5: return panel_block_for<5>(nv);
+    default: return panel_block_for<6>(nv);
   }
 }
 
-thread_local std::vector<uint16_t> t_rows;  // A as dense bf16 rows
+thread_local std::vector<uint16_t> t_rows;  // A as bf16 rows of an even length (a zero pads odd K)
 
-bool gemm_nt_dot(int M, int K, float alpha, const float* A, int lda, const NtPart* parts, int count, float beta) {
+bool gemm_nt_panels(int M, int K, float alpha, const float* A, int lda, const NtPart* parts, int count, float beta) {
+  const int pairs = (K + 1) / 2, lda2 = 2 * pairs;
   try {
-    if (t_rows.size() < (size_t)M * K) t_rows.resize((size_t)M * K);
+    if (t_rows.size() < (size_t)M * lda2) t_rows.resize((size_t)M * lda2);
   } catch (const std::bad_alloc&) {
     return false;
   }
-  pack_bf16(t_rows.data(), A, M, K, lda);
+  if (lda2 == K) pack_bf16(t_rows.data(), A, M, K, lda);
+  else
+    for (int m = 0; m < M; m++) {
+      to_bf16(t_rows.data() + (size_t)m * lda2, A + (size_t)m * lda, K);
+      t_rows[(size_t)m * lda2 + K] = 0;
+    }
   const uint16_t* a = t_rows.data();
-  // rows of W per block: 8 when A has one row (enough independent sums to hide the instruction's
-  // latency), else 4 by 6 rows of A (24 sums in registers, 10 loads a step for 24 products; 4 by 4
-  // took 8 for 16, and a 16-sequence prefill ran 10 % slower); a block's shape changes which
-  // elements share it, never an element's sums
-  const int RA = M == 1 ? 1 : 6, RW = M == 1 ? 8 : 4;
-  int first[kMaxParts + 1] = {0};
+  // 6 rows of A by 4 panels: 24 accumulators in registers, 4 loads and 6 broadcasts a step for 24
+  // products; a block's shape changes which elements share it, never an element's sums
+  constexpr int RA = 6, NV = 4;
+  const size_t pstride = (size_t)pairs * 2 * PANEL;
+  int first[kMaxParts + 1] = {0};  // each part's first task: NV panels of its W
   int64_t total_n = 0;
   for (int p = 0; p < count; p++) {
-    first[p + 1] = first[p] + (parts[p].N + RW - 1) / RW;
+    first[p + 1] = first[p] + (parts[p].N + NV * PANEL - 1) / (NV * PANEL);
     total_n += parts[p].N;
   }
-  // Rows of A per pass over W: a pass's rows (768 KB of bf16 at most) stay in the L2 while every W
-  // block streams past; with one pass over all M rows, A came from memory once per W block and a
-  // 4096-row prefill ran at half the speed of a 64-row one. Like blocks, passes change no
-  // element's sums.
-  const int pass_rows = std::max(RA, (int)((384 * 1024 / K) / RA * RA));
+  // Rows of A per pass over W: a pass's rows (768 KB of bf16 at most) stay in the L2 while every
+  // panel streams past. Like blocks, passes change no element's sums.
+  const int pass_rows = std::max(RA, (int)((384 * 1024 / lda2) / RA * RA));
   const int passes = (M + pass_rows - 1) / pass_rows, wtasks = first[count], tasks = passes * wtasks;
   // static: each thread takes whole passes (its rows of A stay in its L2) unless there is one
 #pragma omp parallel for schedule(static) if (pays((int64_t)M * total_n * K / 8) && tasks > 1)
@@ -379,11 +425,11 @@ bool gemm_nt_dot(int M, int K, float alpha, const float* A, int lda, const NtPar
     int t = task % wtasks;
     const int pass = task / wtasks, m_end = std::min(M, (pass + 1) * pass_rows);
     const NtPart& q = parts[part_of(first, count, t)];
-    const int n0 = t * RW, rw = std::min(RW, q.N - n0);
+    const int n0 = t * NV * PANEL, cols = std::min(NV * PANEL, q.N - n0), nv = (cols + PANEL - 1) / PANEL;
+    const uint16_t* w = q.W + (size_t)t * NV * pstride;
     for (int m0 = pass * pass_rows; m0 < m_end; m0 += RA) {
       const int ra = std::min(RA, m_end - m0);
-      const bool ahead = m0 == pass * pass_rows;
-      dot_block_for(ra, rw)(a + (size_t)m0 * K, K, q.W + (size_t)n0 * K, K, alpha, beta, q.C + (size_t)m0 * q.ldc + n0, q.ldc, ahead);
+      panel_block_for(ra, nv)(a + (size_t)m0 * lda2, lda2, w, pstride, pairs, alpha, beta, q.C + (size_t)m0 * q.ldc + n0, q.ldc, cols);
     }
   }
   return true;
@@ -395,8 +441,8 @@ bool gemm_nt_bf16_parts(int M, int K, float alpha, const float* A, int lda, cons
   if (M <= 0 || K <= 0 || count < 1 || count > kMaxParts || !cpu_avx512bf16()) return false;
   for (int p = 0; p < count; p++)
     if (parts[p].N <= 0) return false;
-  if (K % KSTEP == 0 && amx_ready()) return gemm_nt_amx(M, K, alpha, A, lda, parts, count, beta);
-  return gemm_nt_dot(M, K, alpha, A, lda, parts, count, beta);
+  if (gemm_nt_layout(K) == Bf16Layout::rows) return gemm_nt_amx(M, K, alpha, A, lda, parts, count, beta);
+  return gemm_nt_panels(M, K, alpha, A, lda, parts, count, beta);
 }
 
 bool gemm_nt_bf16(int M, int N, int K, float alpha, const float* A, int lda, const uint16_t* W, float beta,
@@ -404,6 +450,8 @@ bool gemm_nt_bf16(int M, int N, int K, float alpha, const float* A, int lda, con
   const NtPart part{W, N, C, ldc};
   return gemm_nt_bf16_parts(M, K, alpha, A, lda, &part, 1, beta);
 }
+
+Bf16Layout gemm_nt_layout(int K) { return K % KSTEP == 0 && amx_ready() ? Bf16Layout::rows : Bf16Layout::panels; }
 
 const char* gemm_nt_bf16_kernel() {
   if (!cpu_avx512bf16()) return "none";
@@ -414,6 +462,7 @@ const char* gemm_nt_bf16_kernel() {
 
 bool gemm_nt_bf16(int, int, int, float, const float*, int, const uint16_t*, float, float*, int) { return false; }
 bool gemm_nt_bf16_parts(int, int, float, const float*, int, const NtPart*, int, float) { return false; }
+Bf16Layout gemm_nt_layout(int) { return Bf16Layout::rows; }
 const char* gemm_nt_bf16_kernel() { return "none"; }
 
 #endif

@@ -82,16 +82,31 @@ struct WeightOperand {
   WeightOperand& operator=(const WeightOperand&) = delete;
 };
 const float* weight_operand();
-// the bf16 copy of the stored (rows, cols) matrix at w with leading dimension ld, kept alive for as
-// long as the caller holds it; null when it does not fit the cache (the caller converts into scratch)
+// How a bf16 copy of a (rows, cols) matrix is laid out. rows: dense rows. panels (the row-invariant
+// AVX512-BF16 kernel's operand): 16 rows at a time, each panel holding, for every pair of columns
+// (2q, 2q+1), the 16 rows' two values side by side (64 bytes); rows past the last and the odd
+// column's partner are zero, and the copy's data starts 64-byte aligned (bf16_data).
+enum class Bf16Layout { rows, panels };
+// uint16 elements a copy in this layout needs (panels: with room to align its start)
+size_t bf16_copy_size(Bf16Layout layout, int rows, int cols);
+// where a copy's values start: panels are read in 64-byte rows, so they start on a cache line
+const uint16_t* bf16_data(Bf16Layout layout, const uint16_t* storage);
+// dst (bf16_copy_size elements) = the (rows, cols) matrix at src (leading dimension ld) in this layout
+void pack_bf16_layout(Bf16Layout layout, uint16_t* dst, const float* src, int rows, int cols, int ld);
+// the bf16 copy of the stored (rows, cols) matrix at w with leading dimension ld, in this layout,
+// kept alive for as long as the caller holds it; null when it does not fit the cache (the caller
+// converts into scratch). Its values start at bf16_data(layout, copy->data()).
 using Bf16Copy = std::shared_ptr<const std::vector<uint16_t>>;
-Bf16Copy cached_bf16(const float* w, int rows, int cols, int ld);
-// C (M, N) = alpha * A W^T (+ beta C) with W a dense bf16 (N, K), A rounded to bf16; each element
-// summed in an order fixed by K alone (any M, any row, any thread count gives the same bits). False
-// (C untouched) where the CPU lacks AVX512-BF16 or scratch cannot be had.
+Bf16Copy cached_bf16(const float* w, int rows, int cols, int ld, Bf16Layout layout = Bf16Layout::rows);
+// The layout gemm_nt_bf16 wants its W in for this K: rows for the AMX kernel, panels otherwise.
+Bf16Layout gemm_nt_layout(int K);
+// C (M, N) = alpha * A W^T (+ beta C) with W the bf16 values of an (N, K) matrix in the layout
+// gemm_nt_layout(K) names (from bf16_data), A rounded to bf16; each element summed in an order fixed
+// by K alone (any M, any row, any thread count gives the same bits). False (C untouched) where the
+// CPU lacks AVX512-BF16 or scratch cannot be had.
 bool gemm_nt_bf16(int M, int N, int K, float alpha, const float* A, int lda, const uint16_t* W, float beta,
                   float* C, int ldc);
-// One part of a product whose parts share their A: C (M, N) = alpha A W^T + beta C, W dense bf16 (N, K)
+// One part of a product whose parts share their A: C (M, N) = alpha A W^T + beta C, W as above
 struct NtPart {
   const uint16_t* W;
   int N;

@@ -1,7 +1,9 @@
 // The bf16 copies of weights that bf16 GEMMs keep between calls: a kept copy gives the same bits as
 // converting the weight afresh, and is never used stale — after an AdamW update, after a write that
 // JS reports with weightsChanged(), and after a write that changes the sampled elements (a new
-// buffer at a freed one's address). Skipped where the addon was built without oneDNN.
+// buffer at a freed one's address). Both kinds of copy: dense rows (oneDNN's operand) and, with
+// row-invariant products on an AVX512-BF16 CPU, the sampler kernel's panels. Skipped where the
+// addon was built without oneDNN.
 import { afterEach, describe, expect, it } from "vitest";
 import { fillNormal } from "../../src/engine/model/init.js";
 import { native } from "../../src/native/binding.js";
@@ -17,9 +19,14 @@ const randn = (n: number) => {
 const [N, IC, OC] = [64, 96, 80];
 afterEach(() => kernels.setPrecision("fp32", false));
 
+let invariantRows = false; // which products (and so which copies) the helpers below run
+afterEach(() => {
+  invariantRows = false;
+});
+
 /** out = inp W^T through matmulForward (W marked as a weight: the cache) at bf16. */
 function cached(inp: Float32Array, w: Float32Array): Float32Array {
-  kernels.setPrecision("bf16", false);
+  kernels.setPrecision("bf16", invariantRows);
   const out = new Float32Array(N * OC);
   kernels.matmulForward(out, inp, w, null, N, IC, OC, false);
   return out;
@@ -27,14 +34,15 @@ function cached(inp: Float32Array, w: Float32Array): Float32Array {
 
 /** The same product through the plain gemm binding, which converts W afresh every call. */
 function fresh(inp: Float32Array, w: Float32Array): Float32Array {
-  kernels.setPrecision("bf16", false);
+  kernels.setPrecision("bf16", invariantRows);
   const out = new Float32Array(N * OC);
   kernels.gemm(false, true, N, OC, IC, 1, inp, IC, w, IC, 0, out, OC);
   return out;
 }
 
 describe.skipIf(!kernels.bf16().onednn)("bf16 weight copies", () => {
-  it("equal a fresh conversion, and follow every kind of weight change", () => {
+  it.each([false, true])("equal a fresh conversion, and follow every kind of weight change (row-invariant: %s)", (rows) => {
+    invariantRows = rows;
     const inp = randn(N * IC);
     const w = randn(OC * IC);
     expect(cached(inp, w)).toEqual(fresh(inp, w));
