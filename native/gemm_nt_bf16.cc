@@ -416,9 +416,13 @@ bool gemm_nt_panels(int M, int K, float alpha, const float* A, int lda, const Nt
     total_n += parts[p].N;
   }
   // Rows of A per pass over W: a pass's rows (768 KB of bf16 at most) stay in the L2 while every
-  // panel streams past. Like blocks, passes change no element's sums.
-  const int pass_rows = std::max(RA, (int)((384 * 1024 / lda2) / RA * RA));
-  const int passes = (M + pass_rows - 1) / pass_rows, wtasks = first[count], tasks = passes * wtasks;
+  // panel streams past. Passes are cut even (1,024 rows: 3 of 342, not 438, 438 and 148, which
+  // left one of two threads idle for a third of the product). Like blocks, passes change no
+  // element's sums.
+  const int most_rows = std::max(RA, (int)((384 * 1024 / lda2) / RA * RA));
+  const int passes = (M + most_rows - 1) / most_rows;
+  const int pass_rows = ((M + passes - 1) / passes + RA - 1) / RA * RA;
+  const int wtasks = first[count], tasks = passes * wtasks;
   // static: each thread takes whole passes (its rows of A stay in its L2) unless there is one
 #pragma omp parallel for schedule(static) if (pays((int64_t)M * total_n * K / 8) && tasks > 1)
   for (int task = 0; task < tasks; task++) {
