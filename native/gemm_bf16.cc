@@ -295,18 +295,21 @@ bool gemm_emulated(Scratch& s, bool transA, bool transB, int M, int N, int K, fl
   return true;
 }
 
-// B's bf16 bits: the weight's cached copy (held in `copy`), else B converted into the scratch
-const uint16_t* b_bits(Scratch& s, Bf16Copy& copy, bool transB, int N, int K, const float* B, int ldb) {
+// B's bf16 values in this layout: the weight's cached copy (held in `copy`), else B converted into
+// the scratch
+const uint16_t* b_bits(Scratch& s, Bf16Copy& copy, bool transB, int N, int K, const float* B, int ldb,
+                       Bf16Layout layout = Bf16Layout::rows) {
   const int brows = transB ? N : K, bcols = transB ? K : N;
-  if (B == weight_operand()) copy = cached_bf16(B, brows, bcols, ldb);
-  if (copy) return copy->data();
+  if (B == weight_operand()) copy = cached_bf16(B, brows, bcols, ldb, layout);
+  if (copy) return bf16_data(layout, copy->data());
   try {
-    if (s.b.size() < (size_t)K * N) s.b.resize((size_t)K * N);
+    const size_t need = bf16_copy_size(layout, brows, bcols);
+    if (s.b.size() < need) s.b.resize(need);
   } catch (const std::bad_alloc&) {
     return nullptr;
   }
-  pack_bf16(s.b.data(), B, brows, bcols, ldb);
-  return s.b.data();
+  pack_bf16_layout(layout, s.b.data(), B, brows, bcols, ldb);
+  return bf16_data(layout, s.b.data());
 }
 
 // C = alpha op(A) op(B) + beta C over bf16 bits: A's stored rows lda apart, B dense. Through
@@ -349,25 +352,13 @@ bool run_bits(Scratch& s, bool transA, bool transB, int M, int N, int K, float a
   return ok;
 }
 
-// A B^T through the row-invariant kernel, B (N, K) in the layout it reads: the weight's cached copy,
-// else B converted into the scratch. False (C untouched) when it cannot run.
+// A B^T through the row-invariant kernel, B in the layout it reads. False (C untouched) when it
+// cannot run.
 bool gemm_nt_invariant(Scratch& s, int M, int N, int K, float alpha, const float* A, int lda, const float* B,
                        int ldb, float beta, float* C, int ldc) {
-  const Bf16Layout layout = gemm_nt_layout(K);
   Bf16Copy copy;
-  if (B == weight_operand()) copy = cached_bf16(B, N, K, ldb, layout);
-  const uint16_t* storage = copy ? copy->data() : nullptr;
-  if (!storage) {
-    try {
-      const size_t need = bf16_copy_size(layout, N, K);
-      if (s.b.size() < need) s.b.resize(need);
-    } catch (const std::bad_alloc&) {
-      return false;
-    }
-    pack_bf16_layout(layout, s.b.data(), B, N, K, ldb);
-    storage = s.b.data();
-  }
-  return gemm_nt_bf16(M, N, K, alpha, A, lda, bf16_data(layout, storage), beta, C, ldc);
+  const uint16_t* w = b_bits(s, copy, true, N, K, B, ldb, gemm_nt_layout(K));
+  return w && gemm_nt_bf16(M, N, K, alpha, A, lda, w, beta, C, ldc);
 }
 
 }  // namespace

@@ -164,7 +164,8 @@ MASO_TARGET_BF16 inline void transpose16(__m512* r) {
 
 // 16 rows by 16 pairs at a time: a row's 32 values rounded to 16 pairs (one 32-bit lane each), then
 // the 16x16 transpose turns the rows' lanes into the panel's 64-byte rows. Past the last row or
-// column the masked loads give zeros.
+// column the masked loads give zeros. Also the AMX kernel's A operand: with K a multiple of 32, a
+// panel's 16 pairs starting at a multiple of 16 are the A tile of one 32-wide step of K.
 MASO_TARGET_BF16 void pack_panels(uint16_t* dst, const float* src, int rows, int cols, int ld) {
   const int pairs = (cols + 1) / 2, panels = (rows + PANEL - 1) / PANEL, chunks = (pairs + 15) / 16;
 #pragma omp parallel for schedule(static) if (pays((int64_t)rows * cols))
@@ -184,35 +185,11 @@ MASO_TARGET_BF16 void pack_panels(uint16_t* dst, const float* src, int rows, int
     }
     transpose16(r);
     float* d = reinterpret_cast<float*>(dst + ((size_t)p * pairs + 16 * c) * 2 * PANEL);
-    for (int j = 0; j < 16 && 16 * c + j < pairs; j++) _mm512_store_ps(d + j * PANEL, r[j]);
+    for (int j = 0; j < 16 && 16 * c + j < pairs; j++) _mm512_storeu_ps(d + j * PANEL, r[j]);
   }
 }
 
 namespace {
-
-// A (M, K) as bf16 blocks of 16 rows: block b, step s holds k-pairs p = 0..15 by rows r = 0..15,
-// each pair two bf16 (k = 32 s + 2p, +1) of row 16 b + r; rows past M are zero. Each block step is
-// 16 rows of 16 pairs, transposed.
-MASO_TARGET_BF16 void pack_pairs(uint16_t* dst, const float* A, int lda, int M, int K) {
-  const int blocks = (M + TILE - 1) / TILE, steps = K / KSTEP;
-#pragma omp parallel for schedule(static) if (pays((int64_t)M * K))
-  for (int task = 0; task < blocks * steps; task++) {
-    const int b = task / steps, s = task % steps;
-    __m512 r[TILE];
-    for (int i = 0; i < TILE; i++) {
-      const int m = b * TILE + i;
-      if (m >= M) {
-        r[i] = _mm512_setzero_ps();
-        continue;
-      }
-      const float* a = A + (size_t)m * lda + s * KSTEP;
-      r[i] = (__m512)_mm512_cvtne2ps_pbh(_mm512_loadu_ps(a + 16), _mm512_loadu_ps(a));
-    }
-    transpose16(r);
-    float* d = reinterpret_cast<float*>(dst + (size_t)task * TILE_ELEMS);
-    for (int p = 0; p < TILE; p++) _mm512_storeu_ps(d + p * TILE, r[p]);
-  }
-}
 
 // C rows m0.. (mm of them), columns n0.. (nn) = alpha * the tile (stored [column][row]) + beta C
 MASO_TARGET_BF16 void store_tile(const float* tile, int mm, int nn, float alpha, float beta, float* C, int ldc) {
@@ -265,7 +242,8 @@ bool gemm_nt_amx(int M, int K, float alpha, const float* A, int lda, const NtPar
   } catch (const std::bad_alloc&) {
     return false;
   }
-  pack_pairs(s.a.data(), A, lda, M, K);
+  // A's blocks of 16 rows by 16 pairs are its panels (K a multiple of 32: no padding)
+  pack_panels(s.a.data(), A, M, K, lda);
   int first[kMaxParts + 1] = {0};  // each part's first task: two W blocks (32 rows of W) each
   int64_t total_n = 0;
   for (int p = 0; p < count; p++) {

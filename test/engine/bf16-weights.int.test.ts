@@ -17,10 +17,9 @@ const randn = (n: number) => {
   return x;
 };
 const [N, IC, OC] = [64, 96, 80];
-afterEach(() => kernels.setPrecision("fp32", false));
-
 let invariantRows = false; // which products (and so which copies) the helpers below run
 afterEach(() => {
+  kernels.setPrecision("fp32", false);
   invariantRows = false;
 });
 
