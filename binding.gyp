@@ -21,7 +21,8 @@
         "native/addon_sample.cc",
         "native/sample.cc",
         "native/gemm_bf16.cc",
-        "native/file_lock.cc"
+        "native/file_lock.cc",
+        "native/memory.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")", "native"],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "<!(node scripts/detect-blas.cjs defines)", "<!(node scripts/detect-dnnl.cjs defines)", "MASO_LEVEL=\"<(maso_level)\""],

@@ -162,6 +162,13 @@ Napi::Value Sumsq(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), sumsq(c.f32(0, "x", n), n));
 }
 
+Napi::Value AdviseHugePages(const Napi::CallbackInfo& info) {
+  CALL("adviseHugePages", 1);
+  float* x = c.f32(0, "x", 0);
+  const size_t n = info[0].As<Napi::Float32Array>().ElementLength();
+  return Napi::Number::New(info.Env(), (double)advise_huge_pages(x, n * sizeof(float)));
+}
+
 Napi::Value Scale(const Napi::CallbackInfo& info) {
   CALL("scale", 3);
   int64_t n = c.count(2, "n");
@@ -365,6 +372,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   EXPORT("tanhBackward", TanhBackward);
   EXPORT("axpy", Axpy);
   EXPORT("sumsq", Sumsq);
+  EXPORT("adviseHugePages", AdviseHugePages);
   EXPORT("scale", Scale);
   EXPORT("zero", Zero);
   EXPORT("gatherRows", GatherRows);

@@ -33,7 +33,7 @@ using Key = std::tuple<const float*, int, int, int, Bf16Layout>;  // address, ro
 struct Copy {
   uint64_t epoch;
   uint32_t sample[FINGERPRINT];
-  std::shared_ptr<std::vector<uint16_t>> bits;
+  std::shared_ptr<Bf16Bits> bits;
   std::list<Key>::iterator use;
 };
 std::mutex g_mu;
@@ -88,7 +88,7 @@ Bf16Copy cached_bf16(const float* w, int rows, int cols, int ld, Bf16Layout layo
       // in place unless another thread is reading it (references are only taken under this lock)
       if (c.bits.use_count() > 1) {
         try {
-          c.bits = std::make_shared<std::vector<uint16_t>>(c.bits->size());
+          c.bits = std::make_shared<Bf16Bits>(c.bits->size());
         } catch (const std::bad_alloc&) {
           drop(it);
           return nullptr;
@@ -102,7 +102,7 @@ Bf16Copy cached_bf16(const float* w, int rows, int cols, int ld, Bf16Layout layo
   }
   while (g_bytes + bytes > limit_bytes() && !g_lru.empty()) drop(g_copies.find(g_lru.front()));
   try {
-    Copy c{epoch, {}, std::make_shared<std::vector<uint16_t>>(elems), {}};
+    Copy c{epoch, {}, std::make_shared<Bf16Bits>(elems), {}};
     std::memcpy(c.sample, sample, sizeof sample);
     pack_bf16_layout(layout, c.bits->data(), w, rows, cols, ld);
     g_lru.push_back(key);

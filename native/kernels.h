@@ -82,6 +82,32 @@ struct WeightOperand {
   WeightOperand& operator=(const WeightOperand&) = delete;
 };
 const float* weight_operand();
+// ---- memory (native/memory.cc) ------------------------------------------------------------------
+// Advises the kernel to back the whole 2 MiB pages inside [p, p + bytes) with transparent huge pages
+// (before they are first touched: pages already faulted in stay as they are); returns the bytes
+// advised, 0 for a buffer under 4 MiB, off Linux or where the kernel refuses.
+size_t advise_huge_pages(const void* p, size_t bytes);
+// std::allocator, with large allocations advised as above before the container fills them.
+template <class T>
+struct HugePageAllocator {
+  using value_type = T;
+  HugePageAllocator() = default;
+  template <class U>
+  HugePageAllocator(const HugePageAllocator<U>&) {}
+  T* allocate(size_t n) {
+    T* p = std::allocator<T>{}.allocate(n);
+    advise_huge_pages(p, n * sizeof(T));
+    return p;
+  }
+  void deallocate(T* p, size_t n) { std::allocator<T>{}.deallocate(p, n); }
+  template <class U>
+  bool operator==(const HugePageAllocator<U>&) const { return true; }
+  template <class U>
+  bool operator!=(const HugePageAllocator<U>&) const { return false; }
+};
+// The storage of a cached bf16 copy of a weight.
+using Bf16Bits = std::vector<uint16_t, HugePageAllocator<uint16_t>>;
+
 // How a bf16 copy of a (rows, cols) matrix is laid out. rows: dense rows. panels (the row-invariant
 // AVX512-BF16 kernel's operand): 16 rows at a time, each panel holding, for every pair of columns
 // (2q, 2q+1), the 16 rows' two values side by side (64 bytes); rows past the last and the odd
@@ -96,7 +122,7 @@ void pack_bf16_layout(Bf16Layout layout, uint16_t* dst, const float* src, int ro
 // the bf16 copy of the stored (rows, cols) matrix at w with leading dimension ld, in this layout,
 // kept alive for as long as the caller holds it; null when it does not fit the cache (the caller
 // converts into scratch). Its values start at bf16_data(layout, copy->data()).
-using Bf16Copy = std::shared_ptr<const std::vector<uint16_t>>;
+using Bf16Copy = std::shared_ptr<const Bf16Bits>;
 Bf16Copy cached_bf16(const float* w, int rows, int cols, int ld, Bf16Layout layout = Bf16Layout::rows);
 // The layout gemm_nt_bf16 wants its W in for this K: rows for the AMX kernel, panels otherwise.
 Bf16Layout gemm_nt_layout(int K);

@@ -60,6 +60,7 @@ static float* chunk_scratch(size_t n) {
   static thread_local size_t size = 0;
   if (n > size) {
     kept.reset(new float[n]);
+    advise_huge_pages(kept.get(), n * sizeof(float));
     size = n;
   }
   return kept.get();

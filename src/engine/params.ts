@@ -1,6 +1,7 @@
 // Parameter layout: every tensor of a model (or LoRA adapter) is a view into one Float32Array,
 // named exactly as in the HF (or PEFT) checkpoint so loading is a 1:1 map with shape checks.
 import { MasoError } from "../errors.js";
+import { hugePages } from "../native/binding.js";
 import type { LoraConfig, LoraTarget, ModelConfig } from "./config.js";
 
 export interface ParamSpec {
@@ -96,7 +97,7 @@ export class ParamTable {
     if (data && data.length !== total) {
       throw new MasoError("PARAM_SIZE", `parameter block has ${data.length} floats, layout needs ${total}`);
     }
-    this.data = data ?? new Float32Array(new SharedArrayBuffer(total * 4));
+    this.data = data ?? hugePages(new Float32Array(new SharedArrayBuffer(total * 4)));
     this.specs = specs;
     let off = 0;
     for (const s of specs) {

@@ -52,6 +52,8 @@ export interface NativeKernels {
   axpy(y: F32, x: F32, alpha: number, n: number): void;
   sumsq(x: F32, n: number): number;
   scale(x: F32, s: number, n: number): void;
+  /** Advises transparent huge pages for x's whole 2 MiB pages (none under 4 MiB); returns the bytes advised. */
+  adviseHugePages(x: F32): number;
   /** x[0..n) = 0, over the kernel threads. */
   zero(x: F32, n: number): void;
   gatherRows(dst: F32, src: F32, rows: I32, M: number, C: number, Nsrc: number): void;
@@ -287,6 +289,20 @@ export function native(): NativeKernels {
   loaded = r.kernels;
   choice = r.choice;
   return loaded;
+}
+
+/** Below this a buffer gets no huge-page advice (the kernel skips it too: under two huge pages). */
+const HUGE_PAGE_MIN_BYTES = 4 << 20;
+
+/**
+ * `x`, its memory advised to be backed by transparent huge pages when it is large: call it on a
+ * fresh buffer, before anything writes it (pages already touched keep their size). Where the system
+ * leaves huge pages to the program (THP "madvise"), a 0.5B model's weights, gradients and optimiser
+ * state otherwise fault in 4 KiB at a time, most of its first training step on a VM. Contents never change.
+ */
+export function hugePages<T extends Float32Array>(x: T): T {
+  if (x.byteLength >= HUGE_PAGE_MIN_BYTES) native().adviseHugePages(x);
+  return x;
 }
 
 /** Which addon file runs (loading it if needed). */

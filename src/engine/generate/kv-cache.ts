@@ -6,6 +6,7 @@
 // position t of a sequence with block list `blocks` lives in row blocks[t / BS] * BS + t % BS.
 import { MasoError } from "../../errors.js";
 import type { ModelConfig } from "../config.js";
+import { hugePages } from "../../native/binding.js";
 
 /** Sizing of a {@link KvCache}. */
 export interface KvCacheOptions {
@@ -138,8 +139,8 @@ export class KvCache {
     const cap = Math.min(this.maxBlocks, Math.max(need, 2 * this.capacity, 16));
     const n = cap * this.blockSize * this.width;
     for (let l = 0; l < this.numLayers; l++) {
-      const k = new Float32Array(n);
-      const v = new Float32Array(n);
+      const k = hugePages(new Float32Array(n));
+      const v = hugePages(new Float32Array(n));
       k.set(this.k[l]);
       v.set(this.v[l]);
       this.k[l] = k;

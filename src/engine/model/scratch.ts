@@ -8,7 +8,7 @@
 // a user's array or the same buffer twice cannot hand one buffer to two owners.
 
 import { totalmem } from "node:os";
-import { envCount } from "../../native/binding.js";
+import { envCount, hugePages } from "../../native/binding.js";
 
 // Below this V8 keeps a typed array's contents on its own heap; above it every array is an external
 // allocation, and decode steps of a small model make dozens of a few KiB each: pooled too.
@@ -70,7 +70,7 @@ export function takeUncleared(n: number): Float32Array {
 
 function fresh(n: number): Float32Array {
   if (n < MIN_FLOATS) return new Float32Array(n);
-  const buf = new Float32Array(capacityFor(n));
+  const buf = hugePages(new Float32Array(capacityFor(n)));
   made.add(buf.buffer);
   return buf.subarray(0, n);
 }

@@ -2,7 +2,7 @@
 // tables of the same layout as the parameters (one allocation each), so state save/load is a
 // plain copy. Matches torch.optim.AdamW + torch.nn.utils.clip_grad_norm_.
 import { MasoError } from "../../errors.js";
-import { native } from "../../native/binding.js";
+import { hugePages, native } from "../../native/binding.js";
 import type { ParamTable } from "../params.js";
 
 export interface AdamWConfig {
@@ -66,7 +66,8 @@ export function createAdamW(groups: readonly ParamGroup[], cfg: AdamWConfig): Ad
     names.add(g.name);
     if (g.grads.data.length !== g.params.data.length)
       throw new MasoError("OPTIM_GROUPS", `group '${g.name}': grads and params differ in size`);
-    moments.set(g.name, { m: new Float32Array(g.params.data.length), v: new Float32Array(g.params.data.length) });
+    const n = g.params.data.length;
+    moments.set(g.name, { m: hugePages(new Float32Array(n)), v: hugePages(new Float32Array(n)) });
   }
   const state: AdamWState = { step: 0, moments };
 
