@@ -1,10 +1,15 @@
 // The heartbeat of a worker process, on its own thread and its own NATS connection: the worker's
 // main thread blocks inside long synchronous engine work (an update, a prefill), and a heartbeat
-// that stopped then would read as a dead worker. This thread only puts the membership entry.
+// that stopped then would read as a dead worker. This thread only puts the membership entry; its first put is the
+// worker's claim on its address (membership.ts, claimAddress).
 import { parentPort, workerData } from "node:worker_threads";
 import { Kvm } from "@nats-io/kv";
 import { connectNats, type NatsAuth } from "./connect.js";
 import { runSealer, sealKv, senderId } from "./run-key.js";
+
+// JetStream's answers to a put whose expected last revision is not the key's
+const WRONG_LAST_SEQUENCE = 10071;
+const WRONG_LAST_SEQUENCE_UNKNOWN = 10164;
 
 interface HeartbeatData {
   url: string;
@@ -18,6 +23,8 @@ interface HeartbeatData {
   intervalMs: number;
   reconnectSeconds: number;
   entry: Record<string, unknown>;
+  /** The revision the first beat must follow: the worker's claim on its address. */
+  claim: number;
 }
 
 const d = workerData as HeartbeatData;
@@ -33,17 +40,32 @@ const kv = await new Kvm(nc).open(d.bucket);
 const sealer = runSealer(Buffer.from(d.runKey, "hex"), senderId(`${d.key}~hb`));
 let entry = d.entry;
 let beats = 0;
-const beat = () => kv.put(d.key, sealKv(sealer, d.bucket, d.key, { ...entry, beats: beats++, at: Date.now() })).catch(() => {});
-await beat();
-const timer = setInterval(beat, d.intervalMs);
-parentPort?.on("message", async (m: { entry?: Record<string, unknown>; stop?: boolean }) => {
-  if (m.entry) entry = { ...entry, ...m.entry };
-  if (m.stop) {
-    stopping = true;
-    clearInterval(timer);
-    await kv.delete(d.key).catch(() => {});
-    await nc.close();
-    parentPort?.postMessage({ stopped: true });
-  }
-});
-parentPort?.postMessage({ started: true });
+const value = () => sealKv(sealer, d.bucket, d.key, { ...entry, beats: beats++, at: Date.now() });
+const beat = () => kv.put(d.key, value()).catch(() => {});
+// the claim: written only over the revision the worker judged free, so of two workers one wins
+const first = await kv.put(d.key, value(), { previousSeq: d.claim }).then(
+  () => null,
+  (e: Error & { code?: number }) =>
+    e.code === WRONG_LAST_SEQUENCE || e.code === WRONG_LAST_SEQUENCE_UNKNOWN ? { taken: true } : { failed: e.message },
+);
+if (first) {
+  stopping = true;
+  await nc.close();
+  parentPort?.postMessage(first);
+} else {
+  const timer = setInterval(beat, d.intervalMs);
+  parentPort?.on("message", async (m: { entry?: Record<string, unknown>; stop?: boolean }) => {
+    if (m.entry) {
+      entry = { ...entry, ...m.entry };
+      void beat();
+    }
+    if (m.stop) {
+      stopping = true;
+      clearInterval(timer);
+      await kv.delete(d.key).catch(() => {});
+      await nc.close();
+      parentPort?.postMessage({ stopped: true });
+    }
+  });
+  parentPort?.postMessage({ started: true });
+}

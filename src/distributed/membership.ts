@@ -21,30 +21,56 @@ export interface MemberEntry {
   version: number;
   /** The controller start the worker was built for. */
   session: string;
+  /** False while the worker builds its model under its claim on the address; the controller calls it once true. */
+  serving: boolean;
 }
 
 /**
  * Refuses to serve an address another live worker already serves: when its membership entry exists,
  * watches it for 2.5 heartbeat intervals, and a new beat in that time is a live worker
- * (WORKER_DUPLICATE, naming it); an entry that stays still is a dead worker's and is taken over.
- * Clock-free: only revisions are compared. The controller catches two that start at once
- * (watchMembers: their beats interleave).
+ * (WORKER_DUPLICATE, naming it); an entry that stays still is a dead worker's and may be taken over.
+ * Clock-free: only revisions are compared. Returns the revision a claim must follow (0: no entry).
  */
-export async function refuseIfServed(
-  kv: KV,
-  o: { key: string; label: string; heartbeatMs: number; read: (value: Uint8Array) => MemberEntry | null },
-): Promise<void> {
+async function refuseIfServed(kv: KV, o: ClaimOptions): Promise<number> {
   const first = await kv.get(o.key);
-  if (first?.operation !== "PUT") return;
-  await new Promise((r) => setTimeout(r, Math.min(2.5 * o.heartbeatMs, 60_000)));
+  if (first?.operation !== "PUT") return first?.revision ?? 0;
+  await new Promise((r) => setTimeout(r, Math.min(2.5 * o.heartbeat.intervalMs, 60_000)));
   const now = await kv.get(o.key);
-  if (now?.operation !== "PUT" || now.revision === first.revision) return;
-  const other = o.read(now.value);
-  throw new MasoError(
+  if (now?.operation === "PUT" && now.revision !== first.revision) throw duplicate(o.label, o.read(now.value), "");
+  return now?.revision ?? 0;
+}
+
+const duplicate = (label: string, other: MemberEntry | null, how: string) =>
+  new MasoError(
     "WORKER_DUPLICATE",
-    `worker ${o.label} is already served${other ? ` by pid ${other.pid} on ${other.host}` : ""}: two workers for one model and rank would both answer every call`,
+    `worker ${label} is already served${other ? ` by pid ${other.pid} on ${other.host}` : ""}${how}: two workers for one model and rank would both answer every call`,
     "stop one of them, or start this one with another --rank (a generation replica)",
   );
+
+export interface ClaimOptions {
+  key: string;
+  label: string;
+  /** Opens a membership entry (null: not sealed with this run's key). */
+  read: (value: Uint8Array) => MemberEntry | null;
+  heartbeat: Omit<HeartbeatOptions, "claim">;
+}
+
+/**
+ * Takes a model and rank for this process before it builds anything: refuses a live worker's address
+ * (refuseIfServed), then starts the heartbeat, whose first beat is written only if the entry is
+ * still the one judged free. Of two workers that start at once exactly one wins that write; the other
+ * is refused here, so a duplicate never serves a call. The entry says `serving: false` until the
+ * worker listens (Heartbeat.update).
+ */
+export async function claimAddress(kv: KV, o: ClaimOptions): Promise<Heartbeat> {
+  const claim = await refuseIfServed(kv, o);
+  try {
+    return await startHeartbeat({ ...o.heartbeat, claim });
+  } catch (e) {
+    if (!(e instanceof ClaimTaken)) throw e;
+    const now = await kv.get(o.key).catch(() => null);
+    throw duplicate(o.label, now?.operation === "PUT" ? o.read(now.value) : null, " (it claimed the address as this one started)");
+  }
 }
 
 /** Opens (creating if needed) the run's KV bucket; both sides may be first. */
@@ -62,7 +88,7 @@ export async function openRunBucket(nc: NatsConnection, run: string): Promise<KV
 }
 
 export interface Heartbeat {
-  /** Changes what later beats announce (e.g. the weights version). */
+  /** Changes what the entry announces (the weights version, serving), with a beat at once. */
   update(entry: Partial<MemberEntry>): void;
   /** Stops beating and deletes the entry, so the controller sees a clean exit. */
   stop(): Promise<void>;
@@ -70,8 +96,7 @@ export interface Heartbeat {
   readonly closed: Promise<void>;
 }
 
-/** Starts the heartbeat thread of one worker; resolves once the first beat is written. */
-export async function startHeartbeat(o: {
+export interface HeartbeatOptions {
   url: string;
   auth: NatsAuth;
   run: string;
@@ -80,7 +105,15 @@ export async function startHeartbeat(o: {
   entry: MemberEntry;
   intervalMs: number;
   reconnectSeconds: number;
-}): Promise<Heartbeat> {
+  /** The revision the first beat must follow (0: no entry): another writer in between takes the address. */
+  claim: number;
+}
+
+/** The first beat found another worker's claim. */
+class ClaimTaken extends Error {}
+
+/** Starts the heartbeat thread of one worker; resolves once the first beat is written. */
+export async function startHeartbeat(o: HeartbeatOptions): Promise<Heartbeat> {
   const t = startThread(import.meta.url, "./heartbeat-thread", {
     url: o.url,
     auth: o.auth,
@@ -91,15 +124,25 @@ export async function startHeartbeat(o: {
     intervalMs: o.intervalMs,
     reconnectSeconds: o.reconnectSeconds,
     entry: o.entry,
+    claim: o.claim,
   });
   const closed = new Promise<void>((resolve) => t.on("message", (m: { closed?: boolean }) => m.closed && resolve()));
   t.unref();
-  await new Promise<void>((resolve, reject) => {
-    t.once("message", () => resolve());
+  const started = await new Promise<{ started?: boolean; taken?: boolean; failed?: string }>((resolve, reject) => {
+    t.once("message", resolve);
     t.once("error", (e) =>
       reject(new MasoError("WORKER_HEARTBEAT", `the heartbeat thread failed: ${e.message}`, "check the NATS connection")),
     );
   });
+  if (!started.started) {
+    await t.terminate();
+    if (started.taken) throw new ClaimTaken();
+    throw new MasoError(
+      "WORKER_HEARTBEAT",
+      `the first heartbeat failed: ${started.failed}`,
+      "check the NATS connection and this worker's permissions",
+    );
+  }
   return {
     closed,
     update: (entry) => t.postMessage({ entry }),
@@ -137,6 +180,8 @@ export async function watchMembers(
   const seen = new Map<string, { entry: MemberEntry; at: number }>();
   /** Per address, every worker process that has beaten for it: a restart's old one never beats again, a duplicate's does. */
   const beaters = new Map<string, Set<string>>();
+  /** Per address, the process of its latest beat. */
+  const latest = new Map<string, string>();
   const lost = new Set<string>();
   const listeners: ((label: string, why: string) => void)[] = [];
   const lose = (label: string, why: string) => {
@@ -155,17 +200,18 @@ export async function watchMembers(
       if (!entry) continue;
       const label = workerLabel(entry);
       const who = `pid ${entry.pid} on ${entry.host}`;
-      const prev = seen.get(label)?.entry;
+      const prev = latest.get(label);
       const beat = beaters.get(label) ?? new Set<string>();
       beaters.set(label, beat);
-      if (prev && `pid ${prev.pid} on ${prev.host}` !== who && beat.has(who)) {
-        lose(
-          label,
-          `is served by two worker processes (${who} and pid ${prev.pid} on ${prev.host}), which both answer every call: stop one (WORKER_DUPLICATE)`,
-        );
+      if (prev && prev !== who && beat.has(who)) {
+        // claims make this rare (claimAddress); a worker cut off long enough to be taken over, then back, still does it
+        lose(label, `is served by two worker processes (${who} and ${prev}), which both answer every call: stop one (WORKER_DUPLICATE)`);
         continue;
       }
       beat.add(who);
+      latest.set(label, who);
+      // a worker still building under its claim is not called yet, nor judged
+      if (!entry.serving) continue;
       seen.set(label, { entry, at: Date.now() });
       // a worker rebuilding for a new controller start leaves and comes back before the run begins
       lost.delete(label);

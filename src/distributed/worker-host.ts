@@ -2,16 +2,14 @@
 // `maso.<run>.<model>.<rank>.<op>`, plus the host operations (host-ops.ts). Rank 0 owns the sample
 // cache that scoring and updates read; a replica (rank > 0) generates, hands each sample to rank 0
 // (worker-to-worker) and answers with rank 0's id, so the controller sees one worker group.
-import { hostname } from "node:os";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { MasoError } from "../errors.js";
 import type { GenerateRequest, WorkerGroupApi, WorkerOp } from "../runtime/protocol/messages.js";
 import type { SampleRecord, WorkerGroup } from "../runtime/worker-group/worker-group.js";
-import type { NatsAuth } from "./connect.js";
 import { rpcPeers, servePeerOp, TRAIN_STATE_OP } from "./data-parallel-peers.js";
 import { type HelloResponse, type HostOps, type SyncRequest, WEIGHTS_OP } from "./host-ops.js";
 import { keptPacker, type PackedVersion, packedOnce, pinReplica } from "./pinned-weights.js";
-import { type Heartbeat, startHeartbeat } from "./membership.js";
+import type { Heartbeat } from "./membership.js";
 import { openPartStore, type PartStore } from "./part-transfer.js";
 import { decodeJson, encodeJson, rpcClient, serveRpc } from "./rpc.js";
 import { type Sealer, senderAddress, sha256 } from "./run-key.js";
@@ -21,12 +19,9 @@ import { workerParts } from "./worker-parts.js";
 
 export interface WorkerHostOptions {
   nc: NatsConnection;
-  /** For the heartbeat thread's own connection. */
-  url: string;
-  auth: NatsAuth;
   run: string;
-  /** The run key: the heartbeat thread seals its entries with it. */
-  runKey: Buffer;
+  /** The worker's heartbeat, started by its claim on the address (claimAddress); the host announces itself serving through it and stops it. */
+  heartbeat: Heartbeat;
   /** Seals and opens this worker's messages (its sender id names its address). */
   sealer: Sealer;
   address: WorkerAddress;
@@ -39,14 +34,10 @@ export interface WorkerHostOptions {
   maxPartBytes: number;
   /** Whether the base weights train (a weight sync then carries them, not only the adapters). */
   trainsBase: boolean;
-  threads: number;
-  heartbeatMs: number;
   /** Timeout of this worker's own requests to rank 0. */
   callTimeoutMs: number;
   /** The controller start this worker was built for (from the published config). */
   session: string;
-  /** How long the heartbeat thread's connection tries to reconnect, as the worker's own. */
-  reconnectSeconds: number;
   /** Hold mode: how long each reply is kept for a call re-sent after a server outage (absent: none kept). */
   keepMs?: number;
   /** How many ranks train this model data-parallel (absent or 1: rank 0 trains alone, other ranks only generate). */
@@ -277,7 +268,7 @@ function lazyPartStore(o: Pick<WorkerHostOptions, "nc" | "run" | "sealer" | "max
 /**
  * Serves `wg` until a shutdown op or stop(); announces the worker with a heartbeat once it listens.
  * @example
- * const host = await serveWorkerGroup({ nc, url, auth, run: "r1", runKey, sealer, address: { model: "coder", rank: 0 }, wg, runDir, trainsBase: false, threads: 1, heartbeatMs: 1000, callTimeoutMs: 600000 });
+ * const host = await serveWorkerGroup({ nc, run: "r1", heartbeat, sealer, address: { model: "coder", rank: 0 }, wg, runDir, trainsBase: false, callTimeoutMs: 600000 });
  * await host.stopped;
  */
 export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost> {
@@ -290,10 +281,10 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
   /** Replicas: rank 0's sample id → this replica's id, for chained prompts and discards. */
   const local = new Map<number, number>();
   const api = wg as WorkerGroupApi;
-  let heartbeat: Heartbeat | null = null;
+  const { heartbeat } = o;
   const setVersion = (v: number) => {
     version = v;
-    heartbeat?.update({ version });
+    heartbeat.update({ version });
   };
   const parts = workerParts({ wg, label, runDir: o.runDir, stageRoot: o.stageRoot, store: lazyPartStore(o) });
   const requestRank0 = (op: string, body: unknown): Promise<Uint8Array> =>
@@ -358,28 +349,12 @@ export async function serveWorkerGroup(o: WorkerHostOptions): Promise<WorkerHost
     stopping = true;
     server.stop();
     rpc.close();
-    await heartbeat?.stop();
+    await heartbeat.stop();
     done();
   };
   const server = serveRpc(o.nc, workerSubjects(run, address), run, o.sealer, label, handle, o.keepMs);
   // announce only once the subscription is on the server: a controller may call the moment it sees the beat
   await o.nc.flush();
-  heartbeat = await startHeartbeat({
-    url: o.url,
-    auth: o.auth,
-    run,
-    runKey: o.runKey,
-    intervalMs: o.heartbeatMs,
-    reconnectSeconds: o.reconnectSeconds,
-    entry: {
-      model: address.model,
-      rank: address.rank,
-      pid: process.pid,
-      host: hostname(),
-      threads: o.threads,
-      version,
-      session: o.session,
-    },
-  });
+  heartbeat.update({ serving: true });
   return { stopped, stop, heartbeatClosed: heartbeat.closed };
 }

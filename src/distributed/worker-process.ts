@@ -3,12 +3,13 @@
 // models), serve it until the controller shuts it down, then exit cleanly. The config counts only
 // when it opens with the run key (MASO_RUN_KEY): a client with the server's token alone cannot
 // make a worker build, or import, anything.
+import { hostname } from "node:os";
 import type { KV } from "@nats-io/kv";
 import { MasoError } from "../errors.js";
 import type { TrainMode } from "../runtime/protocol/cast-map.js";
 import type { WorkerGroup } from "../runtime/worker-group/worker-group.js";
 import { connectNats, type NatsAuth } from "./connect.js";
-import { type MemberEntry, openRunBucket, refuseIfServed } from "./membership.js";
+import { claimAddress, type MemberEntry, openRunBucket } from "./membership.js";
 import { DEFAULT_MAX_PART_BYTES, type PublishedConfig } from "./nats-runtime.js";
 import { openKv, runSealer, type Sealer, senderId } from "./run-key.js";
 import { CONFIG_KEY, checkToken, memberKey, roleInbox, runBucket, type WorkerAddress, workerLabel } from "./subjects.js";
@@ -140,37 +141,56 @@ export async function runWorkerProcess(o: WorkerProcessOptions): Promise<void> {
       session = published.session;
       const { holdMs } = published.settings;
       checkWindow(label, o.run, holdMs, reconnectSeconds);
-      await refuseIfServed(kv, {
+      const heartbeat = await claimAddress(kv, {
         key: memberKey(o.address),
         label,
-        heartbeatMs: published.settings.heartbeatMs,
         read: (v) => openKv<MemberEntry>(configs, bucket, memberKey(o.address), v),
+        heartbeat: {
+          url: o.url,
+          auth: o.auth,
+          run: o.run,
+          runKey: o.runKey,
+          intervalMs: published.settings.heartbeatMs,
+          reconnectSeconds,
+          entry: {
+            model: o.address.model,
+            rank: o.address.rank,
+            pid: process.pid,
+            host: hostname(),
+            threads: o.threads,
+            version: 0,
+            session: published.session,
+            serving: false,
+          },
+        },
       });
-      const { wg, train } = await o.build(published.config, published.workflowSha256 ?? null);
+      // a worker that fails here gives its claim back at once
+      const built = await o.build(published.config, published.workflowSha256 ?? null).catch(async (e) => {
+        await heartbeat.stop();
+        throw e;
+      });
       host = await serveWorkerGroup({
         nc,
-        url: o.url,
-        auth: o.auth,
         run: o.run,
-        runKey: o.runKey,
+        heartbeat,
         sealer,
         address: o.address,
-        wg,
+        wg: built.wg,
         runDir: o.runDir ?? published.runDir,
         // parts of a run directory this machine cannot see are staged in its own --run-dir
         stageRoot: o.runDir,
         maxPartBytes: published.settings.maxPartBytes ?? DEFAULT_MAX_PART_BYTES,
-        trainsBase: train === "full",
-        threads: o.threads,
-        heartbeatMs: published.settings.heartbeatMs,
+        trainsBase: built.train === "full",
         callTimeoutMs: published.settings.callTimeoutMs,
         session: published.session,
-        reconnectSeconds,
         keepMs: holdMs && holdMs + KEEP_MARGIN_MS,
         dataParallelRanks: published.settings.dataParallel?.[o.address.model],
+      }).catch(async (e) => {
+        await heartbeat.stop();
+        throw e;
       });
       void host.heartbeatClosed.then(serverLost);
-      o.log(`worker ${label}: serving ${wg.name} (${o.threads} thread${o.threads > 1 ? "s" : ""})`);
+      o.log(`worker ${label}: serving ${built.wg.name} (${o.threads} thread${o.threads > 1 ? "s" : ""})`);
       // a controller that starts again (a resume) publishes a new session: rebuild from its config
       const until = Promise.race([host.stopped, over]);
       const restarted = nextConfig(kv, configs, bucket, published.session, until).then((p) => p !== null);

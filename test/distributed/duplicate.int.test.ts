@@ -1,5 +1,6 @@
 // Two workers for one model and rank: one started after the first already serves is refused at once
-// (WORKER_DUPLICATE, naming the live one), and the run goes on with the first.
+// (WORKER_DUPLICATE, naming the live one), and so is the loser of two started together (their claims
+// race: membership.ts); the run goes on with the one that serves.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -49,19 +50,30 @@ describe("a second worker for a served model and rank", () => {
     expect(solver.stdout()).not.toContain("stopped");
   });
 
-  it("two started at once are caught by the controller from their interleaved heartbeats", async () => {
+  it("of two started at once, one is refused before it builds, and the run goes on with the other", async () => {
     const env = { MASO_NATS_TOKEN: server!.token, MASO_THREADS: "1", MASO_RUN_KEY: newRunKey() };
     const runtime = { transport: "nats", nats: { url: server!.url, workers: "attach", run: "dup2", startupTimeoutMs: 30_000 } };
     const config = writeConfig(root, "c2.json", perModelConfig({ runtime, schedule: { steps: 100_000, tasksPerStep: 2, concurrency: 8 } }));
+    const workers: CliRun[] = [];
     for (const model of ["planner", "solver", "solver"]) {
       const w = startCli(["worker", "--nats", server!.url, "--run", "dup2", "--model", model, "--threads", "1"], env);
       procs.push(w);
+      workers.push(w);
       await w.waitFor((out) => out.includes("waiting for the run config"));
     }
+    // both solvers see the config at the same moment and claim solver/0 together
     const controller = startCli(["train", WORKFLOW, "--config", config, "--run-dir", join(root, "run2")], env);
     procs.push(controller);
-    const { code } = await controller.done;
-    expect(code).toBe(1);
-    expect(controller.stderr()).toMatch(/worker solver\/0 is served by two worker processes \(pid \d+ on .* and pid \d+ on .*\)/);
+    const solvers = workers.slice(1);
+    const refused = await Promise.race(solvers.map((w) => w.done.then(() => w)));
+    expect(refused.child.exitCode).toBe(1);
+    expect(refused.stderr()).toMatch(/WORKER_DUPLICATE: worker solver\/0 is already served by pid \d+ on /);
+    expect(refused.stdout()).not.toContain("serving");
+    const served = solvers.find((w) => w !== refused)!;
+    // the run trains on the winner, checkpoints included (every 5 steps), with no duplicate writing beside it
+    await controller.waitFor((out) => [...out.matchAll(/step (\d+)\//g)].some((m) => Number(m[1]) >= 7));
+    expect(controller.child.exitCode).toBeNull();
+    expect(served.child.exitCode).toBeNull();
+    expect(served.stdout()).toContain("serving");
   });
 });
