@@ -4,10 +4,12 @@
 // rows for oneDNN and AMX, panels for the sampler's AVX512-BF16 kernel). Every AdamW update and
 // every weights_changed() call (JS loading weights in place) starts a new epoch that outdates all
 // copies; a fingerprint of sampled elements also catches a new buffer that reuses a freed one's
-// address. Copies are bounded by MASO_BF16_CACHE_MB (default 4096; 0 turns the cache off), least
+// address. An AdamW update writes the dense-rows copies of the weights it updates as it goes
+// (Bf16Refresh), while each block of new values is still in cache. Copies are bounded by MASO_BF16_CACHE_MB (default 4096; 0 turns the cache off), least
 // recently used out first. Callers hold a reference while their GEMM reads a copy: a lane thread
 // can evict or outdate a copy another thread is reading, and that copy then lives on (unchanged)
 // until its reader lets go.
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -27,6 +29,9 @@ namespace {
 
 constexpr int FINGERPRINT = 16;
 std::atomic<uint64_t> g_epoch{0};
+// the epoch of a copy being written by an update: no current epoch matches it, so a reader in the
+// meantime converts for itself
+constexpr uint64_t kRefreshing = ~(uint64_t)0;
 thread_local const float* t_weight = nullptr;
 
 using Key = std::tuple<const float*, int, int, int, Bf16Layout>;  // address, rows, cols, leading dimension, layout
@@ -114,6 +119,44 @@ Bf16Copy cached_bf16(const float* w, int rows, int cols, int ld, Bf16Layout layo
   }
   g_bytes += bytes;
   return it->second.bits;
+}
+
+Bf16Refresh::Bf16Refresh(const float* base, int64_t n) : epoch(g_epoch.load(std::memory_order_relaxed)) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  for (auto& [key, c] : g_copies) {
+    const auto& [w, rows, cols, ld, layout] = key;
+    const int64_t begin = w - base, size = (int64_t)rows * cols;
+    // a reader holds it: it keeps the old values it reads, and this update's are packed on next use
+    if (layout != Bf16Layout::rows || ld != cols || w < base || begin + size > n || c.bits.use_count() > 1) continue;
+    spans.push_back({begin, begin + size, w, rows, cols, c.bits});
+  }
+  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.begin < b.begin; });
+  // two copies over the same values (another shape of one weight): the later converts on first use
+  size_t kept = 0;
+  for (size_t i = 0; i < spans.size(); i++)
+    if (kept == 0 || spans[i].begin >= spans[kept - 1].end) spans[kept++] = std::move(spans[i]);
+  spans.resize(kept);
+  for (const Span& sp : spans) g_copies.find({sp.w, sp.rows, sp.cols, sp.cols, Bf16Layout::rows})->second.epoch = kRefreshing;
+}
+
+void Bf16Refresh::write(const float* base, int64_t i0, int64_t i1) const {
+  // the first span ending past i0 (ends are sorted, as the spans are disjoint)
+  auto it = std::upper_bound(spans.begin(), spans.end(), i0, [](int64_t i, const Span& sp) { return i < sp.end; });
+  for (; it != spans.end() && it->begin < i1; ++it) {
+    const int64_t from = std::max(i0, it->begin), to = std::min(i1, it->end);
+    to_bf16(it->bits->data() + (from - it->begin), base + from, to - from);
+  }
+}
+
+Bf16Refresh::~Bf16Refresh() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  for (const Span& sp : spans) {
+    auto it = g_copies.find({sp.w, sp.rows, sp.cols, sp.cols, Bf16Layout::rows});
+    // dropped, or repacked into new storage by a reader meanwhile: that one is current already
+    if (it == g_copies.end() || it->second.bits != sp.bits || it->second.epoch != kRefreshing) continue;
+    it->second.epoch = epoch;
+    fingerprint(it->second.sample, sp.w, sp.rows, sp.cols, sp.cols);
+  }
 }
 
 }  // namespace maso

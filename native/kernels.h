@@ -147,6 +147,30 @@ bool gemm_nt_bf16_parts(int M, int K, float alpha, const float* A, int lda, cons
 const char* gemm_nt_bf16_kernel();
 // weights were written in place: every cached copy is outdated (AdamW updates call it themselves)
 void weights_changed();
+// The dense-rows bf16 copies of the weights in [base, base + n) that an update in place writes as it
+// goes (adamw_update), so the next GEMM finds them current instead of reading every weight again to
+// convert it. Construct after weights_changed(); write() each written range; the destructor marks
+// the copies current. A copy another thread reads, or one overlapping another, is left to convert
+// on first use as before.
+class Bf16Refresh {
+ public:
+  Bf16Refresh(const float* base, int64_t n);
+  ~Bf16Refresh();
+  Bf16Refresh(const Bf16Refresh&) = delete;
+  Bf16Refresh& operator=(const Bf16Refresh&) = delete;
+  // the copies' values for base[i0, i1), rounded from what is there now
+  void write(const float* base, int64_t i0, int64_t i1) const;
+
+ private:
+  struct Span {
+    int64_t begin, end;  // elements from base
+    const float* w;
+    int rows, cols;
+    std::shared_ptr<Bf16Bits> bits;
+  };
+  std::vector<Span> spans;  // sorted, disjoint
+  uint64_t epoch = 0;
+};
 bool has_onednn();
 std::string onednn_version();  // "" when not linked
 

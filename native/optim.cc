@@ -6,6 +6,7 @@
 // product, sum, quotient and square root (all correctly rounded in every width), and the same two
 // fused multiply-adds where the build level has FMA. So each level's bits are those of its scalar
 // loop, whatever the vector width.
+#include <algorithm>
 #include <cmath>
 
 #if defined(__SSE2__)
@@ -99,19 +100,29 @@ static inline void adamw_lanes(float* param, const float* grad, float* m, float*
 
 }  // namespace
 
+// Elements per block: a block's new weights are still in cache when their bf16 copies are written.
+// A multiple of every level's kLanes, so each element takes the same path (lanes or tail) as ever.
+constexpr int64_t kBlock = 4096;
+
 void adamw_update(float* param, const float* grad, float* m, float* v, int64_t n, float lr,
                   float beta1, float beta2, float eps, float weightDecay, float bc1, float bc2) {
-  weights_changed();  // bf16 copies of these weights are outdated
+  weights_changed();  // bf16 copies of these weights are outdated, but for those written here
+  const Bf16Refresh copies(param, n);
   const AdamwConsts k{beta1,      beta2, 1.0f - beta1, 1.0f - beta2, madd(-lr, weightDecay, 1.0f),
                       lr / bc1, std::sqrt(bc2), eps};
   int64_t done = 0;
 #if defined(__SSE2__)
-  const int64_t groups = n / kLanes;
+  done = n / kLanes * kLanes;
+  const int64_t blocks = (done + kBlock - 1) / kBlock;
 #pragma omp parallel for schedule(static) if (parallel : pays(n))
-  for (int64_t j = 0; j < groups; j++) adamw_lanes(param, grad, m, v, j * kLanes, k);
-  done = groups * kLanes;
+  for (int64_t b = 0; b < blocks; b++) {
+    const int64_t i0 = b * kBlock, i1 = std::min(i0 + kBlock, done);
+    for (int64_t i = i0; i < i1; i += kLanes) adamw_lanes(param, grad, m, v, i, k);
+    copies.write(param, i0, i1);
+  }
 #endif
   for (int64_t i = done; i < n; i++) adamw_one(param, grad, m, v, i, k);
+  copies.write(param, done, n);
 }
 
 }  // namespace maso

@@ -1,7 +1,7 @@
 // The bf16 copies of weights that bf16 GEMMs keep between calls: a kept copy gives the same bits as
 // converting the weight afresh, and is never used stale — after an AdamW update, after a write that
 // JS reports with weightsChanged(), and after a write that changes the sampled elements (a new
-// buffer at a freed one's address). Both kinds of copy: dense rows (oneDNN's operand) and, with
+// buffer at a freed one's address); the copies an AdamW update writes itself equal them too. Both kinds of copy: dense rows (oneDNN's operand) and, with
 // row-invariant products on an AVX512-BF16 CPU, the sampler kernel's panels. Skipped where the
 // addon was built without oneDNN.
 import { afterEach, describe, expect, it } from "vitest";
@@ -61,6 +61,35 @@ describe.skipIf(!kernels.bf16().onednn)("bf16 weight copies", () => {
     // the whole buffer rewritten, unreported (a new tensor where an old one lived): the fingerprint
     w.set(randn(w.length));
     expect(cached(inp, w)).toEqual(fresh(inp, w));
+  });
+
+  it("the copies an AdamW update writes as it goes equal a fresh conversion (weights at odd offsets of one buffer)", () => {
+    // three weights in one parameter buffer, at offsets that are no multiple of a vector or of the
+    // update's blocks, with a tail the vector loop leaves to the scalar one
+    const size = OC * IC;
+    const offsets = [7, 7 + size + 3, 7 + 2 * size + 11];
+    const params = randn(offsets[2] + size + 13);
+    const views = offsets.map((o) => params.subarray(o, o + size));
+    const inp = randn(N * IC);
+    for (const w of views) cached(inp, w); // the copies the update refreshes
+    const [m, v] = [new Float32Array(params.length), new Float32Array(params.length)];
+    for (let step = 1; step <= 3; step++) {
+      kernels.adamwUpdate(
+        params,
+        randn(params.length),
+        m,
+        v,
+        params.length,
+        0.05,
+        0.9,
+        0.999,
+        1e-8,
+        0.01,
+        1 - 0.9 ** step,
+        1 - 0.999 ** step,
+      );
+      for (const w of views) expect(cached(inp, w)).toEqual(fresh(inp, w));
+    }
   });
 
   it("a one-row product (batch-1 decode) against a kept copy equals the general bf16 GEMM", () => {
