@@ -159,6 +159,30 @@ describe.skipIf(!onednn)("bf16 GEMM through oneDNN", () => {
     expect(worst).toBeLessThan(4 * 2 ** -8 * Math.sqrt(IC));
   });
 
+  it("a layer's backward converts its output gradient once for both products, with the bits of each product alone", () => {
+    const [N, IC, OC] = [40, 96, 130];
+    const [inp, w, dout] = [randn(N * IC), randn(OC * IC), randn(N * OC)];
+    const start = [randn(N * IC), randn(OC * IC)]; // both accumulate
+    const backward = (both: boolean) => {
+      const [dinp, dw] = [start[0].slice(), start[1].slice()];
+      kernels.setPrecision("bf16", false);
+      if (both) kernels.matmulBackward(dinp, dw, null, dout, inp, w, N, IC, OC);
+      else {
+        kernels.matmulBackward(dinp, null, null, dout, inp, w, N, IC, OC);
+        kernels.matmulBackward(null, dw, null, dout, inp, w, N, IC, OC);
+      }
+      kernels.setPrecision("fp32", false);
+      return { dinp, dw };
+    };
+    const alone = backward(false);
+    expect(backward(true)).toEqual(alone);
+    // and they are bf16 products, not fp32 ones
+    const fp = { dinp: start[0].slice(), dw: start[1].slice() };
+    kernels.matmulBackward(fp.dinp, fp.dw, null, dout, inp, w, N, IC, OC);
+    expect(alone.dw).not.toEqual(fp.dw);
+    expect(alone.dinp).not.toEqual(fp.dinp);
+  });
+
   it("reports the switch and the oneDNN version", () => {
     expect(kernels.precision()).toBe("fp32");
     kernels.setPrecision("bf16", false);
