@@ -66,36 +66,6 @@ static float* chunk_scratch(size_t n) {
   return kept.get();
 }
 
-namespace {
-
-// Vocabulary slices of the LM head's bf16 products: oneDNN ran one product over all of Qwen's V at
-// half the speed of 8192-wide slices (both directions).
-constexpr int kVocabSlice = 8192;
-
-// z (rows,V) = invTemp h (rows,C) wte^T over vocabulary slices of wte's one cached bf16 copy.
-// False (z to be computed whole by gemm) for a vocabulary of one slice, the sampler's row-invariant
-// products, or where the bf16 path cannot run; beta 0, so a refusal midway leaves nothing to undo.
-bool logits_bits(float* z, const float* h, const float* wte, int rows, int C, int V, float invTemp) {
-  if (V <= kVocabSlice || get_precision() != 1 || !has_onednn() || invariant_rows()) return false;
-  const Bf16Copy w = cached_bf16(wte, V, C, C);
-  if (!w) return false;
-  std::vector<uint16_t> a;
-  try {
-    a.resize((size_t)rows * C);
-  } catch (const std::bad_alloc&) {
-    return false;
-  }
-  pack_bf16(a.data(), h, rows, C, C);
-  for (int v0 = 0; v0 < V; v0 += kVocabSlice) {
-    const int n = std::min(kVocabSlice, V - v0);
-    if (!gemm_bf16_bits(false, true, rows, n, C, invTemp, a.data(), C, w->data() + (size_t)v0 * C, 0.0f, z + v0, V))
-      return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 void logits_forward(float* logp, float* entropy, float* lse, float* logits, const float* hidden,
                     const float* wte, const int32_t* targets, int M, int C, int V, float invTemp) {
   const int chunk = rows_per_chunk(M, V, logits != nullptr);
@@ -103,10 +73,9 @@ void logits_forward(float* logp, float* entropy, float* lse, float* logits, cons
   for (int r0 = 0; r0 < M; r0 += chunk) {
     int rows = M - r0 < chunk ? M - r0 : chunk;
     float* z = logits ? logits + (size_t)r0 * V : scratch;
-    const float* h = hidden + (size_t)r0 * C;
-    if (!logits_bits(z, h, wte, rows, C, V, invTemp)) {
+    {
       WeightOperand w(wte);
-      gemm(false, true, rows, V, C, invTemp, h, C, wte, C, 0.0f, z, V);
+      gemm(false, true, rows, V, C, invTemp, hidden + (size_t)r0 * C, C, wte, C, 0.0f, z, V);
     }
     softmax_stats(z, targets + r0, logp + r0, entropy + r0, lse + r0, rows, V);
   }
@@ -176,9 +145,10 @@ void grad_rows(GradRows& g, int r0, const float* dlogp, const float* dentropy, c
   }
 }
 
-// dhidden (rows,C) += dz (rows,V) @ wte (V,C) from the bits, over slices of the vocabulary (views
-// of wte's one cached bf16 copy). Returns how much of the vocabulary it added (V, unless the bf16
-// path refused a product).
+// dhidden (rows,C) += dz (rows,V) @ wte (V,C) from the bits, over slices of the vocabulary: oneDNN
+// ran one product over all of V at half the speed. The slices are views of wte's one cached bf16
+// copy. Returns how much of the vocabulary it added (V, unless the bf16 path refused a product).
+constexpr int kVocabSlice = 8192;
 int hidden_grad_bits(const GradRows& g, float* dh, const float* wte, int C) {
   const Bf16Copy w = cached_bf16(wte, g.V, C, C);
   if (!w) {
