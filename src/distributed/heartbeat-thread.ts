@@ -1,7 +1,7 @@
 // The heartbeat of a worker process, on its own thread and its own NATS connection: the worker's
 // main thread blocks inside long synchronous engine work (an update, a prefill), and a heartbeat
-// that stopped then would read as a dead worker. This thread only puts the membership entry; its first put is the
-// worker's claim on its address (membership.ts, claimAddress).
+// that stopped then would read as a dead worker. This thread only puts the membership entry; its
+// first put is the worker's claim on its address (membership.ts, claimAddress).
 import { parentPort, workerData } from "node:worker_threads";
 import { Kvm } from "@nats-io/kv";
 import { connectNats, type NatsAuth } from "./connect.js";

@@ -1,9 +1,9 @@
 // The bf16 copies of weights that bf16 GEMMs keep between calls: a kept copy gives the same bits as
 // converting the weight afresh, and is never used stale — after an AdamW update, after a write that
 // JS reports with weightsChanged(), and after a write that changes the sampled elements (a new
-// buffer at a freed one's address); the copies an AdamW update writes itself equal them too. Both kinds of copy: dense rows (oneDNN's operand) and, with
-// row-invariant products on an AVX512-BF16 CPU, the sampler kernel's panels. Skipped where the
-// addon was built without oneDNN.
+// buffer at a freed one's address); the copies an AdamW update writes itself equal them too. Both
+// kinds of copy: dense rows (oneDNN's operand) and, with row-invariant products on an AVX512-BF16
+// CPU, the sampler kernel's panels. Skipped where the addon was built without oneDNN.
 import { afterEach, describe, expect, it } from "vitest";
 import { fillNormal } from "../../src/engine/model/init.js";
 import { native } from "../../src/native/binding.js";
