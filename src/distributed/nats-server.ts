@@ -31,16 +31,21 @@ export interface NatsServer {
  * The watcher runs in the background, so sh still notices a server that exits on its own and exits
  * with its status. After the server ends, sh removes the config file (if a start failed before we
  * did) and, when we are dead and $3 is "own", the whole temporary directory (the JetStream store).
+ * We are dead when the watcher saw the pipe close with nothing written (stop() writes a line
+ * first); it leaves a mark beside the config, as the server can be gone while we are still exiting
+ * and kill -0 then still finds us.
  * This needs no polling of our pid and cannot hit a reused one: $s is sh's own unreaped child.
  */
 const WRAPPER = `exec 3<&0 </dev/null
 "$1" -c "$2" & s=$!
-{ read _ <&3; kill -TERM "$s"; i=0; while kill -0 "$s" && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; kill -KILL "$s"; } 2>/dev/null &
+{ read _ <&3 || : >"$2.gone"; kill -TERM "$s"; i=0; while kill -0 "$s" && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; kill -KILL "$s"; } 2>/dev/null &
 w=$!
 wait "$s"; st=$?
 kill "$w" 2>/dev/null
-rm -f "$2"
-if [ "$3" = own ] && ! kill -0 "$PPID" 2>/dev/null; then rm -rf "$(dirname "$2")"; fi
+gone=no
+if [ -e "$2.gone" ] || ! kill -0 "$PPID" 2>/dev/null; then gone=yes; fi
+rm -f "$2" "$2.gone"
+if [ "$3" = own ] && [ $gone = yes ]; then rm -rf "$(dirname "$2")"; fi
 exit $st`;
 
 /** A TCP port nothing listens on right now. */
@@ -125,8 +130,9 @@ export async function startNatsServer(
     port,
     storeDir,
     async stop({ keepStore = false } = {}) {
-      // closing the pipe is what stops the server (the wrapper's watcher kills it, KILL after 5 s)
-      child.stdin?.end();
+      // closing the pipe is what stops the server (the wrapper's watcher kills it, KILL after 5 s);
+      // the line says we live, so the wrapper leaves the store to us
+      child.stdin?.end("stop\n");
       await exited;
       if (!keepStore) await rm(storeDir, { recursive: true, force: true });
     },
