@@ -5,8 +5,8 @@
 // every weights_changed() call (JS loading weights in place) starts a new epoch that outdates all
 // copies; a fingerprint of sampled elements also catches a new buffer that reuses a freed one's
 // address. An AdamW update writes the dense-rows copies of the weights it updates as it goes
-// (Bf16Refresh), while each block of new values is still in cache. Copies are bounded by MASO_BF16_CACHE_MB (default 4096; 0 turns the cache off), least
-// recently used out first. Callers hold a reference while their GEMM reads a copy: a lane thread
+// (Bf16Refresh), while each block of new values is still in cache. Copies are bounded by
+// MASO_BF16_CACHE_MB (default 4096; 0 turns the cache off), least recently used out first. Callers hold a reference while their GEMM reads a copy: a lane thread
 // can evict or outdate a copy another thread is reading, and that copy then lives on (unchanged)
 // until its reader lets go.
 #include <algorithm>
@@ -128,15 +128,16 @@ Bf16Refresh::Bf16Refresh(const float* base, int64_t n) : epoch(g_epoch.load(std:
     const int64_t begin = w - base, size = (int64_t)rows * cols;
     // a reader holds it: it keeps the old values it reads, and this update's are packed on next use
     if (layout != Bf16Layout::rows || ld != cols || w < base || begin + size > n || c.bits.use_count() > 1) continue;
+    c.epoch = kRefreshing;
     spans.push_back({begin, begin + size, w, rows, cols, c.bits});
   }
   std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.begin < b.begin; });
-  // two copies over the same values (another shape of one weight): the later converts on first use
+  // two copies over the same values (another shape of one weight): the later stays outdated and
+  // converts on first use
   size_t kept = 0;
   for (size_t i = 0; i < spans.size(); i++)
     if (kept == 0 || spans[i].begin >= spans[kept - 1].end) spans[kept++] = std::move(spans[i]);
   spans.resize(kept);
-  for (const Span& sp : spans) g_copies.find({sp.w, sp.rows, sp.cols, sp.cols, Bf16Layout::rows})->second.epoch = kRefreshing;
 }
 
 void Bf16Refresh::write(const float* base, int64_t i0, int64_t i1) const {

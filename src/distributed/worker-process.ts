@@ -164,33 +164,34 @@ export async function runWorkerProcess(o: WorkerProcessOptions): Promise<void> {
           },
         },
       });
-      // a worker that fails here gives its claim back at once
-      const built = await o.build(published.config, published.workflowSha256 ?? null).catch(async (e) => {
+      // a worker that fails before it serves gives its claim back at once
+      let name: string;
+      try {
+        const { wg, train } = await o.build(published.config, published.workflowSha256 ?? null);
+        name = wg.name;
+        host = await serveWorkerGroup({
+          nc,
+          run: o.run,
+          heartbeat,
+          sealer,
+          address: o.address,
+          wg,
+          runDir: o.runDir ?? published.runDir,
+          // parts of a run directory this machine cannot see are staged in its own --run-dir
+          stageRoot: o.runDir,
+          maxPartBytes: published.settings.maxPartBytes ?? DEFAULT_MAX_PART_BYTES,
+          trainsBase: train === "full",
+          callTimeoutMs: published.settings.callTimeoutMs,
+          session: published.session,
+          keepMs: holdMs && holdMs + KEEP_MARGIN_MS,
+          dataParallelRanks: published.settings.dataParallel?.[o.address.model],
+        });
+      } catch (e) {
         await heartbeat.stop();
         throw e;
-      });
-      host = await serveWorkerGroup({
-        nc,
-        run: o.run,
-        heartbeat,
-        sealer,
-        address: o.address,
-        wg: built.wg,
-        runDir: o.runDir ?? published.runDir,
-        // parts of a run directory this machine cannot see are staged in its own --run-dir
-        stageRoot: o.runDir,
-        maxPartBytes: published.settings.maxPartBytes ?? DEFAULT_MAX_PART_BYTES,
-        trainsBase: built.train === "full",
-        callTimeoutMs: published.settings.callTimeoutMs,
-        session: published.session,
-        keepMs: holdMs && holdMs + KEEP_MARGIN_MS,
-        dataParallelRanks: published.settings.dataParallel?.[o.address.model],
-      }).catch(async (e) => {
-        await heartbeat.stop();
-        throw e;
-      });
+      }
       void host.heartbeatClosed.then(serverLost);
-      o.log(`worker ${label}: serving ${built.wg.name} (${o.threads} thread${o.threads > 1 ? "s" : ""})`);
+      o.log(`worker ${label}: serving ${name} (${o.threads} thread${o.threads > 1 ? "s" : ""})`);
       // a controller that starts again (a resume) publishes a new session: rebuild from its config
       const until = Promise.race([host.stopped, over]);
       const restarted = nextConfig(kv, configs, bucket, published.session, until).then((p) => p !== null);
