@@ -6,9 +6,9 @@
 // copies; a fingerprint of sampled elements also catches a new buffer that reuses a freed one's
 // address. An AdamW update writes the dense-rows copies of the weights it updates as it goes
 // (Bf16Refresh), while each block of new values is still in cache. Copies are bounded by
-// MASO_BF16_CACHE_MB (default 4096; 0 turns the cache off), least recently used out first. Callers hold a reference while their GEMM reads a copy: a lane thread
-// can evict or outdate a copy another thread is reading, and that copy then lives on (unchanged)
-// until its reader lets go.
+// MASO_BF16_CACHE_MB (default 4096; 0 turns the cache off), least recently used out first. Callers
+// hold a reference while their GEMM reads a copy: a lane thread can evict or outdate a copy another
+// thread is reading, and that copy then lives on (unchanged) until its reader lets go.
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
