@@ -22,14 +22,23 @@ const MIN_FLOATS = 1 << 4;
  */
 let maxPooledFloats: number | undefined;
 function poolLimit(): number {
-  const mb = envCount("MASO_SCRATCH_POOL_MB");
-  maxPooledFloats ??= mb !== undefined ? mb * 2 ** 18 : Math.min(1 << 29, Math.max(1 << 26, Math.floor(totalmem() / 32)));
+  // read once: give() runs dozens of times per decode step, and process.env is slow to read
+  if (maxPooledFloats === undefined) {
+    const mb = envCount("MASO_SCRATCH_POOL_MB");
+    maxPooledFloats = mb !== undefined ? mb * 2 ** 18 : Math.min(1 << 29, Math.max(1 << 26, Math.floor(totalmem() / 32)));
+  }
   return maxPooledFloats;
 }
 
-const free = new Map<number, Float32Array[]>(); // capacity -> idle full-capacity buffers
-const made = new WeakSet<ArrayBufferLike>();
-const idle = new WeakSet<ArrayBufferLike>();
+/** A buffer take() made: its full-capacity view, and whether it waits in the pool. */
+interface Pooled {
+  readonly whole: Float32Array;
+  idle: boolean;
+}
+// One entry per buffer for its lifetime, flipped between idle and taken: a WeakSet of idle buffers
+// added to and deleted from on every take and give cost 4 % of a small model's decode step.
+const made = new WeakMap<ArrayBufferLike, Pooled>();
+const free = new Map<number, Pooled[]>(); // capacity -> idle buffers
 let idleFloats = 0;
 
 /** Capacity of the bucket holding n floats: n rounded up to an eighth of its power of two. */
@@ -43,7 +52,7 @@ function capacityFor(n: number): number {
  * one pass to the next, so exact buckets would rarely meet again, and the bound keeps the waste of
  * a reused buffer small. The candidates are the few bucket capacities in [n, 1.25 n].
  */
-function idleBufferFor(n: number): Float32Array | undefined {
+function idleBufferFor(n: number): Pooled | undefined {
   for (let cap = capacityFor(n); cap <= n * 1.25; cap = capacityFor(cap + 1)) {
     const list = free.get(cap);
     if (list && list.length > 0) return list.pop();
@@ -70,32 +79,33 @@ export function takeUncleared(n: number): Float32Array {
 
 function fresh(n: number): Float32Array {
   if (n < MIN_FLOATS) return new Float32Array(n);
-  const buf = hugePages(new Float32Array(capacityFor(n)));
-  made.add(buf.buffer);
-  return buf.subarray(0, n);
+  const whole = hugePages(new Float32Array(capacityFor(n)));
+  made.set(whole.buffer, { whole, idle: false });
+  return whole.subarray(0, n);
 }
 
 /** An idle pooled buffer's first n floats, taken out of the pool; undefined when none fits. */
 function reuse(n: number): Float32Array | undefined {
   if (n < MIN_FLOATS) return undefined;
-  const buf = idleBufferFor(n);
-  if (!buf) return undefined;
-  idle.delete(buf.buffer);
-  idleFloats -= buf.length;
-  return buf.subarray(0, n);
+  const entry = idleBufferFor(n);
+  if (!entry) return undefined;
+  entry.idle = false;
+  idleFloats -= entry.whole.length;
+  return entry.whole.subarray(0, n);
 }
 
 /** Returns arrays take() handed out; anything else (and a second give) is ignored. */
 export function give(...arrays: (Float32Array | null | undefined)[]): void {
   for (const a of arrays) {
-    if (!a || !made.has(a.buffer) || idle.has(a.buffer)) continue;
-    const cap = a.buffer.byteLength / 4;
+    const entry = a && made.get(a.buffer);
+    if (!entry || entry.idle) continue;
+    const cap = entry.whole.length;
     if (idleFloats + cap > poolLimit()) continue;
-    idle.add(a.buffer);
+    entry.idle = true;
     idleFloats += cap;
     const list = free.get(cap);
-    if (list) list.push(new Float32Array(a.buffer));
-    else free.set(cap, [new Float32Array(a.buffer)]);
+    if (list) list.push(entry);
+    else free.set(cap, [entry]);
   }
 }
 
@@ -104,7 +114,7 @@ export function give(...arrays: (Float32Array | null | undefined)[]): void {
  * not write in full shows up in results that should equal a run on fresh buffers).
  */
 export function fillPooled(value: number): void {
-  for (const list of free.values()) for (const b of list) b.fill(value);
+  for (const list of free.values()) for (const e of list) e.whole.fill(value);
 }
 
 /** Floats waiting in the pool (for tests and memory reports). */
