@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the engine's numerical tests at every kernel level this CPU runs besides the installed one
 # (`npm test` ran them there): each level is built into a scratch directory (scripts/prebuild.cjs
-# <level>), `maso doctor` must report it, and the tests run against it through MASO_ADDON. The
+# <level>; under CI copied from MASO_PREBUILD_CACHE, where `npm pack` left the same build),
+# `maso doctor` must report it, and the tests run against it through MASO_ADDON. The
 # levels compile different kernels (AVX-512, AVX2, SSE: GEMM tiles, decode attention, exp), so a
 # result that holds at the best level only is caught here. The installed build is left untouched.
 #

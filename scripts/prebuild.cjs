@@ -6,8 +6,13 @@
 // so the clone's own build/ is left alone. `npm pack` runs this (prepack) and `clean` (postpack);
 // `portable <file>` builds only the portable addon, to <file> (scripts/check-portable-build.sh), and
 // `<level> <file>` only that level's (scripts/check-levels.sh).
+//
+// With MASO_PREBUILD_CACHE naming a folder, a build whose inputs (level, the build's environment,
+// the native sources and build scripts, Node's version, the compiler's) match one already kept
+// there is copied from it: CI builds the levels once for `npm pack` and again to test each level.
 const { spawnSync } = require("node:child_process");
-const { copyFileSync, cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } = require("node:fs");
+const { createHash } = require("node:crypto");
+const { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync } = require("node:fs");
 const { tmpdir } = require("node:os");
 const { dirname, join } = require("node:path");
 const { levels } = require("./cpu-level.cjs");
@@ -28,8 +33,51 @@ function nodedirFlag() {
   return configured && configured !== "undefined" && configured !== "null" ? [`--nodedir=${configured}`] : [];
 }
 
+/** The environment the build reads (binding.gyp, its scripts, node-gyp's compiler). */
+const BUILD_ENV = ["MASO_LEVEL", "MASO_BLAS", "MASO_DNNL", "CC", "CXX", "CPPFLAGS", "CFLAGS", "CXXFLAGS", "LDFLAGS", "npm_config_nodedir"];
+
+/** What a build's output depends on, hashed: equal keys build equal addons. */
+function buildKey(level, env) {
+  const h = createHash("sha256");
+  const all = { ...process.env, ...env, MASO_LEVEL: level };
+  const buildEnv = BUILD_ENV.map((k) => [k, all[k] ?? null]);
+  h.update(JSON.stringify([buildEnv, process.version, process.arch]));
+  const probe = (cmd, args) => spawnSync(cmd, args, { cwd: root, env: all, encoding: "utf8" }).stdout ?? "";
+  h.update(probe((all.CXX || "c++").trim().split(/\s+/)[0], ["--version"]));
+  // the BLAS and oneDNN found on this machine, as the build will find them
+  for (const detect of ["detect-blas.cjs", "detect-dnnl.cjs"]) h.update(probe(process.execPath, [join(__dirname, detect), "defines"]));
+  for (const dir of ["native", "scripts"])
+    for (const f of readdirSync(join(root, dir), { recursive: true }).map(String).sort()) {
+      const path = join(root, dir, f);
+      if (/\.(cc|h|cjs|gyp)$/.test(f)) h.update(`${dir}/${f}\0`).update(readFileSync(path));
+    }
+  return h.update(readFileSync(join(root, "binding.gyp"))).digest("hex").slice(0, 32);
+}
+
+/** The cached build for these inputs copied to `dest` (and its CPU probe beside it); false on a miss. */
+function fromCache(cached, dest) {
+  if (!cached || !existsSync(join(cached, "maso.node"))) return false;
+  copyFileSync(join(cached, "maso.node"), dest);
+  copyFileSync(join(cached, "maso_cpu.node"), join(dirname(dest), "maso_cpu.node"));
+  console.error(`maso: ${dest} copied from the build cache (${cached})`);
+  return true;
+}
+
+/** Keeps a finished build's two files under `cached`, whole or not at all (a rename publishes them). */
+function toCache(cached, buildDir) {
+  if (!cached) return;
+  const part = `${cached}.part-${process.pid}`;
+  mkdirSync(part, { recursive: true });
+  for (const f of ["maso.node", "maso_cpu.node"]) copyFileSync(join(buildDir, f), join(part, f));
+  rmSync(cached, { recursive: true, force: true });
+  renameSync(part, cached);
+}
+
 /** Builds the addon for `level` with extra environment `env` and copies it to `dest`. */
 function build(level, dest, env) {
+  const cacheDir = process.env.MASO_PREBUILD_CACHE;
+  const cached = cacheDir ? join(cacheDir, `${level}-${buildKey(level, env)}`) : "";
+  if (fromCache(cached, dest)) return;
   const work = mkdtempSync(join(tmpdir(), "maso-prebuild-"));
   try {
     for (const p of ["native", "scripts", "binding.gyp", "package.json"]) cpSync(join(root, p), join(work, p), { recursive: true });
@@ -47,6 +95,7 @@ function build(level, dest, env) {
     copyFileSync(join(work, "build", "Release", "maso.node"), dest);
     // the CPU probe, the same in every build (lowest level): the loader reads the CPU's features with it
     copyFileSync(join(work, "build", "Release", "maso_cpu.node"), join(dirname(dest), "maso_cpu.node"));
+    toCache(cached, join(work, "build", "Release"));
     console.error(`maso: built ${dest} (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
   } finally {
     rmSync(work, { recursive: true, force: true });
