@@ -12,7 +12,19 @@
 // there is copied from it: CI builds the levels once for `npm pack` and again to test each level.
 const { spawnSync } = require("node:child_process");
 const { createHash } = require("node:crypto");
-const { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync } = require("node:fs");
+const {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+} = require("node:fs");
 const { tmpdir } = require("node:os");
 const { dirname, join } = require("node:path");
 const { levels } = require("./cpu-level.cjs");
@@ -51,7 +63,10 @@ function buildKey(level, env) {
       const path = join(root, dir, f);
       if (/\.(cc|h|cjs|gyp)$/.test(f)) h.update(`${dir}/${f}\0`).update(readFileSync(path));
     }
-  return h.update(readFileSync(join(root, "binding.gyp"))).digest("hex").slice(0, 32);
+  return h
+    .update(readFileSync(join(root, "binding.gyp")))
+    .digest("hex")
+    .slice(0, 32);
 }
 
 /** The cached build for these inputs copied to `dest` (and its CPU probe beside it); false on a miss. */
