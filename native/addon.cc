@@ -59,6 +59,31 @@ Napi::Value MatmulForwardParts(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// loraForwardParts(outs, us, As, Bs, inp, r0, r1, IC, R, OCs, scale): over rows [r0, r1) of inp
+// (rows of IC) and of each outs[p] (rows of OCs[p]): us[p] = scale * x As[p]^T, (r1 - r0, R),
+// then outs[p] += us[p] Bs[p]^T
+Napi::Value LoraForwardParts(const Napi::CallbackInfo& info) {
+  CALL("loraForwardParts", 11);
+  const int r0 = c.dim(5, "r0"), r1 = c.dim(6, "r1"), IC = c.dim(7, "IC"), R = c.dim(8, "R");
+  if (r1 < r0) c.fail(6, "r1", "must not be below r0");
+  const int N = r1 - r0;
+  Napi::Array ocs = c.list(9, "OCs", 1, kMaxParts);
+  const int count = (int)ocs.Length();
+  Napi::Array outs = c.list(0, "outs", count, count), us = c.list(1, "us", count, count),
+              as = c.list(2, "As", count, count), bs = c.list(3, "Bs", count, count);
+  const float* inp = c.f32(4, "inp", (int64_t)r1 * IC);
+  const float s = (float)c.number(10, "scale");
+  LoraPart parts[kMaxParts];
+  for (int p = 0; p < count; p++) {
+    const std::string at = "[" + std::to_string(p) + "]";
+    const int OC = c.dim(ocs.Get(p), 9, "OCs" + at);
+    parts[p] = {c.f32(outs.Get(p), 0, "outs" + at, (int64_t)r1 * OC) + (size_t)r0 * OC, c.f32(us.Get(p), 1, "us" + at, (int64_t)N * R),
+                c.f32(as.Get(p), 2, "As" + at, (int64_t)R * IC), c.f32(bs.Get(p), 3, "Bs" + at, (int64_t)OC * R), OC};
+  }
+  lora_forward_parts(parts, count, inp + (size_t)r0 * IC, N, IC, R, s);
+  return info.Env().Undefined();
+}
+
 Napi::Value MatmulBackward(const Napi::CallbackInfo& info) {
   CALL("matmulBackward", 9);
   int N = c.dim(6, "N"), IC = c.dim(7, "IC"), OC = c.dim(8, "OC");
@@ -359,6 +384,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   EXPORT("matmulForward", MatmulForward);
   EXPORT("matmulForwardNaive", MatmulForwardNaive);
   EXPORT("matmulForwardParts", MatmulForwardParts);
+  EXPORT("loraForwardParts", LoraForwardParts);
   EXPORT("matmulBackward", MatmulBackward);
   EXPORT("embeddingForward", EmbeddingForward);
   EXPORT("embeddingBackward", EmbeddingBackward);

@@ -189,6 +189,15 @@ struct LinearPart {
   int OC;
 };
 void matmul_forward_parts(const LinearPart* parts, int count, const float* inp, int N, int IC);
+// One adapter's LoRA of projections that read the same input rows (q/k/v, gate/up)
+struct LoraPart {
+  float* out;  // (N, OC): += u B^T
+  float* u;    // (N, R): scale * x A^T, kept for the backward
+  const float* A;  // (R, IC)
+  const float* B;  // (OC, R)
+  int OC;
+};
+void lora_forward_parts(const LoraPart* parts, int count, const float* inp, int N, int IC, int R, float scale);
 // the sampler's bf16 path of matmul_forward_parts, without biases; false where it does not apply
 bool gemm_bf16_parts(int M, int K, const float* A, const LinearPart* parts, int count);
 // dinp (N,IC) +=, dweight (OC,IC) +=, dbias (OC) += ; any may be null

@@ -28,6 +28,19 @@ export interface NativeKernels {
   matmulForwardNaive(out: F32, inp: F32, weight: F32, bias: F32 | null, N: number, IC: number, OC: number, accumulate: boolean): void;
   /** matmulForward of 1-4 projections of one input; the sampler's bf16 products run as one. */
   matmulForwardParts(outs: F32[], inp: F32, weights: F32[], biases: (F32 | null)[], N: number, IC: number, OCs: number[]): void;
+  loraForwardParts(
+    outs: F32[],
+    us: F32[],
+    As: F32[],
+    Bs: F32[],
+    inp: F32,
+    r0: number,
+    r1: number,
+    IC: number,
+    R: number,
+    OCs: number[],
+    scale: number,
+  ): void;
   matmulBackward(
     dinp: F32 | null,
     dweight: F32 | null,

@@ -233,4 +233,70 @@ describe("the addon rejects bad input with errors", () => {
     expect(() => call(f(8), [f(12)], [null], [4])).toThrow(/'outs' must be an array/);
     expect(() => call([f(8)], [f(12)], [null], [-4])).toThrow(/'OCs\[0\]' must be a non-negative integer/);
   });
+
+  // A segment of rows [r0, r1) in buffers of N rows: the LoRA of q/k/v-like parts sharing one input
+  it("loraForwardParts gives each part the bits of its separate products, over its rows only", () => {
+    const [N, r0, r1, IC, R] = [9, 2, 7, 40, 4];
+    const OCs = [24, 8, 40];
+    const n = r1 - r0;
+    const inp = randn(N * IC);
+    const As = OCs.map(() => randn(R * IC));
+    const Bs = OCs.map((OC) => randn(OC * R));
+    const base = OCs.map((OC) => randn(N * OC));
+    const modes: ["fp32" | "bf16", boolean][] = [
+      ["fp32", false],
+      ["fp32", true],
+      ["bf16", false],
+      ["bf16", true],
+    ];
+    for (const [precision, invariant] of modes) {
+      try {
+        kernels.setPrecision(precision, invariant);
+      } catch (e) {
+        if (precision === "bf16" && /needs oneDNN/.test(String(e))) continue; // the portable build
+        throw e;
+      }
+      try {
+        const outs = base.map((b) => b.slice());
+        const us = OCs.map(() => new Float32Array(n * R));
+        kernels.loraForwardParts(outs, us, As, Bs, inp, r0, r1, IC, R, OCs, 0.75);
+        for (const [p, OC] of OCs.entries()) {
+          const u = new Float32Array(n * R);
+          kernels.matmulForward(u, inp.subarray(r0 * IC, r1 * IC), As[p], null, n, IC, R, false);
+          kernels.scale(u, 0.75, n * R);
+          const out = base[p].slice();
+          kernels.matmulForward(out.subarray(r0 * OC, r1 * OC), u, Bs[p], null, n, R, OC, true);
+          expect(us[p], `${precision} u[${p}]`).toEqual(u);
+          expect(outs[p], `${precision} out[${p}]`).toEqual(out); // rows outside [r0, r1) untouched
+          expect(maxDiff(outs[p].subarray(r0 * OC, r1 * OC), base[p].subarray(r0 * OC, r1 * OC)).abs).toBeGreaterThan(0);
+        }
+      } finally {
+        kernels.setPrecision("fp32", false);
+      }
+    }
+  });
+
+  it("loraForwardParts checks its rows and every part", () => {
+    const f = (n: number) => new Float32Array(n);
+    const call = (outs: unknown, us: unknown, r0: number, r1: number, OCs: unknown) =>
+      kernels.loraForwardParts(
+        outs as Float32Array[],
+        us as Float32Array[],
+        [f(6), f(6)],
+        [f(8), f(4)],
+        f(4 * 3),
+        r0,
+        r1,
+        3,
+        2,
+        OCs as number[],
+        1,
+      );
+    expect(() => call([f(16), f(8)], [f(4), f(4)], 2, 4, [4, 2])).not.toThrow();
+    expect(() => call([f(16), f(8)], [f(4), f(4)], 3, 2, [4, 2])).toThrow(/'r1' must not be below r0/);
+    expect(() => call([f(16), f(8)], [f(4), f(4)], 2, 5, [4, 2])).toThrow(/'inp' has 12 elements, needs 15/);
+    expect(() => call([f(16), f(7)], [f(4), f(4)], 2, 4, [4, 2])).toThrow(/'outs\[1\]' has 7 elements, needs 8/);
+    expect(() => call([f(16), f(8)], [f(4), f(3)], 2, 4, [4, 2])).toThrow(/'us\[1\]' has 3 elements, needs 4/);
+    expect(() => call([f(16)], [f(4), f(4)], 2, 4, [4, 2])).toThrow(/'outs' has 1 elements, needs 2/);
+  });
 });

@@ -74,7 +74,7 @@ function projAdd(
   const { inDim, outDim } = projectionShape(m.config, p);
   const w = m.lw[l];
   native().matmulForward(out, inp, w.w[p], w.b[p] ?? null, rows.N, inDim, outDim, true);
-  loraForward(m, l, p, out, inp, rows, saved);
+  loraForward(m, l, [p], [out], inp, rows, saved);
 }
 
 /** outs = x W^T (+ b) plus LoRA for projections of one input (q/k/v, gate/up), the base products sent to the engine at once. */
@@ -99,35 +99,46 @@ function projs(
     inDim,
     OCs,
   );
-  for (const [i, p] of ps.entries()) loraForward(m, l, p, outs[i], inp, rows, saved);
+  loraForward(m, l, ps, outs, inp, rows, saved);
 }
 
-/** out += each segment's LoRA of projection p. */
+/** outs[i] += each segment's LoRA of projection ps[i], the projections of one input in one engine call per segment. */
 function loraForward(
   m: BlockModel,
   l: number,
-  p: Proj,
-  out: Float32Array,
+  ps: readonly Proj[],
+  outs: readonly Float32Array[],
   inp: Float32Array,
   rows: BlockRows,
   saved: Map<string, Float32Array> | null,
 ): void {
-  const kernels = native();
-  const { inDim, outDim } = projectionShape(m.config, p);
+  const inDim = projectionShape(m.config, ps[0]).inDim;
   rows.segments.forEach((seg, si) => {
     if (!seg.adapter) return;
     const a = m.adapters.get(seg.adapter);
     if (!a) throw new MasoError("ADAPTER_UNKNOWN", `adapter '${seg.adapter}' was removed from the model during generation`);
-    const lw = a.layers[l][p];
-    if (!lw) return;
+    const targets = ps.flatMap((p, i) => (a.layers[l][p] ? [i] : []));
+    if (targets.length === 0) return;
     const R = a.lora.rank;
-    const n = seg.r1 - seg.r0;
-    const u = takeUncleared(n * R);
-    kernels.matmulForward(u, inp.subarray(seg.r0 * inDim, seg.r1 * inDim), lw.A, null, n, inDim, R, false);
-    kernels.scale(u, a.scale, n * R);
-    kernels.matmulForward(out.subarray(seg.r0 * outDim, seg.r1 * outDim), u, lw.B, null, n, R, outDim, true);
-    if (saved) saved.set(`${p}:${si}`, u);
-    else give(u);
+    const us = targets.map(() => takeUncleared((seg.r1 - seg.r0) * R));
+    const lw = targets.map((i) => a.layers[l][ps[i]]!);
+    native().loraForwardParts(
+      targets.map((i) => outs[i]),
+      us,
+      lw.map((w) => w.A),
+      lw.map((w) => w.B),
+      inp,
+      seg.r0,
+      seg.r1,
+      inDim,
+      R,
+      targets.map((i) => projectionShape(m.config, ps[i]).outDim),
+      a.scale,
+    );
+    for (const [k, i] of targets.entries()) {
+      if (saved) saved.set(`${ps[i]}:${si}`, us[k]);
+      else give(us[k]);
+    }
   });
 }
 
