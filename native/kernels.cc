@@ -83,29 +83,72 @@ void rmsnorm_backward(float* dinp, float* dweight, const float* dout, const floa
 }
 
 // cos/sin of pos * theta^(-2i/HS), computed like HF: inverse frequencies in fp32, angle in fp32.
+static void rope_angles(float* cs, float* sn, const float* invFreq, int pos, int half) {
+  for (int i = 0; i < half; i++) {
+    const float ang = (float)pos * invFreq[i];
+    cs[i] = std::cos(ang);
+    sn[i] = std::sin(ang);
+  }
+}
+
+// The calling thread's cos/sin rows for positions [0, rows), kept between calls: a decode step
+// applies RoPE twice a layer to the same few positions, and libm's cos and sin for every row were
+// most of each call. The entries are the values rope_angles gives, so the bits do not change.
+// Positions from kRopeRows on (longer contexts) are computed per call instead.
+constexpr int kRopeRows = 1 << 15;
+struct RopeTable {
+  float theta = 0.0f;
+  int HS = 0, rows = 0;
+  std::vector<float> invFreq, cs, sn;
+};
+
+static const RopeTable& rope_table(float theta, int HS, const int32_t* pos, int N) {
+  static thread_local RopeTable t;
+  const int half = HS / 2;
+  if (t.theta != theta || t.HS != HS) {
+    t = RopeTable{theta, HS, 0, std::vector<float>(half), {}, {}};
+    for (int i = 0; i < half; i++) t.invFreq[i] = 1.0f / std::pow(theta, (float)(2 * i) / (float)HS);
+  }
+  int top = 0;
+  for (int n = 0; n < N; n++) top = std::max(top, std::min(pos[n], kRopeRows - 1) + 1);
+  if (top > t.rows) {
+    const int rows = std::min(kRopeRows, std::max(top, 2 * t.rows));
+    t.cs.resize((size_t)rows * half);
+    t.sn.resize((size_t)rows * half);
+    for (int r = t.rows; r < rows; r++)
+      rope_angles(t.cs.data() + (size_t)r * half, t.sn.data() + (size_t)r * half, t.invFreq.data(), r, half);
+    t.rows = rows;
+  }
+  return t;
+}
+
 static void rope_apply(float* out, const float* inp, const int32_t* pos, int N, int H, int HS,
                        float theta, float sign) {
-  int half = HS / 2;
-  std::vector<float> invFreq(half);
-  for (int i = 0; i < half; i++)
-    invFreq[i] = 1.0f / std::pow(theta, (float)(2 * i) / (float)HS);
+  const int half = HS / 2;
+  const RopeTable& t = rope_table(theta, HS, pos, N);
 #pragma omp parallel if (pays((int64_t)N * H * HS))
   {
-    std::vector<float> cs(half), sn(half);
+    std::vector<float> far_cs, far_sn;  // a position past the table's rows
 #pragma omp for schedule(static)
     for (int n = 0; n < N; n++) {
-      for (int i = 0; i < half; i++) {
-        float ang = (float)pos[n] * invFreq[i];
-        cs[i] = std::cos(ang);
-        sn[i] = sign * std::sin(ang);
+      const float *cs, *sn;
+      if (pos[n] < t.rows) {
+        cs = t.cs.data() + (size_t)pos[n] * half;
+        sn = t.sn.data() + (size_t)pos[n] * half;
+      } else {
+        far_cs.resize(half);
+        far_sn.resize(half);
+        rope_angles(far_cs.data(), far_sn.data(), t.invFreq.data(), pos[n], half);
+        cs = far_cs.data();
+        sn = far_sn.data();
       }
       for (int h = 0; h < H; h++) {
         const float* x = inp + ((size_t)n * H + h) * HS;
         float* o = out + ((size_t)n * H + h) * HS;
         for (int i = 0; i < half; i++) {
-          float x1 = x[i], x2 = x[i + half];
-          o[i] = x1 * cs[i] - x2 * sn[i];
-          o[i + half] = x2 * cs[i] + x1 * sn[i];
+          const float x1 = x[i], x2 = x[i + half], s = sign * sn[i];
+          o[i] = x1 * cs[i] - x2 * s;
+          o[i + half] = x2 * cs[i] + x1 * s;
         }
       }
     }

@@ -234,6 +234,53 @@ describe("the addon rejects bad input with errors", () => {
     expect(() => call([f(8)], [f(12)], [null], [-4])).toThrow(/'OCs\[0\]' must be a non-negative integer/);
   });
 
+  // The kernel keeps each thread's cos/sin rows between calls and computes positions past 32,767
+  // per call: neither may show in the bits of a row.
+  it("RoPE gives a row the same bits whatever positions came before or beside it", () => {
+    const [H, HS] = [3, 16];
+    const pos = new Int32Array([3, 40000, 0, 32767, 100, 32768, 7]);
+    const N = pos.length;
+    const x = randn(N * H * HS);
+    const row = (theta: number, n: number, backward = false) => {
+      const out = new Float32Array(H * HS);
+      (backward ? kernels.ropeBackward : kernels.ropeForward)(
+        out,
+        x.subarray(n * H * HS, (n + 1) * H * HS),
+        pos.subarray(n, n + 1),
+        1,
+        H,
+        HS,
+        theta,
+      );
+      return out;
+    };
+    for (const theta of [10000, 500000]) {
+      const first = Array.from(pos, (_, n) => row(theta, n)); // one row at a time, the table growing
+      const all = new Float32Array(N * H * HS);
+      kernels.ropeForward(all, x, pos, N, H, HS, theta);
+      const fresh = new Float32Array(N * H * HS);
+      kernels.ropeForward(fresh, x, pos, N, H, HS, theta + 1); // another theta: its table starts over
+      kernels.ropeForward(fresh, x, pos, N, H, HS, theta);
+      for (let n = 0; n < N; n++) {
+        expect(all.subarray(n * H * HS, (n + 1) * H * HS), `theta ${theta} position ${pos[n]}`).toEqual(first[n]);
+        expect(fresh.subarray(n * H * HS, (n + 1) * H * HS)).toEqual(first[n]);
+        // the rotation: its backward (the rotation by minus the angle) undoes it
+        const back = new Float32Array(H * HS);
+        kernels.ropeBackward(back, first[n], pos.subarray(n, n + 1), 1, H, HS, theta);
+        expect(maxDiff(back, x.subarray(n * H * HS, (n + 1) * H * HS)).abs).toBeLessThan(1e-5);
+      }
+      // small positions against float64 (pair i rotated by pos * theta^(-2i/HS))
+      const n = 6;
+      for (let h = 0; h < H; h++)
+        for (let i = 0; i < HS / 2; i++) {
+          const ang = pos[n] * theta ** ((-2 * i) / HS);
+          const [a, b] = [x[(n * H + h) * HS + i], x[(n * H + h) * HS + i + HS / 2]];
+          expect(first[n][h * HS + i]).toBeCloseTo(a * Math.cos(ang) - b * Math.sin(ang), 5);
+          expect(first[n][h * HS + i + HS / 2]).toBeCloseTo(b * Math.cos(ang) + a * Math.sin(ang), 5);
+        }
+    }
+  });
+
   // A segment of rows [r0, r1) in buffers of N rows: the LoRA of q/k/v-like parts sharing one input
   it("loraForwardParts gives each part the bits of its separate products, over its rows only", () => {
     const [N, r0, r1, IC, R] = [9, 2, 7, 40, 4];
