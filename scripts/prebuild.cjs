@@ -46,14 +46,15 @@ function nodedirFlag() {
 }
 
 /** The environment the build reads (binding.gyp, its scripts, node-gyp's compiler). */
-const BUILD_ENV = ["MASO_LEVEL", "MASO_BLAS", "MASO_DNNL", "CC", "CXX", "CPPFLAGS", "CFLAGS", "CXXFLAGS", "LDFLAGS", "npm_config_nodedir"];
+const BUILD_ENV = ["MASO_LEVEL", "MASO_BLAS", "MASO_DNNL", "CC", "CXX", "CPPFLAGS", "CFLAGS", "CXXFLAGS", "LDFLAGS"];
 
 /** What a build's output depends on, hashed: equal keys build equal addons. */
 function buildKey(level, env) {
   const h = createHash("sha256");
   const all = { ...process.env, ...env, MASO_LEVEL: level };
   const buildEnv = BUILD_ENV.map((k) => [k, all[k] ?? null]);
-  h.update(JSON.stringify([buildEnv, process.version, process.arch]));
+  // Node's headers: npm passes its nodedir setting to the scripts it runs, so read it the same way
+  h.update(JSON.stringify([buildEnv, nodedirFlag(), process.version, process.arch]));
   const probe = (cmd, args) => spawnSync(cmd, args, { cwd: root, env: all, encoding: "utf8" }).stdout ?? "";
   h.update(probe((all.CXX || "c++").trim().split(/\s+/)[0], ["--version"]));
   // the BLAS and oneDNN found on this machine, as the build will find them
