@@ -40,9 +40,11 @@ function nodeGyp() {
 }
 
 /** `--nodedir` as npm is configured (its scripts get it in the environment), so no headers download. */
+let nodedir;
 function nodedirFlag() {
-  const configured = process.env.npm_config_nodedir ?? spawnSync("npm", ["config", "get", "nodedir"], { encoding: "utf8" }).stdout?.trim();
-  return configured && configured !== "undefined" && configured !== "null" ? [`--nodedir=${configured}`] : [];
+  // asked once: the build key and node-gyp's command line both need it, for every level
+  nodedir ??= process.env.npm_config_nodedir ?? spawnSync("npm", ["config", "get", "nodedir"], { encoding: "utf8" }).stdout?.trim();
+  return nodedir && nodedir !== "undefined" && nodedir !== "null" ? [`--nodedir=${nodedir}`] : [];
 }
 
 /** The environment the build reads (binding.gyp, its scripts, node-gyp's compiler). */

@@ -28,6 +28,7 @@ export interface NativeKernels {
   matmulForwardNaive(out: F32, inp: F32, weight: F32, bias: F32 | null, N: number, IC: number, OC: number, accumulate: boolean): void;
   /** matmulForward of 1-4 projections of one input; the sampler's bf16 products run as one. */
   matmulForwardParts(outs: F32[], inp: F32, weights: F32[], biases: (F32 | null)[], N: number, IC: number, OCs: number[]): void;
+  /** One adapter's LoRA over rows [r0, r1) of projections of one input: us[p] = scale x As[p]ᵀ, outs[p] += us[p] Bs[p]ᵀ. */
   loraForwardParts(
     outs: F32[],
     us: F32[],

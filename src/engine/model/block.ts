@@ -117,26 +117,29 @@ function loraForward(
     if (!seg.adapter) return;
     const a = m.adapters.get(seg.adapter);
     if (!a) throw new MasoError("ADAPTER_UNKNOWN", `adapter '${seg.adapter}' was removed from the model during generation`);
-    const targets = ps.flatMap((p, i) => (a.layers[l][p] ? [i] : []));
+    // the projections this adapter trains, with their weights
+    const targets = ps.flatMap((p, i) => {
+      const w = a.layers[l][p];
+      return w ? [{ p, out: outs[i], w }] : [];
+    });
     if (targets.length === 0) return;
     const R = a.lora.rank;
     const us = targets.map(() => takeUncleared((seg.r1 - seg.r0) * R));
-    const lw = targets.map((i) => a.layers[l][ps[i]]!);
     native().loraForwardParts(
-      targets.map((i) => outs[i]),
+      targets.map((t) => t.out),
       us,
-      lw.map((w) => w.A),
-      lw.map((w) => w.B),
+      targets.map((t) => t.w.A),
+      targets.map((t) => t.w.B),
       inp,
       seg.r0,
       seg.r1,
       inDim,
       R,
-      targets.map((i) => projectionShape(m.config, ps[i]).outDim),
+      targets.map((t) => projectionShape(m.config, t.p).outDim),
       a.scale,
     );
-    for (const [k, i] of targets.entries()) {
-      if (saved) saved.set(`${ps[i]}:${si}`, us[k]);
+    for (const [k, t] of targets.entries()) {
+      if (saved) saved.set(`${t.p}:${si}`, us[k]);
       else give(us[k]);
     }
   });
