@@ -4,7 +4,8 @@
 // peak RSS, and RSS drift over repeated steps (leak check on the tiny shape).
 // Prints one JSON object per (shape, precision). Env: MASO_BENCH_SHAPES (default
 // tiny,small,qwen0.5b-layers,qwen2.5-0.5b,qwen3-0.6b), MASO_BENCH_PRECISIONS (default fp32,bf16),
-// MASO_BENCH_STEPS, MASO_BENCH_LEAK=0 to skip the leak check. Each (shape, precision) runs in a
+// MASO_BENCH_STEPS, MASO_BENCH_LEAK=0 to skip the leak check. `phases_s` splits maso's step: each
+// phase's median over the timed steps (so they need not add up to the step's median exactly). Each (shape, precision) runs in a
 // child process, so its peak RSS is its own.
 import { execFileSync } from "node:child_process";
 import { dirname, join } from "node:path";
@@ -78,21 +79,32 @@ function benchMaso(s: Shape, precision: Precision, warmup: number, steps: number
   const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) % s.config.vocabSize) | 0;
   const seqs = Array.from({ length: s.batch }, () => ({ tokens: Array.from({ length: s.seqLen }, rand) }));
   const times: number[] = [];
+  const phases: number[][] = [[], [], [], []]; // zero_grad, forward, backward, optimizer
   const rss: number[] = [];
   for (let i = 0; i < warmup + steps; i++) {
-    const t0 = performance.now();
+    const t = [performance.now()];
     model.zeroGrad();
+    t.push(performance.now());
     const out = model.forward(seqs, { grad: true });
+    t.push(performance.now());
     const dlogp = new Float32Array(out.logp.length).fill(-1 / out.logp.length);
     model.backward(out.tape!, { dlogp });
+    t.push(performance.now());
     opt.step();
-    if (i >= warmup) times.push((performance.now() - t0) / 1000);
+    t.push(performance.now());
+    if (i >= warmup) {
+      times.push((t[4] - t[0]) / 1000);
+      for (let p = 0; p < 4; p++) phases[p].push((t[p + 1] - t[p]) / 1000);
+    }
     rss.push(process.memoryUsage().rss);
   }
-  times.sort((a, b) => a - b);
-  const med = times[Math.floor(times.length / 2)];
-  return { seconds_per_step: med, tokens_per_s: (s.batch * s.seqLen) / med, rss };
+  const [zero_grad, forward, backward, optimizer] = phases.map(median);
+  const med = median(times);
+  return { seconds_per_step: med, tokens_per_s: (s.batch * s.seqLen) / med, phases_s: { zero_grad, forward, backward, optimizer }, rss };
 }
+
+/** The middle value (the upper one of an even count), as the step time has always been taken. */
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function benchTorch(s: Shape, precision: Precision, threads: number, warmup: number, steps: number) {
   const spec = { config: s.config, batch: s.batch, seqLen: s.seqLen, threads, warmup, steps, precision };
@@ -159,6 +171,7 @@ function benchRow(s: Shape, precision: Precision, torch: TorchRuns): void {
       maso_gflops: gflops,
       gemm_peak_gflops: peak,
       seconds_per_step: maso.seconds_per_step,
+      phases_s: maso.phases_s,
       peak_rss_mb: Math.max(...rssMb),
       rss_drift_mb: rssMb[rssMb.length - 1] - rssMb[1],
       torch: { fp32: torch.fp32, bf16: torch.bf16 },
