@@ -17,6 +17,7 @@ import { native } from "../src/native/binding.js";
 import { childRow } from "./child-row.js";
 import { BENCH_SHAPES } from "./shapes.js";
 import { machine } from "./machine.js";
+import { median } from "./median.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const PYTHON = process.env.MASO_TORCH_PYTHON ?? "/usr/bin/python3";
@@ -102,9 +103,6 @@ function benchMaso(s: Shape, precision: Precision, warmup: number, steps: number
   const med = median(times);
   return { seconds_per_step: med, tokens_per_s: (s.batch * s.seqLen) / med, phases_s: { zero_grad, forward, backward, optimizer }, rss };
 }
-
-/** The middle value (the upper one of an even count), as the step time has always been taken. */
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function benchTorch(s: Shape, precision: Precision, threads: number, warmup: number, steps: number) {
   const spec = { config: s.config, batch: s.batch, seqLen: s.seqLen, threads, warmup, steps, precision };

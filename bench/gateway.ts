@@ -14,7 +14,8 @@
 // 1 agent: the floor of SDK, HTTP and routing time inside every call's time to first token.
 // Run: npx tsx bench/gateway.ts [episodes per round] [rounds]
 import { untrainedCast } from "../scripts/lib/untrained-cast.js";
-import { median, ms, overheadShares, streamFigures } from "./gateway/figures.js";
+import { ms, overheadShares, streamFigures } from "./gateway/figures.js";
+import { median } from "./median.js";
 import { samplerReference } from "./gateway/sampler-reference.js";
 import type { Api, Timed } from "./gateway/sdk-calls.js";
 import { machine } from "./machine.js";

@@ -21,6 +21,7 @@ import { BENCH_SHAPES } from "./shapes.js";
 import { createByteTokenizer } from "../src/engine/tokenizer/byte-tokenizer.js";
 import { defaultThreads, native } from "../src/native/binding.js";
 import { machine } from "./machine.js";
+import { median } from "./median.js";
 
 const SHAPES: Record<string, ModelConfig> = BENCH_SHAPES;
 type Precision = "fp32" | "bf16";
@@ -68,7 +69,6 @@ interface Rates {
 
 /** Each rate's median over the timed runs: on a shared machine one run can land on a busy moment. */
 function medianRates(runs: readonly Rates[]): Rates {
-  const median = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1];
   return { prefillTokS: round(median(runs.map((r) => r.prefillTokS))), decodeTokS: round(median(runs.map((r) => r.decodeTokS))) };
 }
 

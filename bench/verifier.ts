@@ -8,6 +8,7 @@ import type { VerifierOptions } from "../src/envs/code-verifier/types.js";
 import { verifyMany } from "../src/envs/code-verifier/verify-many.js";
 import { makeCodeTasks } from "../src/envs/tasks/code/code-tasks.js";
 import { machine } from "./machine.js";
+import { median } from "./median.js";
 
 const perRound = Number(process.argv[2] ?? 40);
 const rounds = Number(process.argv[3] ?? 3);
@@ -34,8 +35,6 @@ async function round({ options, subs }: (typeof variants)[string]): Promise<{ pe
   const seconds = (performance.now() - t0) / 1000;
   return { perSecond: subs.length / seconds, passed: results.filter((r) => r.passRate === 1).length };
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 await round(variants.with_os_layer); // warm the page cache and the isolation probe
 const seen: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));

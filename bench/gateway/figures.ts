@@ -2,8 +2,7 @@
 // non-streaming calls and the medians of streamed ones. Pure arithmetic; runs nothing.
 import type { Timed } from "./sdk-calls.js";
 
-/** The median (the upper one of an even count); NaN for none. */
-export const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+import { median } from "../median.js";
 
 /** Milliseconds to three decimals, for the printed JSON. */
 export const ms = (x: number) => Math.round(x * 1000) / 1000;

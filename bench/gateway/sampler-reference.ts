@@ -8,7 +8,8 @@ import { defaultThreads, native } from "../../src/native/binding.js";
 import type { Cast } from "../../src/runtime/cast.js";
 import { defaultLanes, tokenizerSource } from "../../src/runtime/worker-group/lanes/lane-generator.js";
 import { loadModel } from "../../src/runtime/worker-group/models.js";
-import { median, ms } from "./figures.js";
+import { median } from "../median.js";
+import { ms } from "./figures.js";
 import { againPrompt, firstPrompt, judgePrompt, MAX_TOKENS, tasks } from "./workload.js";
 
 /**
