@@ -72,11 +72,16 @@ function buildKey(level, env) {
     .slice(0, 32);
 }
 
-/** The cached build for these inputs copied to `dest` (and its CPU probe beside it); false on a miss. */
+/** A build's addon from `dir` to `dest`, and beside it the CPU probe, the same in every build (lowest level): the loader reads the CPU's features with it. */
+function install(dir, dest) {
+  copyFileSync(join(dir, "maso.node"), dest);
+  copyFileSync(join(dir, "maso_cpu.node"), join(dirname(dest), "maso_cpu.node"));
+}
+
+/** The cached build for these inputs installed at `dest`; false on a miss. */
 function fromCache(cached, dest) {
   if (!cached || !existsSync(join(cached, "maso.node"))) return false;
-  copyFileSync(join(cached, "maso.node"), dest);
-  copyFileSync(join(cached, "maso_cpu.node"), join(dirname(dest), "maso_cpu.node"));
+  install(cached, dest);
   console.error(`maso: ${dest} copied from the build cache (${cached})`);
   return true;
 }
@@ -110,9 +115,7 @@ function build(level, dest, env) {
       console.error(`${r.stdout}${r.stderr}`.split("\n").slice(-30).join("\n"));
       throw new Error(`the ${dest} build failed`);
     }
-    copyFileSync(join(work, "build", "Release", "maso.node"), dest);
-    // the CPU probe, the same in every build (lowest level): the loader reads the CPU's features with it
-    copyFileSync(join(work, "build", "Release", "maso_cpu.node"), join(dirname(dest), "maso_cpu.node"));
+    install(join(work, "build", "Release"), dest);
     toCache(cached, join(work, "build", "Release"));
     console.error(`maso: built ${dest} (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
   } finally {
