@@ -2,14 +2,16 @@
 // its own sequence, so padding never exists and no compute crosses a sequence boundary.
 // Forward keeps only the row log-sum-exp (N,NH); backward recomputes probabilities from it
 // (flash-attention style), so saved memory stays O(N) instead of O(T^2) per head.
-// The fast path runs each (sequence, head) as GEMMs over blocks of query rows (skipping the
-// masked upper triangle block-wise) and vectorised softmax loops (exp_nonpos, within 1 ulp of
-// std::exp); the naive loops below stay as the reference.
+// The fast path runs each (sequence, head) as products over blocks of query rows, in maso's own
+// summation order (native/ordered_gemm.h), skipping the masked upper triangle tile by tile, and
+// vectorised softmax loops (exp_nonpos, within 1 ulp of std::exp); the naive loops below stay as
+// the reference.
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "kernels.h"
+#include "ordered_gemm.h"
 #include "vec.h"
 
 namespace maso {
@@ -100,30 +102,60 @@ static int64_t attention_work(const int32_t* starts, int B, int NH, int HS) {
   return w * NH * HS;
 }
 
-// One task per (sequence, query head); its GEMMs run on the task's thread.
+// xt (HS, ldt) = the head's rows x (T, HS, rows ld apart) transposed, columns T..ldt zero: the B
+// operand of a product against keys or values, read a whole vector at a time.
+static void transpose_head(std::vector<float>& xt, const float* x, int T, int HS, int ld, int ldt) {
+  xt.assign((size_t)HS * ldt, 0.0f);
+  for (int j = 0; j < T; j++)
+    for (int d = 0; d < HS; d++) xt[(size_t)d * ldt + j] = x[(size_t)j * ld + d];
+}
+
+static int padded_len(int T) { return (T + ordered::W - 1) / ordered::W * ordered::W; }
+
+// A block's scores, rows x cols = alpha · X Yᵀ (Yᵀ given as yt, ldt): row r of the block (query
+// i0 + r) is read up to key i0 + r only, so a row tile stops at its last row's key.
+static void block_scores(float* S, int rows, int cols, int i0, float alpha, const float* X, int ldx,
+                         const std::vector<float>& yt, int ldt, int HS) {
+  const ordered::Product p{rows, cols, alpha, X, (size_t)ldx, 1, yt.data(), (size_t)ldt, true, false, S, (size_t)cols};
+  ordered::gemm(p, [&](int, int r1) { return ordered::Limits{0, HS, std::min(cols, i0 + r1)}; });
+}
+
+// out (rows, HS) (+)= P Y over a block's probabilities P (rows, cols), zero past each row's key.
+static void block_rows_times(float* out, int ldo, const float* P, int rows, int cols, int i0,
+                             const float* Y, int ldy, int HS, bool accumulate) {
+  const ordered::Product p{rows, HS, 1.0f, P, (size_t)cols, 1, Y, (size_t)ldy, false, accumulate, out, (size_t)ldo};
+  ordered::gemm(p, [&](int, int r1) { return ordered::Limits{0, std::min(cols, i0 + r1), HS}; });
+}
+
+// out (cols, HS) += Pᵀ Y: key c takes rows r >= c - i0 only (the others are masked to zero).
+static void block_cols_times(float* out, int ldo, const float* P, int rows, int cols, int i0,
+                             const float* Y, int ldy, int HS) {
+  const ordered::Product p{cols, HS, 1.0f, P, 1, (size_t)cols, Y, (size_t)ldy, false, true, out, (size_t)ldo};
+  ordered::gemm(p, [&](int c0, int) { return ordered::Limits{std::max(0, c0 - i0), rows, HS}; });
+}
+
+// One task per (sequence, query head), its products on the task's thread (native/ordered_gemm.h).
 void attention_forward(float* out, float* lse, const float* q, const float* k, const float* v,
                        const int32_t* starts, int B, int NH, int KVH, int HS) {
-  Fp32Gemms fp32;
   const int group = NH / KVH;
   const float sc = 1.0f / std::sqrt((float)HS);
   const int ldq = NH * HS, ldk = KVH * HS;
 #pragma omp parallel if (pays(attention_work(starts, B, NH, HS)))
   {
-    std::vector<float> S;
+    std::vector<float> S, Kt;
 #pragma omp for schedule(dynamic, 1) collapse(2)
     for (int b = 0; b < B; b++) {
       for (int h = 0; h < NH; h++) {
         const int s0 = starts[b], T = starts[b + 1] - s0;
         if (T == 0) continue;
         if (S.size() < (size_t)ROW_BLOCK * T) S.resize((size_t)ROW_BLOCK * T);
-        const int kh = h / group;
-        const float* K = k + (size_t)s0 * ldk + kh * HS;
+        const int kh = h / group, ldt = padded_len(T);
+        transpose_head(Kt, k + (size_t)s0 * ldk + kh * HS, T, HS, ldk, ldt);
         const float* Vh = v + (size_t)s0 * ldk + kh * HS;
         for (int i0 = 0; i0 < T; i0 += ROW_BLOCK) {
           const int rows = std::min(ROW_BLOCK, T - i0), cols = i0 + rows;
           const float* Q = q + (size_t)(s0 + i0) * ldq + h * HS;
-          // S (rows, cols) = sc * Q K^T
-          gemm_serial(false, true, rows, cols, HS, sc, Q, ldq, K, ldk, 0.0f, S.data(), cols);
+          block_scores(S.data(), rows, cols, i0, sc, Q, ldq, Kt, ldt, HS);
           for (int r = 0; r < rows; r++) {
             float* sr = S.data() + (size_t)r * cols;
             const int valid = i0 + r + 1;
@@ -142,9 +174,7 @@ void attention_forward(float* out, float* lse, const float* q, const float* k, c
             for (int j = valid; j < cols; j++) sr[j] = 0.0f;
             lse[(size_t)(s0 + i0 + r) * NH + h] = mx + std::log(sum);
           }
-          // O (rows, HS) = P V
-          gemm_serial(false, false, rows, HS, cols, 1.0f, S.data(), cols, Vh, ldk, 0.0f,
-                      out + (size_t)(s0 + i0) * ldq + h * HS, ldq);
+          block_rows_times(out + (size_t)(s0 + i0) * ldq + h * HS, ldq, S.data(), rows, cols, i0, Vh, ldk, HS, false);
         }
       }
     }
@@ -155,13 +185,12 @@ void attention_forward(float* out, float* lse, const float* q, const float* k, c
 void attention_backward(float* dq, float* dk, float* dv, const float* dout, const float* out,
                         const float* lse, const float* q, const float* k, const float* v,
                         const int32_t* starts, int B, int NH, int KVH, int HS) {
-  Fp32Gemms fp32;
   const int group = NH / KVH;
   const float sc = 1.0f / std::sqrt((float)HS);
   const int ldq = NH * HS, ldk = KVH * HS;
 #pragma omp parallel if (pays(attention_work(starts, B, NH, HS)))
   {
-    std::vector<float> P, dS;
+    std::vector<float> P, dS, Kt, Vt;
 #pragma omp for schedule(dynamic, 1) collapse(2)
     for (int b = 0; b < B; b++) {
       for (int kh = 0; kh < KVH; kh++) {
@@ -173,16 +202,18 @@ void attention_backward(float* dq, float* dk, float* dv, const float* dout, cons
         }
         const float* K = k + (size_t)s0 * ldk + kh * HS;
         const float* Vh = v + (size_t)s0 * ldk + kh * HS;
+        const int ldt = padded_len(T);
+        transpose_head(Kt, K, T, HS, ldk, ldt);
+        transpose_head(Vt, Vh, T, HS, ldk, ldt);
         float* dK = dk + (size_t)s0 * ldk + kh * HS;
         float* dV = dv + (size_t)s0 * ldk + kh * HS;
         for (int h = kh * group; h < (kh + 1) * group; h++) {
           for (int i0 = 0; i0 < T; i0 += ROW_BLOCK) {
             const int rows = std::min(ROW_BLOCK, T - i0), cols = i0 + rows;
             const size_t qoff = (size_t)(s0 + i0) * ldq + h * HS;
-            // recompute P from the saved log-sum-exp
-            gemm_serial(false, true, rows, cols, HS, sc, q + qoff, ldq, K, ldk, 0.0f, P.data(), cols);
-            // dP (rows, cols) = dO V^T
-            gemm_serial(false, true, rows, cols, HS, 1.0f, dout + qoff, ldq, Vh, ldk, 0.0f, dS.data(), cols);
+            // P recomputed with the forward's scores (the same kernel: the same bits), and dP = dO Vᵀ
+            block_scores(P.data(), rows, cols, i0, sc, q + qoff, ldq, Kt, ldt, HS);
+            block_scores(dS.data(), rows, cols, i0, 1.0f, dout + qoff, ldq, Vt, ldt, HS);
             for (int r = 0; r < rows; r++) {
               float* pr = P.data() + (size_t)r * cols;
               float* dr = dS.data() + (size_t)r * cols;
@@ -198,10 +229,10 @@ void attention_backward(float* dq, float* dk, float* dv, const float* dout, cons
               }
               for (int j = valid; j < cols; j++) pr[j] = dr[j] = 0.0f;
             }
-            // dQ += dS K ; dK += dS^T Q ; dV += P^T dO
-            gemm_serial(false, false, rows, HS, cols, 1.0f, dS.data(), cols, K, ldk, 1.0f, dq + qoff, ldq);
-            gemm_serial(true, false, cols, HS, rows, 1.0f, dS.data(), cols, q + qoff, ldq, 1.0f, dK, ldk);
-            gemm_serial(true, false, cols, HS, rows, 1.0f, P.data(), cols, dout + qoff, ldq, 1.0f, dV, ldk);
+            // dQ += dS K ; dK += dSᵀ Q ; dV += Pᵀ dO
+            block_rows_times(dq + qoff, ldq, dS.data(), rows, cols, i0, K, ldk, HS, true);
+            block_cols_times(dK, ldk, dS.data(), rows, cols, i0, q + qoff, ldq, HS);
+            block_cols_times(dV, ldk, P.data(), rows, cols, i0, dout + qoff, ldq, HS);
           }
         }
       }

@@ -6,8 +6,9 @@
 # levels compile different kernels (AVX-512, AVX2, SSE: GEMM tiles, decode attention, exp), so a
 # result that holds at the best level only is caught here. The installed build is left untouched.
 #
-# The tests: kernels against the naive ones, fp32 and bf16 GEMMs, row-invariant products (fp32 and
-# bf16), the decoder's PyTorch parity (fp32, bf16), the sampler against the training forward,
+# The tests: kernels against the naive ones, training attention's own summation order, fp32 and
+# bf16 GEMMs, row-invariant products (fp32 and bf16), the decoder's PyTorch parity (fp32, bf16),
+# the sampler against the training forward,
 # batching (bit-identical alone and batched), bf16 batch invariance, decode kernels, stops and
 # prefix cache, and 1 and 2 threads giving the same bits. Left out: lane, file-format and CLI
 # tests, which do not depend on the level's kernels.
@@ -21,6 +22,7 @@ installed="$(cat build/Release/maso.level)"
 levels="$(node -p 'require("./scripts/cpu-level.cjs").supported().join(" ")')"
 tests=(
   test/engine/kernels.int.test.ts
+  test/engine/attention-order.int.test.ts
   test/engine/gemm-bf16.int.test.ts
   test/engine/gemm-nt-bf16.int.test.ts
   test/engine/row-invariance-fp32.int.test.ts
