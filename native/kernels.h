@@ -27,9 +27,6 @@ void gemm_fp32(bool transA, bool transB, int M, int N, int K, float alpha, const
                const float* B, int ldb, float beta, float* C, int ldc);
 void gemm_naive(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
                 const float* B, int ldb, float beta, float* C, int ldc);
-// The same on the calling thread only (for kernels that already run in parallel tasks).
-void gemm_serial(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
-                 const float* B, int ldb, float beta, float* C, int ldc);
 const char* gemm_name();
 // C = alpha A B^T + beta C on the calling thread without packing B, for few rows of A (decode
 // steps); every element summed in an order fixed by K. AVX-512, AVX2 or (the x86-64 baseline) SSE;
@@ -63,8 +60,8 @@ bool gemm_bf16_bits(bool transA, bool transB, int M, int N, int K, float alpha, 
 void to_bf16(uint16_t* dst, const float* src, int64_t n);
 // dst = the (rows, cols) matrix at src with leading dimension ld, as dense bf16 (rows x cols)
 void pack_bf16(uint16_t* dst, const float* src, int rows, int cols, int ld);
-// Holds gemm() at fp32 for a scope (restoring the precision after): attention's per-head products
-// stay fp32, as in the sampler's decode attention, so sampler and trainer compute one function.
+// Holds gemm() at fp32 for a scope (restoring the precision after): the LM head's backward runs
+// the products no bf16 path could take at fp32 (native/logits.cc).
 struct Fp32Gemms {
   int saved = get_precision();
   Fp32Gemms() { set_precision(0); }

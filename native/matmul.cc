@@ -328,8 +328,9 @@ bool gemm_nt_rows(int, int, int, float, const float*, int, const float*, int, fl
 }
 #endif
 
-void gemm_serial(bool transA, bool transB, int M, int N, int K, float alpha, const float* A,
-                 int lda, const float* B, int ldb, float beta, float* C, int ldc) {
+// One BLAS call (or the portable kernel) on the calling thread: a block of gemm_fp32's split.
+static void gemm_serial(bool transA, bool transB, int M, int N, int K, float alpha, const float* A,
+                        int lda, const float* B, int ldb, float beta, float* C, int ldc) {
 #if MASO_BLAS_ID == 1 || MASO_BLAS_ID == 2
   if (M == 1) {
     // one row (a decode step at batch 1): a GEMV reads B once, where a GEMM would first copy it
@@ -351,8 +352,7 @@ void gemm_serial(bool transA, bool transB, int M, int N, int K, float alpha, con
 // Our OpenMP pool is the only thread pool: the BLAS runs single-threaded (set_threads) and a large
 // GEMM is cut into blocks of GEMM_BLOCK rows or columns of C, one BLAS call each, shared out over
 // the pool. The blocks depend on the shape only, never on the thread count, so every element of C
-// is summed in the same order on 1 thread or 16. Kernels that already run tasks in parallel
-// (attention's per-head tasks) call gemm_serial.
+// is summed in the same order on 1 thread or 16.
 static const int GEMM_BLOCK = 256;
 static const int64_t GEMM_SPLIT_MIN = 1 << 22;  // multiply-adds; below it one call is cheaper
 // A B^T with 2..NT_ROWS_MAX rows of A (a decode step: one row per sequence, and the sampler

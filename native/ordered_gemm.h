@@ -94,10 +94,10 @@ struct Product {
   size_t ldc;
 };
 
+#ifndef MASO_ORDERED_SCALAR
 // Rows [i0, i0+R) by columns [j0, j0 + n), n <= J·W, over k in [kb, ke).
 template <int R, int J>
 static inline void tile(const Product& p, int i0, int j0, int n, int kb, int ke) {
-#ifndef MASO_ORDERED_SCALAR
   V acc[R][J];
   for (int r = 0; r < R; r++)
     for (int j = 0; j < J; j++) acc[r][j] = vzero();
@@ -126,10 +126,8 @@ static inline void tile(const Product& p, int i0, int j0, int n, int kb, int ke)
       vstore_part(c + j * W, p.accumulate ? vadd(vload_part(c + j * W, m), t) : t, m);
     }
   }
-#else
-  (void)p, (void)i0, (void)j0, (void)n, (void)kb, (void)ke;
-#endif
 }
+#endif
 
 // One column j of rows [i0, i1) on the scalar path (columns that no whole vector covers).
 static inline void column(const Product& p, int i0, int i1, int j, int kb, int ke) {
@@ -146,10 +144,13 @@ template <int R>
 static inline void tile_j(const Product& p, int i0, int j0, int n, int kb, int ke) {
   const int J = (n + W - 1) / W;
   if (J == 1) return tile<R, 1>(p, i0, j0, n, kb, ke);
-  if constexpr (JMAX == 2) return tile<R, 2>(p, i0, j0, n, kb, ke);
-  if (J == 2) return tile<R, 2>(p, i0, j0, n, kb, ke);
-  if (J == 3) return tile<R, 3>(p, i0, j0, n, kb, ke);
-  return tile<R, 4>(p, i0, j0, n, kb, ke);
+  if constexpr (JMAX == 2) {
+    return tile<R, 2>(p, i0, j0, n, kb, ke);
+  } else {
+    if (J == 2) return tile<R, 2>(p, i0, j0, n, kb, ke);
+    if (J == 3) return tile<R, 3>(p, i0, j0, n, kb, ke);
+    return tile<R, 4>(p, i0, j0, n, kb, ke);
+  }
 }
 
 template <int R>

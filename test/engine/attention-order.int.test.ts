@@ -91,7 +91,7 @@ describe("training attention's products", () => {
     const script = `
       const k = require(${JSON.stringify(addonChoice().path)});
       const { createHash } = require("node:crypto");
-      const lens = [150, 40], NH = 6, KVH = 2, HS = 32, N = 190;
+      const NH = 6, KVH = 2, HS = 32, N = 190;
       let s = 7;
       const r = (n) => Float32Array.from({ length: n }, () => ((s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32) - 0.5);
       const q = r(N * NH * HS), kk = r(N * KVH * HS), v = r(N * KVH * HS), dout = r(N * NH * HS);
